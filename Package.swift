@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "SlotScheduler",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SlotScheduler", targets: ["SlotScheduler"]),
+        .library(name: "SlotSimulation", targets: ["SlotSimulation"]),
+        .library(name: "SlotSchedulerPostgres", targets: ["SlotSchedulerPostgres"]),
+        .executable(name: "schedule-sim", targets: ["schedule-sim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    ],
+    targets: [
+        // The booking rules. No package dependencies, on purpose.
+        .target(name: "SlotScheduler", swiftSettings: swiftSettings),
+        .target(name: "SlotSimulation", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
+        .target(
+            name: "SlotSchedulerPostgres",
+            dependencies: ["SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "schedule-sim",
+            dependencies: [
+                "SlotSimulation", "SlotSchedulerPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SchedulerBenchmarks",
+            dependencies: ["SlotScheduler", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/SchedulerBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .testTarget(name: "SchedulerTests", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PropertyTests",
+            dependencies: ["SlotScheduler", .product(name: "PropertyBased", package: "swift-property-based")],
+            resources: [.copy("Golden")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SimulationTests", dependencies: ["SlotSimulation"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PostgresTests", dependencies: ["SlotSchedulerPostgres", "SlotSimulation"],
+            swiftSettings: swiftSettings),
+    ]
+)

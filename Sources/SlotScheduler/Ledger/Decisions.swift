@@ -1,0 +1,160 @@
+/// The stateful booking decisions, written once and shared by ``Ledger`` (one thread) and
+/// ``Scheduler`` (a shard of stations plus a stripe of users, each under its own lock).
+///
+/// Each function validates and commits as one step on the books it is given: callers make the
+/// step atomic by holding both books exclusively for its duration.
+enum Decisions {
+    /// Reserves `ref` for `user`, checking, in order: request id, time rules
+    /// (``Rules/checkTime(_:reminder:now:)``), availability, occupancy, the user's limit.
+    ///
+    /// - Complexity: O(1), plus O(*k*) in the user's active bookings once they reach the limit.
+    @inline(__always)
+    static func reserve(
+        _ ref: SlotRef, user: UserID, requestID: RequestID?, reminder: Int64?, now: Int64, rules: Rules,
+        slots: inout SlotBook, users: inout UserBook
+    ) -> ReservationAttempt {
+        if let requestID {
+            let key = UserBook.RequestKey(user: user, id: requestID)
+            if let seen = users.requests[key] {
+                guard seen.ref == ref, seen.reminder == reminder else {
+                    return ReservationAttempt(reason: .conflictingRequestID, start: 0)
+                }
+                return ReservationAttempt(booking: seen.booking, start: 0, isRepeat: true)
+            }
+        }
+        let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
+        if let timeReason { return ReservationAttempt(reason: timeReason, start: start) }
+        let page = slots.pageIndex(ref.day)
+        let local = Int(slots.localSocket[Int(ref.socket)])
+        let open = slots.pages[page]?.open[local] ?? 0
+        if open & (1 << UInt32(ref.hour)) == 0 {
+            return ReservationAttempt(reason: open == 0 ? .socketClosed : .outsideOpeningHours, start: start)
+        }
+        let cell = local &* 24 &+ Int(ref.hour)
+        if slots.pages[page]?.cells[cell] ?? 1 != 0 { return ReservationAttempt(reason: .slotTaken, start: start) }
+        let u = users.findOrInsert(user, limit: rules.limit(for: user))
+        let limit = users.users[u].limit
+        if users.upcomingCount(u, at: now, reaching: limit) >= limit {
+            return ReservationAttempt(reason: .userLimitReached, start: start)
+        }
+        // Commit.
+        let record = slots.records.count
+        let id = slots.bookingID(record: record)
+        slots.records.append(
+            BookingRecord(
+                user: user, start: start, createdAt: now, ref: ref, reminder: reminder.map { Int32($0) } ?? -1,
+                status: .active))
+        slots.pages[page]?.cells[cell] = UInt32(record + 1)
+        users.add(id, start: start, to: u)
+        if let requestID {
+            slots.requestIDs[Int32(record)] = requestID
+            users.requests[UserBook.RequestKey(user: user, id: requestID)] = .init(
+                booking: id, ref: ref, reminder: reminder)
+        }
+        slots.log(.reserved, record, at: now)
+        return ReservationAttempt(booking: id, start: start)
+    }
+
+    /// Cancels booking `record` for `user`: owner only, active only, before the cutoff.
+    static func cancel(
+        record: Int, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
+    ) -> Rejection.Reason? {
+        let booking = slots.records[record]
+        guard booking.user == user else { return .notOwner }
+        guard booking.status == .active else { return .alreadyCancelled }
+        guard rules.canCancel(start: booking.start, now: now) else { return .cancellationCutoffPassed }
+        release(record, as: .cancelled, slots: &slots)
+        if let u = users.find(user) { users.remove(slots.bookingID(record: record), from: u) }
+        slots.log(.cancelled, record, at: now)
+        return nil
+    }
+
+    /// Frees the slot of an active record and gives it its final status.
+    static func release(_ record: Int, as status: Booking.Status, slots: inout SlotBook) {
+        let ref = slots.records[record].ref
+        slots.records[record].status = status
+        let page = slots.pageIndex(ref.day)
+        let cell = slots.cellIndex(ref)
+        slots.pages[page]?.cells[cell] = 0
+    }
+
+    /// The local sockets an availability change targets, or the reason it cannot apply.
+    static func targets(of change: AvailabilityChange, rules: Rules, slots: SlotBook) -> Result<[Int], Rejection> {
+        let catalog = rules.catalog
+        guard let station = catalog.stationIndex[change.station] else {
+            return .failure(Rejection(.unknownStation, value: change.station.rawValue))
+        }
+        let sockets = catalog.stations[Int(station)].sockets
+        let base = Int(catalog.socketBase[Int(station)])
+        if let socket = change.socket {
+            guard let i = sockets.firstIndex(where: { $0.id == socket }) else {
+                return .failure(Rejection(.unknownSocket, value: socket.rawValue))
+            }
+            return .success([Int(slots.localSocket[base + i])])
+        }
+        return .success(sockets.indices.map { Int(slots.localSocket[base + $0]) })
+    }
+
+    /// Applies an availability change on one shard. Bookings in hours it closes are displaced
+    /// (and returned) or, under ``DisplacementRule/refuse``, the change is refused.
+    ///
+    /// The caller removes the displaced records from their users' books.
+    static func changeAvailability(
+        _ change: AvailabilityChange, rule: DisplacementRule, now: Int64, rules: Rules, slots: inout SlotBook
+    ) -> Result<[Int], Rejection> {
+        let sockets: [Int]
+        switch targets(of: change, rules: rules, slots: slots) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let found): sockets = found
+        }
+        var displaced: [Int] = []
+        for socket in sockets {
+            let mask = change.hours?.mask ?? slots.regular[socket]
+            for hour in 0..<24 where mask & (1 << UInt32(hour)) == 0 {
+                let ref = SlotRef(station: 0, socket: 0, day: change.date.dayNumber, hour: Int32(hour))
+                let index = Int(ref.day &- slots.firstDay)
+                guard index >= 0, index < slots.pages.count, let page = slots.pages[index] else { break }
+                let cell = page.cells[socket * 24 + hour]
+                if cell != 0 { displaced.append(Int(cell - 1)) }
+            }
+        }
+        if rule == .refuse, !displaced.isEmpty {
+            return .failure(Rejection(.slotHasBookings, value: change.description, limit: displaced.count))
+        }
+        let page = slots.pageIndex(change.date.dayNumber)
+        for socket in sockets { slots.pages[page]?.open[socket] = change.hours?.mask ?? slots.regular[socket] }
+        slots.changes.append(change)
+        slots.log(.availabilityChanged, slots.changes.count - 1, at: now)
+        for record in displaced {
+            release(record, as: .displaced, slots: &slots)
+            slots.log(.displaced, record, at: now)
+        }
+        return .success(displaced)
+    }
+}
+
+/// The outcome of the fast reservation path: a booking id, or the reason it was refused.
+public struct ReservationAttempt: Sendable, Equatable {
+    /// The booking made (or, for a repeated request id, the one made before).
+    public let booking: BookingID?
+    public let reason: Rejection.Reason?
+    /// The slot's start instant in seconds, when it was computed.
+    let start: Int64
+    /// Whether this repeated an earlier request id.
+    public let isRepeat: Bool
+
+    init(booking: BookingID, start: Int64, isRepeat: Bool = false) {
+        self.booking = booking
+        self.reason = nil
+        self.start = start
+        self.isRepeat = isRepeat
+    }
+    init(reason: Rejection.Reason, start: Int64) {
+        self.booking = nil
+        self.reason = reason
+        self.start = start
+        self.isRepeat = false
+    }
+
+    public var isAccepted: Bool { reason == nil }
+}

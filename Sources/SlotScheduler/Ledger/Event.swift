@@ -1,0 +1,60 @@
+/// A state change. Replaying a ledger's events onto an empty ledger with the same rules rebuilds
+/// the identical state (``Ledger/init(rules:replaying:)``).
+public enum Event: Hashable, Codable, Sendable {
+    /// A booking was made (as it was when made).
+    case reserved(Booking)
+    /// Its owner cancelled a booking.
+    case cancelled(BookingID, user: UserID, at: Instant)
+    /// A socket's (or station's) hours on a date changed.
+    case availabilityChanged(AvailabilityChange, at: Instant)
+    /// A booking lost its slot to the availability change just before it.
+    case displaced(BookingID, user: UserID, at: Instant)
+}
+
+/// Why a journal or snapshot could not be replayed.
+public struct ReplayError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Index of the offending event or snapshot booking.
+    public var index: Int
+    public var problem: String
+    public var description: String { "event \(index): \(problem)" }
+}
+
+extension SlotBook {
+    func booking(record index: Int, catalog: Catalog, asCreated: Bool = false) -> Booking {
+        let r = records[index]
+        return Booking(
+            id: bookingID(record: index), slot: catalog.slot(r.ref), user: r.user, start: Instant(r.start),
+            createdAt: Instant(r.createdAt), requestID: requestIDs[Int32(index)],
+            reminderOffsetSeconds: r.reminder < 0 ? nil : Int64(r.reminder), status: asCreated ? .active : r.status)
+    }
+
+    func event(_ entry: JournalEntry, catalog: Catalog) -> Event {
+        let index = Int(entry.reference)
+        switch entry.kind {
+        case .reserved: return .reserved(booking(record: index, catalog: catalog, asCreated: true))
+        case .cancelled: return .cancelled(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
+        case .displaced: return .displaced(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
+        case .availabilityChanged: return .availabilityChanged(changes[index], at: Instant(entry.at))
+        }
+    }
+
+    /// Availability that differs from the regular hours, sorted by station, socket and date.
+    func overrides(catalog: Catalog) -> [AvailabilityChange] {
+        var result: [AvailabilityChange] = []
+        for (station, info) in catalog.stations.enumerated() {
+            let base = Int(catalog.socketBase[station])
+            for (s, socket) in info.sockets.enumerated() {
+                let local = Int(localSocket[base + s])
+                guard local >= 0 else { continue }
+                for (i, page) in pages.enumerated() {
+                    guard let page, page.open[local] != regular[local] else { continue }
+                    result.append(
+                        AvailabilityChange(
+                            station: info.id, socket: socket.id, date: LocalDate(dayNumber: firstDay + Int32(i)),
+                            hours: HourSet(mask: page.open[local])))
+                }
+            }
+        }
+        return result
+    }
+}

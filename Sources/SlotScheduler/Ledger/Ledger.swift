@@ -1,0 +1,117 @@
+/// The deterministic booking core: the whole state of one scheduler as a value, changed one
+/// command at a time on one thread.
+///
+/// `Ledger` is what the simulator's deterministic mode and the property tests drive; the
+/// thread-safe ``Scheduler`` shards the same books and calls the same decisions. Every command
+/// takes `now`; the same commands with the same `now`s give the same results and a
+/// byte-identical event journal in any process.
+public struct Ledger: Sendable {
+    public let rules: Rules
+    var slots: SlotBook
+    var users: UserBook
+
+    /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
+    /// per state change).
+    public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024) {
+        self.rules = rules
+        slots = SlotBook(catalog: rules.catalog, shard: 0, of: 1, journaling: journaling)
+        users = UserBook(expectedUsers: expectedUsers)
+    }
+
+    /// Validates the stations and policy and creates an empty ledger.
+    public init(stations: [Station], policy: Policy) throws(InvalidValue) {
+        self.init(rules: try Rules(catalog: try Catalog(stations), policy: policy))
+    }
+
+    public var catalog: Catalog { rules.catalog }
+    public var policy: Policy { rules.policy }
+
+    /// Books one slot for one user at `now`, or throws why not. A refusal changes nothing.
+    ///
+    /// Repeating a ``ReservationRequest/requestID`` returns the booking it made.
+    /// - Complexity: O(1) amortised; see ``Decisions``.
+    public mutating func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
+        let ref = try rules.catalog.resolve(request.slot)
+        let reminder = request.reminderSeconds
+        let attempt = Decisions.reserve(
+            ref, user: request.user, requestID: request.requestID, reminder: reminder, now: now.secondsSinceEpoch,
+            rules: rules, slots: &slots, users: &users)
+        if let booking = attempt.booking, let record = slots.record(of: booking) {
+            return slots.booking(record: record, catalog: rules.catalog)
+        }
+        throw rules.rejection(
+            attempt.reason ?? .slotTaken, ref: ref, user: request.user, requestID: request.requestID,
+            reminder: reminder, start: attempt.start, now: now.secondsSinceEpoch)
+    }
+
+    /// The fast path: an interned slot, no request id, no reminder, and a reason instead of a
+    /// full ``Rejection``. Checks every rule ``reserve(_:at:)`` checks.
+    @inline(__always)
+    public mutating func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
+        Decisions.reserve(
+            ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules, slots: &slots,
+            users: &users)
+    }
+
+    /// Cancels a booking: by its owner only, while it is active, before the cancellation cutoff.
+    /// The slot becomes free and its reminder is removed.
+    @discardableResult
+    public mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
+        guard let record = slots.record(of: id) else { throw Rejection(.unknownBooking, booking: id, user: user) }
+        if let reason = Decisions.cancel(
+            record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+        {
+            var rejection = Rejection(
+                reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
+            if reason == .cancellationCutoffPassed {
+                rejection.instant = Instant(slots.records[record].start - rules.policy.cancellationCutoffSeconds)
+            }
+            throw rejection
+        }
+        return slots.booking(record: record, catalog: rules.catalog)
+    }
+
+    /// Changes the hours of a socket (or a whole station) on a date and returns the bookings it
+    /// displaced, sorted by socket then hour. See ``DisplacementRule`` for what happens to bookings
+    /// in hours that close.
+    @discardableResult
+    public mutating func changeAvailability(
+        _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
+    ) throws(Rejection) -> [Booking] {
+        switch Decisions.changeAvailability(
+            change, rule: rule, now: now.secondsSinceEpoch, rules: rules, slots: &slots)
+        {
+        case .failure(let rejection): throw rejection
+        case .success(let records):
+            for record in records {
+                let user = slots.records[record].user
+                if let u = users.find(user) { users.remove(slots.bookingID(record: record), from: u) }
+            }
+            return records.map { slots.booking(record: $0, catalog: rules.catalog) }
+        }
+    }
+
+    /// The booking with `id`, in its current status.
+    public func booking(_ id: BookingID) -> Booking? {
+        slots.record(of: id).map { slots.booking(record: $0, catalog: rules.catalog) }
+    }
+
+    /// Every booking ever made, active or not, by id.
+    public var allBookings: [Booking] {
+        slots.records.indices.map { slots.booking(record: $0, catalog: rules.catalog) }
+    }
+
+    /// Number of bookings currently active (past ones included).
+    public var activeBookingCount: Int { users.users.reduce(0) { $0 + Int($1.active) } }
+
+    /// The event journal, oldest first (empty when journaling is off).
+    public var events: [Event] { slots.journal.map { slots.event($0, catalog: rules.catalog) } }
+
+    /// Number of journal entries; events since an earlier count are `events[count...]`.
+    public var eventCount: Int { slots.journal.count }
+
+    /// The events after the first `count`.
+    public func events(since count: Int) -> [Event] {
+        slots.journal[min(count, slots.journal.count)...].map { slots.event($0, catalog: rules.catalog) }
+    }
+}

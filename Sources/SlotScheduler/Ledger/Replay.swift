@@ -1,0 +1,127 @@
+/// Applies recorded facts (events) without re-deciding them: the rules were checked when the
+/// event happened. Only integrity is checked: ids in sequence, slots free, bookings active.
+enum Replay {
+    static func apply(
+        _ event: Event, index: Int, rules: Rules, slots: inout SlotBook, users: inout UserBook
+    ) throws(ReplayError) {
+        func fail(_ problem: String) -> ReplayError { ReplayError(index: index, problem: problem) }
+        switch event {
+        case .reserved(let booking):
+            let ref: SlotRef
+            do { ref = try rules.catalog.resolve(booking.slot) } catch { throw fail(error.description) }
+            let record = slots.records.count
+            guard slots.bookingID(record: record) == booking.id else {
+                throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
+            }
+            let page = slots.pageIndex(ref.day)
+            let cell = slots.cellIndex(ref)
+            guard slots.pages[page]?.cells[cell] == 0 else { throw fail("slot \(booking.slot) is already booked") }
+            slots.records.append(
+                BookingRecord(
+                    user: booking.user, start: booking.start.secondsSinceEpoch,
+                    createdAt: booking.createdAt.secondsSinceEpoch, ref: ref,
+                    reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1, status: .active))
+            slots.pages[page]?.cells[cell] = UInt32(record + 1)
+            let u = users.findOrInsert(booking.user, limit: rules.limit(for: booking.user))
+            users.add(booking.id, start: booking.start.secondsSinceEpoch, to: u)
+            if let requestID = booking.requestID {
+                slots.requestIDs[Int32(record)] = requestID
+                users.requests[UserBook.RequestKey(user: booking.user, id: requestID)] = .init(
+                    booking: booking.id, ref: ref, reminder: booking.reminderOffsetSeconds)
+            }
+            slots.log(.reserved, record, at: booking.createdAt.secondsSinceEpoch)
+        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at):
+            guard let record = slots.record(of: id), slots.records[record].status == .active,
+                slots.records[record].user == user
+            else { throw fail("booking \(id) of user \(user) is not active") }
+            let status: Booking.Status
+            if case .cancelled = event { status = .cancelled } else { status = .displaced }
+            Decisions.release(record, as: status, slots: &slots)
+            if let u = users.find(user) { users.remove(id, from: u) }
+            slots.log(status == .cancelled ? .cancelled : .displaced, record, at: at.secondsSinceEpoch)
+        case .availabilityChanged(let change, let at):
+            let sockets: [Int]
+            switch Decisions.targets(of: change, rules: rules, slots: slots) {
+            case .failure(let rejection): throw fail(rejection.description)
+            case .success(let found): sockets = found
+            }
+            let page = slots.pageIndex(change.date.dayNumber)
+            for socket in sockets where socket >= 0 {
+                slots.pages[page]?.open[socket] = change.hours?.mask ?? slots.regular[socket]
+            }
+            slots.changes.append(change)
+            slots.log(.availabilityChanged, slots.changes.count - 1, at: at.secondsSinceEpoch)
+        }
+    }
+}
+
+/// The full state of a ledger or scheduler as plain values: every booking ever made and every
+/// date whose availability differs from the regular hours. Round-trips through JSON.
+public struct Snapshot: Hashable, Codable, Sendable {
+    /// All bookings, active or not, sorted by id.
+    public var bookings: [Booking]
+    /// Per-socket-date hours that differ from the regular ones, sorted by station, socket, date.
+    public var overrides: [AvailabilityChange]
+
+    public init(bookings: [Booking], overrides: [AvailabilityChange]) {
+        self.bookings = bookings
+        self.overrides = overrides
+    }
+
+    /// The events that rebuild this snapshot: overrides, then bookings with their final status.
+    var events: [Event] {
+        var events = overrides.map { Event.availabilityChanged($0, at: Instant(0)) }
+        for booking in bookings {
+            var made = booking
+            made.status = .active
+            events.append(.reserved(made))
+        }
+        for booking in bookings where booking.status != .active {
+            events.append(
+                booking.status == .cancelled
+                    ? .cancelled(booking.id, user: booking.user, at: booking.createdAt)
+                    : .displaced(booking.id, user: booking.user, at: booking.createdAt))
+        }
+        return events
+    }
+}
+
+extension Ledger {
+    /// Rebuilds a ledger by replaying `events` onto an empty one with `rules`.
+    public init(rules: Rules, replaying events: [Event], journaling: Bool = true) throws(ReplayError) {
+        self.init(rules: rules, journaling: journaling)
+        for (index, event) in events.enumerated() {
+            try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
+        }
+    }
+
+    /// The current state as plain values.
+    public func snapshot() -> Snapshot {
+        Snapshot(bookings: allBookings, overrides: slots.overrides(catalog: rules.catalog))
+    }
+
+    /// Rebuilds a ledger from a snapshot. Its journal starts empty.
+    public init(rules: Rules, snapshot: Snapshot, journaling: Bool = true) throws(ReplayError) {
+        self.init(rules: rules, journaling: false)
+        for (index, event) in snapshot.events.enumerated() {
+            try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
+        }
+        slots = SlotBook(slots, journaling: journaling)
+    }
+}
+
+extension SlotBook {
+    /// A copy of `other` with an empty journal.
+    init(_ other: SlotBook, journaling: Bool) {
+        idPrefix = other.idPrefix
+        localSocket = other.localSocket
+        regular = other.regular
+        pages = other.pages
+        firstDay = other.firstDay
+        records = other.records
+        requestIDs = other.requestIDs
+        self.journaling = journaling
+        journal = []
+        changes = []
+    }
+}

@@ -1,0 +1,158 @@
+/// Per-user state: each user's active bookings (for the limit) and remembered request ids.
+///
+/// Users are found through an open-addressing table keyed by the raw user id, so the limit
+/// check never hashes a string.
+struct UserBook: Sendable {
+    private var keys: [UInt64]
+    private var slots: [Int32]
+    private var mask: Int
+    var users: [UserRecord] = []
+    var entries: [UserEntry] = []
+    var freeEntry: Int32 = -1
+    var requests: [RequestKey: RememberedRequest] = [:]
+
+    init(expectedUsers: Int = 1024) {
+        var capacity = 16
+        while capacity < expectedUsers * 2 { capacity <<= 1 }
+        keys = [UInt64](repeating: 0, count: capacity)
+        slots = [Int32](repeating: -1, count: capacity)
+        mask = capacity - 1
+    }
+
+    struct UserRecord: Sendable, Equatable {
+        var id: UserID
+        /// First entry of this user's list of active bookings, or -1.
+        var head: Int32
+        /// Number of active bookings, past ones included.
+        var active: Int32
+        var limit: Int32
+    }
+
+    struct UserEntry: Sendable, Equatable {
+        var booking: BookingID
+        var start: Int64
+        var next: Int32
+    }
+
+    struct RequestKey: Hashable, Sendable {
+        var user: UserID
+        var id: RequestID
+    }
+
+    struct RememberedRequest: Sendable, Equatable {
+        var booking: BookingID
+        var ref: SlotRef
+        var reminder: Int64?
+    }
+
+    @inline(__always)
+    private static func hash(_ key: UInt64) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 17)
+    }
+
+    /// The index of `user`, if it has a record.
+    @inline(__always)
+    func find(_ user: UserID) -> Int? {
+        var i = Self.hash(user.rawValue) & mask
+        while true {
+            let slot = slots[i]
+            if slot < 0 { return nil }
+            if keys[i] == user.rawValue { return Int(slot) }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// The index of `user`, creating its record with `limit` if needed.
+    ///
+    /// - Complexity: amortised O(1).
+    @inline(__always)
+    mutating func findOrInsert(_ user: UserID, limit: @autoclosure () -> Int) -> Int {
+        var i = Self.hash(user.rawValue) & mask
+        while true {
+            let slot = slots[i]
+            if slot < 0 { break }
+            if keys[i] == user.rawValue { return Int(slot) }
+            i = (i + 1) & mask
+        }
+        let index = users.count
+        users.append(UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: limit())))
+        keys[i] = user.rawValue
+        slots[i] = Int32(index)
+        if users.count * 2 > mask { grow() }
+        return index
+    }
+
+    private mutating func grow() {
+        let capacity = (mask + 1) * 2
+        keys = [UInt64](repeating: 0, count: capacity)
+        slots = [Int32](repeating: -1, count: capacity)
+        mask = capacity - 1
+        for (index, user) in users.enumerated() {
+            var i = Self.hash(user.id.rawValue) & mask
+            while slots[i] >= 0 { i = (i + 1) & mask }
+            keys[i] = user.id.rawValue
+            slots[i] = Int32(index)
+        }
+    }
+
+    /// How many of the user's active bookings have not ended at `now`.
+    ///
+    /// - Complexity: O(1) while the user holds fewer active bookings than `atLeast`; otherwise
+    ///   O(*k*) in the user's active bookings.
+    @inline(__always)
+    func upcomingCount(_ user: Int, at now: Int64, reaching atLeast: Int32) -> Int32 {
+        let record = users[user]
+        if record.active < atLeast { return record.active }
+        var count: Int32 = 0
+        var e = record.head
+        while e >= 0 {
+            if entries[Int(e)].start + 3_600 > now { count += 1 }
+            e = entries[Int(e)].next
+        }
+        return count
+    }
+
+    mutating func add(_ booking: BookingID, start: Int64, to user: Int) {
+        let entry = UserEntry(booking: booking, start: start, next: users[user].head)
+        let index: Int32
+        if freeEntry >= 0 {
+            index = freeEntry
+            freeEntry = entries[Int(index)].next
+            entries[Int(index)] = entry
+        } else {
+            index = Int32(entries.count)
+            entries.append(entry)
+        }
+        users[user].head = index
+        users[user].active += 1
+    }
+
+    mutating func remove(_ booking: BookingID, from user: Int) {
+        var previous: Int32 = -1
+        var e = users[user].head
+        while e >= 0 {
+            let next = entries[Int(e)].next
+            if entries[Int(e)].booking == booking {
+                if previous < 0 { users[user].head = next } else { entries[Int(previous)].next = next }
+                entries[Int(e)].next = freeEntry
+                freeEntry = e
+                users[user].active -= 1
+                return
+            }
+            previous = e
+            e = next
+        }
+    }
+
+    /// The booking ids of a user's active bookings, in no particular order.
+    func activeBookings(of user: UserID) -> [BookingID] {
+        guard let index = find(user) else { return [] }
+        var result: [BookingID] = []
+        var e = users[index].head
+        while e >= 0 {
+            result.append(entries[Int(e)].booking)
+            e = entries[Int(e)].next
+        }
+        return result
+    }
+}

@@ -1,0 +1,70 @@
+/// A reservation of one slot by one user.
+public struct Booking: Hashable, Codable, Sendable, Identifiable {
+    public var id: BookingID
+    public var slot: Slot
+    public var user: UserID
+    /// The instant the slot starts; the booking ends one hour later.
+    public var start: Instant
+    /// The `now` of the reservation that created it.
+    public var createdAt: Instant
+    public var requestID: RequestID?
+    /// How long before ``start`` the user wants a reminder, in seconds.
+    public var reminderOffsetSeconds: Int64?
+    public var status: Status
+
+    public enum Status: String, Hashable, Codable, Sendable {
+        case active, cancelled, displaced
+    }
+
+    public init(
+        id: BookingID, slot: Slot, user: UserID, start: Instant, createdAt: Instant, requestID: RequestID? = nil,
+        reminderOffsetSeconds: Int64? = nil, status: Status = .active
+    ) {
+        self.id = id
+        self.slot = slot
+        self.user = user
+        self.start = start
+        self.createdAt = createdAt
+        self.requestID = requestID
+        self.reminderOffsetSeconds = reminderOffsetSeconds
+        self.status = status
+    }
+
+    /// The instant the slot ends: one hour after ``start``.
+    public var end: Instant { Instant(secondsSinceEpoch: start.secondsSinceEpoch + 3_600) }
+
+    /// Whether the booking still counts against its user's limit at `now`: active and not yet ended.
+    public func isUpcoming(at now: Instant) -> Bool { status == .active && end > now }
+
+    /// When its reminder fires, if it asked for one.
+    public var reminderAt: Instant? {
+        reminderOffsetSeconds.map { Instant(secondsSinceEpoch: start.secondsSinceEpoch - $0) }
+    }
+}
+
+/// A request to book one slot.
+public struct ReservationRequest: Hashable, Codable, Sendable {
+    public var slot: Slot
+    public var user: UserID
+    /// Idempotency key; see ``RequestID``.
+    public var requestID: RequestID?
+    /// Ask for a reminder this long before the start.
+    public var reminder: Duration?
+
+    public init(slot: Slot, user: UserID, requestID: RequestID? = nil, reminder: Duration? = nil) {
+        self.slot = slot
+        self.user = user
+        self.requestID = requestID
+        self.reminder = reminder
+    }
+
+    var reminderSeconds: Int64? { reminder.map { $0.components.seconds } }
+}
+
+/// A reminder that falls due.
+public struct Reminder: Hashable, Codable, Sendable {
+    public var booking: BookingID
+    public var user: UserID
+    public var slot: Slot
+    public var fireAt: Instant
+}

@@ -1,0 +1,99 @@
+/// A station search like the source apps' city and station pages.
+public struct StationQuery: Hashable, Codable, Sendable {
+    /// Matched, folded, against the station's name and city (see ``TextFolding``).
+    public var text: String?
+    /// Only this city (folded equality).
+    public var city: String?
+    /// Only stations with at least one socket of this connector type.
+    public var connector: ConnectorType?
+    /// Only stations with at least one socket of at least this power.
+    public var minimumPowerKW: Double?
+    /// Only stations offering all of these facilities (folded equality).
+    public var facilities: [String]
+    /// Sort by distance from here; otherwise by name then id.
+    public var near: Coordinate?
+    /// Only stations within this many kilometres of ``near``.
+    public var withinKilometres: Double?
+    /// Zero-based page number and page size (1...500).
+    public var page: Int
+    public var pageSize: Int
+
+    public init(
+        text: String? = nil, city: String? = nil, connector: ConnectorType? = nil, minimumPowerKW: Double? = nil,
+        facilities: [String] = [], near: Coordinate? = nil, withinKilometres: Double? = nil, page: Int = 0,
+        pageSize: Int = 20
+    ) {
+        self.text = text
+        self.city = city
+        self.connector = connector
+        self.minimumPowerKW = minimumPowerKW
+        self.facilities = facilities
+        self.near = near
+        self.withinKilometres = withinKilometres
+        self.page = page
+        self.pageSize = pageSize
+    }
+}
+
+/// One page of results; pages are stable because the order is total (distance or name, then id).
+public struct StationPage: Hashable, Codable, Sendable {
+    public var stations: [StationMatch]
+    public var page: Int
+    public var pageSize: Int
+    public var totalCount: Int
+    public var hasMore: Bool { (page + 1) * pageSize < totalCount }
+}
+
+public struct StationMatch: Hashable, Codable, Sendable {
+    public var station: Station
+    public var distanceKilometres: Double?
+}
+
+extension Catalog {
+    /// Stations matching `query`, one stable page at a time.
+    ///
+    /// - Complexity: O(*n* log *n*) in the number of stations.
+    public func search(_ query: StationQuery) throws(InvalidValue) -> StationPage {
+        guard query.page >= 0 else {
+            throw InvalidValue(field: "page", value: String(query.page), expected: "a page number of 0 or more")
+        }
+        guard (1...500).contains(query.pageSize) else {
+            throw InvalidValue(field: "pageSize", value: String(query.pageSize), expected: "a page size 1...500")
+        }
+        let text = query.text.map(TextFolding.fold) ?? ""
+        let city = query.city.map(TextFolding.fold)
+        let facilities = query.facilities.map(TextFolding.fold)
+        var matches: [(StationMatch, String)] = []
+        for station in stations {
+            let name = TextFolding.fold(station.name)
+            let stationCity = TextFolding.fold(station.city)
+            if !text.isEmpty, !name.contains(text), !stationCity.contains(text) { continue }
+            if let city, stationCity != city { continue }
+            if let connector = query.connector,
+                !station.sockets.contains(where: { $0.connector.normalized == connector.normalized })
+            {
+                continue
+            }
+            if let power = query.minimumPowerKW, !station.sockets.contains(where: { $0.powerKW >= power }) { continue }
+            let offered = Set(station.facilities.map(TextFolding.fold))
+            if !facilities.allSatisfy(offered.contains) { continue }
+            var distance: Double?
+            if let near = query.near, let at = station.coordinate { distance = near.distanceKilometres(to: at) }
+            if let radius = query.withinKilometres, query.near != nil {
+                guard let distance, distance <= radius else { continue }
+            }
+            matches.append((StationMatch(station: station, distanceKilometres: distance), name))
+        }
+        matches.sort { a, b in
+            if query.near != nil, a.0.distanceKilometres != b.0.distanceKilometres {
+                return (a.0.distanceKilometres ?? .infinity) < (b.0.distanceKilometres ?? .infinity)
+            }
+            return (a.1, a.0.station.id) < (b.1, b.0.station.id)
+        }
+        let start = min(query.page * query.pageSize, matches.count)
+        let end = min(start + query.pageSize, matches.count)
+        return StationPage(
+            stations: matches[start..<end].map(\.0), page: query.page, pageSize: query.pageSize,
+            totalCount: matches.count)
+    }
+}

@@ -1,0 +1,149 @@
+/// The stations a scheduler serves, validated once and interned to dense integers.
+///
+/// Building a catalog checks every station (unique ids, known IANA time zones, sockets with a
+/// positive power) and precomputes each time zone's offsets, so the booking path never touches a
+/// string or a calendar.
+public struct Catalog: Sendable {
+    /// The stations, in the order given.
+    public let stations: [Station]
+    let stationIndex: [StationID: Int32]
+    /// Index of each station's first socket in the flat socket arrays.
+    let socketBase: [Int32]
+    /// Regular open hours per flat socket index.
+    let regularHours: [UInt32]
+    /// Zone clock index per station.
+    let zoneOfStation: [Int32]
+    let zones: [ZoneClock]
+
+    /// Validates and interns `stations`.
+    public init(_ stations: [Station]) throws(InvalidValue) {
+        guard stations.count <= 1_000_000 else {
+            throw InvalidValue(field: "stations", value: String(stations.count), expected: "at most 1000000 stations")
+        }
+        var stationIndex: [StationID: Int32] = [:]
+        var socketBase: [Int32] = []
+        var regularHours: [UInt32] = []
+        var zoneOfStation: [Int32] = []
+        var zones: [ZoneClock] = []
+        var zoneIndex: [String: Int32] = [:]
+        for (i, station) in stations.enumerated() {
+            let path = "stations[\(i)]"
+            try Self.validate(station, at: path)
+            guard stationIndex.updateValue(Int32(i), forKey: station.id) == nil else {
+                throw InvalidValue(field: "\(path).id", value: station.id.rawValue, expected: "a unique station id")
+            }
+            if let zone = zoneIndex[station.timeZone] {
+                zoneOfStation.append(zone)
+            } else {
+                guard let clock = ZoneClock(identifier: station.timeZone) else {
+                    throw InvalidValue(
+                        field: "\(path).timeZone", value: station.timeZone,
+                        expected: "an IANA time zone such as Europe/London")
+                }
+                zoneIndex[station.timeZone] = Int32(zones.count)
+                zoneOfStation.append(Int32(zones.count))
+                zones.append(clock)
+            }
+            socketBase.append(Int32(regularHours.count))
+            for socket in station.sockets { regularHours.append((socket.openingHours ?? station.openingHours).mask) }
+        }
+        guard regularHours.count <= Int(Int32.max / 24) else {
+            throw InvalidValue(field: "stations", value: String(regularHours.count), expected: "fewer sockets")
+        }
+        self.stations = stations
+        self.stationIndex = stationIndex
+        self.socketBase = socketBase
+        self.regularHours = regularHours
+        self.zoneOfStation = zoneOfStation
+        self.zones = zones
+    }
+
+    private static func validate(_ station: Station, at path: String) throws(InvalidValue) {
+        guard !station.id.rawValue.isEmpty, station.id.rawValue.count <= 200 else {
+            throw InvalidValue(field: "\(path).id", value: station.id.rawValue, expected: "1 to 200 characters")
+        }
+        guard !station.sockets.isEmpty, station.sockets.count <= 10_000 else {
+            throw InvalidValue(
+                field: "\(path).sockets", value: String(station.sockets.count), expected: "1 to 10000 sockets")
+        }
+        if let c = station.coordinate {
+            guard (-90...90).contains(c.latitude), (-180...180).contains(c.longitude) else {
+                throw InvalidValue(
+                    field: "\(path).coordinate", value: "\(c.latitude),\(c.longitude)",
+                    expected: "latitude -90...90 and longitude -180...180")
+            }
+        }
+        var seen = Set<SocketID>()
+        for (j, socket) in station.sockets.enumerated() {
+            guard !socket.id.rawValue.isEmpty, seen.insert(socket.id).inserted else {
+                throw InvalidValue(
+                    field: "\(path).sockets[\(j)].id", value: socket.id.rawValue,
+                    expected: "a non-empty socket id, unique within the station")
+            }
+            guard socket.powerKW.isFinite, socket.powerKW > 0, socket.powerKW <= 10_000 else {
+                throw InvalidValue(
+                    field: "\(path).sockets[\(j)].powerKW", value: String(socket.powerKW),
+                    expected: "a power in kW greater than 0 and at most 10000")
+            }
+        }
+    }
+
+    /// Total number of sockets over all stations.
+    public var socketCount: Int { regularHours.count }
+
+    /// The station with `id`, if the catalog has it.
+    public func station(_ id: StationID) -> Station? {
+        stationIndex[id].map { stations[Int($0)] }
+    }
+
+    /// Interns `slot` for the fast booking path, refusing unknown stations, sockets and hours.
+    public func resolve(_ slot: Slot) throws(Rejection) -> SlotRef {
+        guard let station = stationIndex[slot.station] else {
+            throw Rejection(.unknownStation, slot: slot, value: slot.station.rawValue)
+        }
+        guard let local = stations[Int(station)].sockets.firstIndex(where: { $0.id == slot.socket }) else {
+            throw Rejection(.unknownSocket, slot: slot, value: slot.socket.rawValue)
+        }
+        guard (0...23).contains(slot.hour) else {
+            throw Rejection(.invalidHour, slot: slot, value: String(slot.hour))
+        }
+        return SlotRef(
+            station: station, socket: socketBase[Int(station)] + Int32(local), day: slot.date.dayNumber,
+            hour: Int32(slot.hour))
+    }
+
+    /// The public slot an interned reference names.
+    public func slot(_ ref: SlotRef) -> Slot {
+        let station = stations[Int(ref.station)]
+        let socket = station.sockets[Int(ref.socket - socketBase[Int(ref.station)])]
+        return Slot(station: station.id, socket: socket.id, date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))
+    }
+
+    /// The instant a slot starts, or `nil` for a local time that does not exist (DST gap).
+    public func start(of ref: SlotRef) -> Instant? {
+        zones[Int(zoneOfStation[Int(ref.station)])].start(day: ref.day, hour: Int(ref.hour)).map { Instant($0) }
+    }
+
+    /// The station's local date at `now`.
+    public func localDate(of station: StationID, at now: Instant) -> LocalDate? {
+        stationIndex[station].map {
+            LocalDate(dayNumber: zones[Int(zoneOfStation[Int($0)])].localDay(at: now.secondsSinceEpoch))
+        }
+    }
+}
+
+/// A slot interned to integers by ``Catalog/resolve(_:)``: the currency of the fast path.
+public struct SlotRef: Hashable, Sendable {
+    public let station: Int32
+    /// Flat socket index over the whole catalog.
+    public let socket: Int32
+    public let day: Int32
+    public let hour: Int32
+
+    init(station: Int32, socket: Int32, day: Int32, hour: Int32) {
+        self.station = station
+        self.socket = socket
+        self.day = day
+        self.hour = hour
+    }
+}

@@ -1,0 +1,91 @@
+/// The configurable booking rules.
+///
+/// The source apps used `maxUpcomingBookings` 10 (app 000) and 3 (app 001), and a fixed last
+/// bookable date (2022-12-31 in app 000).
+public struct Policy: Hashable, Codable, Sendable {
+    /// How many upcoming bookings a user may hold. Bookings whose hour has ended do not count.
+    public var maxUpcomingBookings: Int
+    /// The last date that can be booked.
+    public var horizon: Horizon
+    /// A slot must start at least this many seconds after `now`.
+    public var minimumNoticeSeconds: Int64
+    /// A booking can be cancelled only while `now` is more than this many seconds before its start.
+    public var cancellationCutoffSeconds: Int64
+    /// Limits for particular users, replacing ``maxUpcomingBookings`` for them.
+    public var userLimits: [UserLimit]
+
+    public init(
+        maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
+        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = []
+    ) {
+        self.maxUpcomingBookings = maxUpcomingBookings
+        self.horizon = horizon
+        self.minimumNoticeSeconds = minimumNotice.components.seconds
+        self.cancellationCutoffSeconds = cancellationCutoff.components.seconds
+        self.userLimits = userLimits
+    }
+
+    /// The last date a booking may be made for.
+    public enum Horizon: Hashable, Codable, Sendable {
+        /// No limit.
+        case unlimited
+        /// Dates after this one cannot be booked.
+        case lastDate(LocalDate)
+        /// At most this many days after the station's local date at `now` (0 = today only).
+        case rollingDays(Int)
+    }
+
+    /// A per-user override of the upcoming-bookings limit.
+    public struct UserLimit: Hashable, Codable, Sendable {
+        public var user: UserID
+        public var limit: Int
+        public init(user: UserID, limit: Int) {
+            self.user = user
+            self.limit = limit
+        }
+    }
+
+    /// The limit that applies to `user`.
+    ///
+    /// - Complexity: O(*n*) in the number of overrides; the ledger caches it per user.
+    public func limit(for user: UserID) -> Int {
+        userLimits.first { $0.user == user }?.limit ?? maxUpcomingBookings
+    }
+
+    /// Refuses limits, notices and horizons that make no sense.
+    public func validated() throws(InvalidValue) -> Policy {
+        let maxLimit = 100_000
+        guard (0...maxLimit).contains(maxUpcomingBookings) else {
+            throw InvalidValue(
+                field: "policy.maxUpcomingBookings", value: String(maxUpcomingBookings),
+                expected: "a count 0...\(maxLimit)")
+        }
+        if case .rollingDays(let days) = horizon, !(0...36_600).contains(days) {
+            throw InvalidValue(field: "policy.horizon.rollingDays", value: String(days), expected: "0...36600 days")
+        }
+        guard (0...31_622_400).contains(minimumNoticeSeconds) else {
+            throw InvalidValue(
+                field: "policy.minimumNoticeSeconds", value: String(minimumNoticeSeconds),
+                expected: "0...31622400 seconds (one year)")
+        }
+        guard (0...31_622_400).contains(cancellationCutoffSeconds) else {
+            throw InvalidValue(
+                field: "policy.cancellationCutoffSeconds", value: String(cancellationCutoffSeconds),
+                expected: "0...31622400 seconds (one year)")
+        }
+        var seen = Set<UserID>()
+        for (index, entry) in userLimits.enumerated() {
+            guard (0...maxLimit).contains(entry.limit) else {
+                throw InvalidValue(
+                    field: "policy.userLimits[\(index)].limit", value: String(entry.limit),
+                    expected: "a count 0...\(maxLimit)")
+            }
+            guard seen.insert(entry.user).inserted else {
+                throw InvalidValue(
+                    field: "policy.userLimits[\(index)].user", value: entry.user.description,
+                    expected: "each user at most once")
+            }
+        }
+        return self
+    }
+}

@@ -1,0 +1,67 @@
+/// Languages refusals can be described in; the source apps ship English and Turkish.
+public enum MessageLanguage: String, Hashable, Codable, Sendable, CaseIterable {
+    case english = "en"
+    case turkish = "tr"
+}
+
+extension Rejection {
+    /// A sentence a person can read, saying what was refused and why.
+    public func message(in language: MessageLanguage) -> String {
+        let slot = self.slot.map(\.description) ?? "?"
+        let value = self.value ?? "?"
+        let booking = self.booking.map(\.description) ?? "?"
+        let instant = self.instant.map(\.description) ?? "?"
+        let limit = self.limit.map(String.init) ?? "?"
+        let date = self.date.map(\.description) ?? "?"
+        switch (language, reason) {
+        case (.english, .unknownStation): return "There is no station \(value)."
+        case (.turkish, .unknownStation): return "\(value) adında bir istasyon yok."
+        case (.english, .unknownSocket): return "Station \(slot.prefix { $0 != "/" }) has no socket \(value)."
+        case (.turkish, .unknownSocket): return "İstasyonda \(value) numaralı soket yok."
+        case (.english, .invalidHour): return "Hour \(value) is not an hour of the day (0–23)."
+        case (.turkish, .invalidHour): return "\(value) geçerli bir saat değil (0–23)."
+        case (.english, .nonexistentLocalTime):
+            return "\(slot) does not exist: the clocks skip that hour (daylight saving time)."
+        case (.turkish, .nonexistentLocalTime):
+            return "\(slot) diye bir saat yok: yaz saati uygulamasında bu saat atlanıyor."
+        case (.english, .slotInPast): return "\(slot) is in the past; pick a later date or hour."
+        case (.turkish, .slotInPast): return "\(slot) geçmişte kaldı; daha ileri bir tarih veya saat seçin."
+        case (.english, .tooSoon): return "\(slot) starts too soon; the earliest bookable start is \(instant)."
+        case (.turkish, .tooSoon): return "\(slot) çok yakın; en erken \(instant) için randevu alınabilir."
+        case (.english, .beyondHorizon): return "\(slot) is too far ahead; the last bookable date is \(date)."
+        case (.turkish, .beyondHorizon): return "\(slot) çok ileride; son randevu tarihi \(date)."
+        case (.english, .socketClosed): return "The socket is closed on that date: \(slot)."
+        case (.turkish, .socketClosed): return "Soket o tarihte kapalı: \(slot)."
+        case (.english, .outsideOpeningHours): return "\(slot) is outside the socket's opening hours that day."
+        case (.turkish, .outsideOpeningHours): return "\(slot) soketin o günkü çalışma saatleri dışında."
+        case (.english, .slotTaken): return "\(slot) is already booked."
+        case (.turkish, .slotTaken): return "\(slot) dolu; başka bir saat seçin."
+        case (.english, .userLimitReached):
+            return "You already have \(limit) upcoming bookings, the most allowed; cancel one first."
+        case (.turkish, .userLimitReached):
+            return "Zaten \(limit) güncel randevunuz var, izin verilen en fazla sayı bu; önce birini iptal edin."
+        case (.english, .conflictingRequestID):
+            return "Request id \(requestID?.rawValue ?? value) was already used for a different request."
+        case (.turkish, .conflictingRequestID):
+            return "\(requestID?.rawValue ?? value) istek kimliği farklı bir istek için zaten kullanıldı."
+        case (.english, .invalidReminder): return "A reminder offset of \(value) seconds is not valid."
+        case (.turkish, .invalidReminder): return "\(value) saniyelik hatırlatma süresi geçerli değil."
+        case (.english, .reminderInPast): return "The reminder time \(instant) has already passed."
+        case (.turkish, .reminderInPast): return "Hatırlatma zamanı \(instant) çoktan geçti."
+        case (.english, .unknownBooking): return "There is no booking \(booking)."
+        case (.turkish, .unknownBooking): return "\(booking) numaralı randevu yok."
+        case (.english, .notOwner): return "Booking \(booking) belongs to another user."
+        case (.turkish, .notOwner): return "\(booking) numaralı randevu başka bir kullanıcıya ait."
+        case (.english, .alreadyCancelled): return "Booking \(booking) is already cancelled."
+        case (.turkish, .alreadyCancelled): return "\(booking) numaralı randevu zaten iptal edilmiş."
+        case (.english, .cancellationCutoffPassed):
+            return "Booking \(booking) can no longer be cancelled; the deadline was \(instant)."
+        case (.turkish, .cancellationCutoffPassed):
+            return "\(booking) numaralı randevu artık iptal edilemez; son tarih \(instant) idi."
+        case (.english, .slotHasBookings):
+            return "The change would close hours holding \(limit) bookings, and was refused."
+        case (.turkish, .slotHasBookings):
+            return "Bu değişiklik \(limit) randevusu olan saatleri kapatacağı için reddedildi."
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// Why a command was refused: a reason plus the details that say what and where.
+///
+/// A refused command changes nothing.
+public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvertible {
+    public var reason: Reason
+    public var slot: Slot?
+    public var booking: BookingID?
+    public var user: UserID?
+    public var requestID: RequestID?
+    /// The offending value, as text (an hour, an id, an offset).
+    public var value: String?
+    /// The relevant limit (user limit, number of bookings in the way).
+    public var limit: Int?
+    /// The relevant instant (slot start, earliest allowed start, cancellation deadline).
+    public var instant: Instant?
+    /// The relevant date (last bookable date).
+    public var date: LocalDate?
+
+    public init(
+        _ reason: Reason, slot: Slot? = nil, booking: BookingID? = nil, user: UserID? = nil,
+        requestID: RequestID? = nil, value: String? = nil, limit: Int? = nil, instant: Instant? = nil,
+        date: LocalDate? = nil
+    ) {
+        self.reason = reason
+        self.slot = slot
+        self.booking = booking
+        self.user = user
+        self.requestID = requestID
+        self.value = value
+        self.limit = limit
+        self.instant = instant
+        self.date = date
+    }
+
+    /// Every reason a command can be refused for.
+    public enum Reason: String, Hashable, Codable, Sendable, CaseIterable, Comparable {
+        case unknownStation
+        case unknownSocket
+        case invalidHour
+        case nonexistentLocalTime
+        case slotInPast
+        case tooSoon
+        case beyondHorizon
+        case socketClosed
+        case outsideOpeningHours
+        case slotTaken
+        case userLimitReached
+        case conflictingRequestID
+        case invalidReminder
+        case reminderInPast
+        case unknownBooking
+        case notOwner
+        case alreadyCancelled
+        case cancellationCutoffPassed
+        case slotHasBookings
+
+        public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var description: String { message(in: .english) }
+}

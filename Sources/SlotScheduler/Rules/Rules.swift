@@ -1,0 +1,79 @@
+/// The booking rules that do not depend on bookings: catalog, time and policy.
+///
+/// Answers "could this slot be booked at this `now`?" as a pure function. The ledger, the
+/// concurrent scheduler and the PostgreSQL store all call it, so a rule lives in one place.
+public struct Rules: Sendable {
+    public let catalog: Catalog
+    public let policy: Policy
+    let noticeSeconds: Int64
+    let lastDay: Int32?
+    let rollingDays: Int32?
+
+    public init(catalog: Catalog, policy: Policy) throws(InvalidValue) {
+        self.catalog = catalog
+        self.policy = try policy.validated()
+        noticeSeconds = policy.minimumNoticeSeconds
+        switch policy.horizon {
+        case .unlimited: (lastDay, rollingDays) = (nil, nil)
+        case .lastDate(let date): (lastDay, rollingDays) = (date.dayNumber, nil)
+        case .rollingDays(let days): (lastDay, rollingDays) = (nil, Int32(days))
+        }
+    }
+
+    /// Checks time, notice, horizon and reminder for `ref` at `now`; returns the start instant.
+    ///
+    /// Order of checks: nonexistent local time, past, too soon, beyond horizon, reminder.
+    /// - Complexity: O(1) on days without a DST change inside 2000–2099.
+    @inline(__always)
+    func checkTime(_ ref: SlotRef, reminder: Int64?, now: Int64) -> (reason: Rejection.Reason?, start: Int64) {
+        let zone = catalog.zones[Int(catalog.zoneOfStation[Int(ref.station)])]
+        guard let start = zone.start(day: ref.day, hour: Int(ref.hour)) else { return (.nonexistentLocalTime, 0) }
+        if start < now { return (.slotInPast, start) }
+        if start < now &+ noticeSeconds { return (.tooSoon, start) }
+        if let lastDay, ref.day > lastDay { return (.beyondHorizon, start) }
+        if let rollingDays, ref.day > zone.localDay(at: now) &+ rollingDays { return (.beyondHorizon, start) }
+        if let reminder {
+            if reminder < 0 || reminder > 31_622_400 { return (.invalidReminder, start) }
+            if start - reminder < now { return (.reminderInPast, start) }
+        }
+        return (nil, start)
+    }
+
+    /// The last bookable date for a station at `now`, if the horizon sets one.
+    public func lastBookableDate(station: Int32, at now: Instant) -> LocalDate? {
+        if let lastDay { return LocalDate(dayNumber: lastDay) }
+        if let rollingDays {
+            let zone = catalog.zones[Int(catalog.zoneOfStation[Int(station)])]
+            return LocalDate(dayNumber: zone.localDay(at: now.secondsSinceEpoch) + rollingDays)
+        }
+        return nil
+    }
+
+    /// The upcoming-bookings limit for `user`.
+    public func limit(for user: UserID) -> Int { policy.limit(for: user) }
+
+    /// Whether a booking starting at `start` can still be cancelled at `now`.
+    @inline(__always)
+    func canCancel(start: Int64, now: Int64) -> Bool { now < start - policy.cancellationCutoffSeconds }
+
+    /// Builds the full refusal for a reason found on the fast path.
+    func rejection(
+        _ reason: Rejection.Reason, ref: SlotRef, user: UserID, requestID: RequestID?, reminder: Int64?, start: Int64,
+        now: Int64
+    ) -> Rejection {
+        let slot = catalog.slot(ref)
+        var r = Rejection(reason, slot: slot, user: user, requestID: requestID)
+        switch reason {
+        case .nonexistentLocalTime: r.value = String(ref.hour)
+        case .slotInPast: r.instant = Instant(start)
+        case .tooSoon: r.instant = Instant(now + noticeSeconds)
+        case .beyondHorizon: r.date = lastBookableDate(station: ref.station, at: Instant(now))
+        case .userLimitReached: r.limit = limit(for: user)
+        case .invalidReminder: r.value = reminder.map(String.init)
+        case .reminderInPast: r.instant = Instant(start - (reminder ?? 0))
+        case .conflictingRequestID: r.value = requestID?.rawValue
+        default: break
+        }
+        return r
+    }
+}

@@ -1,0 +1,125 @@
+import Synchronization
+
+extension Scheduler {
+    /// The booking with `id`, in its current status.
+    public func booking(_ id: BookingID) -> Booking? {
+        let catalog = rules.catalog
+        return shard(of: id)?.book.withLock { slots in
+            slots.record(of: id).map { slots.booking(record: $0, catalog: catalog) }
+        }
+    }
+
+    /// The user's bookings, upcoming and past at `now`. Each booking is read atomically; one
+    /// made or cancelled while the query runs may or may not be included.
+    public func bookings(of user: UserID, at now: Instant) -> UserBookings {
+        let ids = stripe(of: user).book.withLock { $0.activeBookings(of: user) }
+        return UserBookings(ids.compactMap(booking), at: now)
+    }
+
+    /// The picker view of a station on a date at `now`, read under the station's lock.
+    public func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws(Rejection) -> DayView {
+        guard let index = rules.catalog.stationIndex[station] else {
+            throw Rejection(.unknownStation, value: station.rawValue)
+        }
+        let rules = rules
+        return shard(of: index).book.withLock {
+            $0.dayView(station: index, date: date, now: now.secondsSinceEpoch, rules: rules)
+        }
+    }
+
+    /// Whether `slot` could be booked at `now`, and if not, why.
+    public func status(of slot: Slot, at now: Instant) throws(Rejection) -> SlotStatus {
+        let ref = try rules.catalog.resolve(slot)
+        let rules = rules
+        return shard(of: ref.station).book.withLock { $0.status(ref, now: now.secondsSinceEpoch, rules: rules) }
+    }
+
+    /// For each station matching `filter`, its earliest free slot at `now`.
+    public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) -> [FreeSlot] {
+        FreeSlot.search(filter, rules: rules, now: now) { station, body in
+            shard(of: station).book.withLock { body($0) }
+        }
+    }
+
+    /// Reminders due in `window`, by time then booking id.
+    public func remindersDue(in window: Range<Instant>) -> [Reminder] {
+        let catalog = rules.catalog
+        return allShards { $0.remindersDue(in: window, catalog: catalog) }
+            .sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }
+    }
+
+    /// Every booking ever made, by id.
+    public var allBookings: [Booking] {
+        let catalog = rules.catalog
+        return allShards { slots in slots.records.indices.map { slots.booking(record: $0, catalog: catalog) } }
+            .sorted { $0.id < $1.id }
+    }
+
+    /// The state as plain values. Each shard is read under its lock in turn.
+    public func snapshot() -> Snapshot {
+        let catalog = rules.catalog
+        let overrides = allShards { $0.overrides(catalog: catalog) }.sorted {
+            ($0.station, $0.socket ?? "", $0.date) < ($1.station, $1.socket ?? "", $1.date)
+        }
+        return Snapshot(bookings: allBookings, overrides: overrides)
+    }
+
+    /// The journal: each shard's events in order, shards merged by time (ties by shard).
+    /// Replaying it with ``init(rules:shards:replaying:)`` and the same shard count rebuilds the state.
+    public var events: [Event] {
+        let catalog = rules.catalog
+        let perShard = shards.map { shard in
+            shard.book.withLock { slots in slots.journal.map { ($0.at, slots.event($0, catalog: catalog)) } }
+        }
+        var cursors = [Int](repeating: 0, count: perShard.count)
+        var merged: [Event] = []
+        while true {
+            var best: Int?
+            for s in perShard.indices where cursors[s] < perShard[s].count {
+                if let b = best, perShard[b][cursors[b]].0 <= perShard[s][cursors[s]].0 { continue }
+                best = s
+            }
+            guard let best else { return merged }
+            merged.append(perShard[best][cursors[best]].1)
+            cursors[best] += 1
+        }
+    }
+
+    /// Rebuilds a scheduler from its journal.
+    public convenience init(rules: Rules, shards: Int = 16, replaying events: [Event]) throws(ReplayError) {
+        self.init(rules: rules, shards: shards)
+        for (index, event) in events.enumerated() { try apply(event, index: index) }
+    }
+
+    private func apply(_ event: Event, index: Int) throws(ReplayError) {
+        let target: Shard?
+        let user: UserID?
+        switch event {
+        case .reserved(let booking):
+            target = shard(of: booking.id)
+            user = booking.user
+        case .cancelled(let id, let who, _), .displaced(let id, let who, _):
+            target = shard(of: id)
+            user = who
+        case .availabilityChanged(let change, _):
+            target = rules.catalog.stationIndex[change.station].map { self.shard(of: $0) }
+            user = nil
+        }
+        guard let shard = target else { throw ReplayError(index: index, problem: "no shard holds this event") }
+        let rules = rules
+        let stripe = stripe(of: user ?? 0)
+        let result: Result<Void, ReplayError> = shard.book.withLock { slots in
+            stripe.book.withLock { users in
+                do throws(ReplayError) {
+                    try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
+                    return .success(())
+                } catch { return .failure(error) }
+            }
+        }
+        if case .failure(let error) = result { throw error }
+    }
+
+    private func allShards<T>(_ read: (borrowing SlotBook) -> [T]) -> [T] {
+        shards.flatMap { shard in shard.book.withLock { read($0) } }
+    }
+}

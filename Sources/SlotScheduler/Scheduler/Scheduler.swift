@@ -1,0 +1,178 @@
+import Synchronization
+
+/// The thread-safe face of the booking rules: safe to call from many threads and tasks at once.
+///
+/// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
+/// slower than one on a 2-core machine. So the state is split: stations are spread over
+/// *shards* (station index modulo the shard count) and users over *stripes* (a hash of the
+/// user id), each with its own `Mutex`. A reservation locks its station's shard, then its user's
+/// stripe, and runs the same ``Decisions`` as ``Ledger`` while holding both: validation and insert
+/// are one atomic step for the slot *and* for the user's limit. Calls on different stations and
+/// users take different locks and run in parallel.
+///
+/// **No deadlock.** Every operation takes at most one shard lock, then at most one stripe lock
+/// at a time, always in that order.
+public final class Scheduler: Sendable {
+    public let rules: Rules
+    let shards: [Shard]
+    private let stripes: [Stripe]
+    private let stripeMask: Int
+
+    final class Shard: Sendable {
+        let book: Mutex<SlotBook>
+        init(_ book: SlotBook) { self.book = Mutex(book) }
+    }
+
+    final class Stripe: Sendable {
+        let book: Mutex<UserBook>
+        init(_ book: UserBook) { self.book = Mutex(book) }
+    }
+
+    /// Creates an empty scheduler.
+    ///
+    /// - Parameters:
+    ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
+    ///   - userStripes: user stripes, rounded up to a power of two.
+    public init(
+        rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024
+    ) {
+        self.rules = rules
+        let shardCount = max(1, min(shards, 4096))
+        var stripeCount = 1
+        while stripeCount < max(1, min(userStripes, 4096)) { stripeCount <<= 1 }
+        self.shards = (0..<shardCount).map {
+            Shard(SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling))
+        }
+        self.stripes = (0..<stripeCount).map { _ in
+            Stripe(UserBook(expectedUsers: max(16, expectedUsers / stripeCount)))
+        }
+        stripeMask = stripeCount - 1
+    }
+
+    /// Validates the stations and policy and creates an empty scheduler.
+    public convenience init(stations: [Station], policy: Policy) throws(InvalidValue) {
+        self.init(rules: try Rules(catalog: try Catalog(stations), policy: policy))
+    }
+
+    public var shardCount: Int { shards.count }
+
+    @inline(__always)
+    func shard(of station: Int32) -> Shard { shards[Int(station) % shards.count] }
+
+    @inline(__always)
+    func stripe(of user: UserID) -> Stripe {
+        stripes[Int(truncatingIfNeeded: (user.rawValue &* 0x9E37_79B9_7F4A_7C15) >> 40) & stripeMask]
+    }
+
+    func shard(of booking: BookingID) -> Shard? {
+        let index = Int(booking.rawValue >> SlotBook.shardShift)
+        return index < shards.count ? shards[index] : nil
+    }
+
+    /// Books one slot for one user at `now`, or throws why not. Atomic: two concurrent
+    /// reservations of one slot never both succeed, and concurrent reservations never take a
+    /// user past their limit.
+    public func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
+        let ref = try rules.catalog.resolve(request.slot)
+        let reminder = request.reminderSeconds
+        let stripe = stripe(of: request.user)
+        let rules = rules
+        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
+            let attempt = stripe.book.withLock { users in
+                Decisions.reserve(
+                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
+                    now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            }
+            if let booking = attempt.booking {
+                if let record = slots.record(of: booking) {
+                    return .success(slots.booking(record: record, catalog: rules.catalog))
+                }
+            }
+            return .failure(
+                rules.rejection(
+                    attempt.reason ?? .conflictingRequestID, ref: ref, user: request.user,
+                    requestID: request.requestID, reminder: reminder, start: attempt.start,
+                    now: now.secondsSinceEpoch))
+        }
+        switch result {
+        case .success(let booking): return booking
+        case .failure(let rejection): throw rejection
+        }
+    }
+
+    /// The fast path; see ``Ledger/attempt(_:for:at:)``.
+    @inline(__always)
+    public func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
+        let stripe = stripe(of: user)
+        let rules = rules
+        return shard(of: ref.station).book.withLock { slots in
+            stripe.book.withLock { users in
+                Decisions.reserve(
+                    ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules,
+                    slots: &slots, users: &users)
+            }
+        }
+    }
+
+    /// Cancels a booking; see ``Ledger/cancel(_:by:at:)``.
+    @discardableResult
+    public func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
+        guard let shard = shard(of: id) else { throw Rejection(.unknownBooking, booking: id, user: user) }
+        let stripe = stripe(of: user)
+        let rules = rules
+        let result: Result<Booking, Rejection> = shard.book.withLock { slots in
+            guard let record = slots.record(of: id) else {
+                return .failure(Rejection(.unknownBooking, booking: id, user: user))
+            }
+            let reason = stripe.book.withLock { users in
+                Decisions.cancel(
+                    record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            }
+            guard let reason else { return .success(slots.booking(record: record, catalog: rules.catalog)) }
+            var rejection = Rejection(
+                reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
+            if reason == .cancellationCutoffPassed {
+                rejection.instant = Instant(slots.records[record].start - rules.policy.cancellationCutoffSeconds)
+            }
+            return .failure(rejection)
+        }
+        return try result.get()
+    }
+
+    /// Changes availability on a date; see ``Ledger/changeAvailability(_:onBookings:at:)``.
+    @discardableResult
+    public func changeAvailability(
+        _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
+    ) throws(Rejection) -> [Booking] {
+        guard let station = rules.catalog.stationIndex[change.station] else {
+            throw Rejection(.unknownStation, value: change.station.rawValue)
+        }
+        let rules = rules
+        let result: Result<[Booking], Rejection> = shard(of: station).book.withLock { slots in
+            switch Decisions.changeAvailability(
+                change, rule: rule, now: now.secondsSinceEpoch, rules: rules, slots: &slots)
+            {
+            case .failure(let rejection): return .failure(rejection)
+            case .success(let records):
+                for record in records {
+                    let user = slots.records[record].user
+                    let id = slots.bookingID(record: record)
+                    stripe(of: user).book.withLock { users in
+                        if let u = users.find(user) { users.remove(id, from: u) }
+                    }
+                }
+                return .success(records.map { slots.booking(record: $0, catalog: rules.catalog) })
+            }
+        }
+        return try result.get()
+    }
+}
+
+extension Result {
+    fileprivate func get() throws(Failure) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// A calendar date without a time zone (proleptic Gregorian), such as a station's local date.
+///
+/// Stored as a day number (days since 1970-01-01) so that comparing and stepping are integer
+/// operations; encoded as `"YYYY-MM-DD"`.
+public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Days since 1970-01-01.
+    public let dayNumber: Int32
+
+    /// The dates this package accepts: years 1900 through 2399.
+    public static let supportedYears = 1900...2399
+
+    public init(dayNumber: Int32) { self.dayNumber = dayNumber }
+
+    /// Creates a date, refusing ones that do not exist ("2018-02-30") or lie outside ``supportedYears``.
+    public init(year: Int, month: Int, day: Int) throws(InvalidValue) {
+        guard Self.supportedYears.contains(year) else {
+            throw InvalidValue(field: "year", value: String(year), expected: "a year in 1900...2399")
+        }
+        guard (1...12).contains(month) else {
+            throw InvalidValue(field: "month", value: String(month), expected: "a month 1...12")
+        }
+        guard (1...Self.daysIn(month: month, year: year)).contains(day) else {
+            throw InvalidValue(
+                field: "day", value: "\(year)-\(month)-\(day)",
+                expected: "a day 1...\(Self.daysIn(month: month, year: year)) of that month")
+        }
+        dayNumber = Self.dayNumber(year: year, month: month, day: day)
+    }
+
+    /// Parses `"YYYY-MM-DD"`.
+    public init(parsing text: String) throws(InvalidValue) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else {
+            throw InvalidValue(field: "date", value: text, expected: "a date formatted YYYY-MM-DD")
+        }
+        do { try self.init(year: year, month: month, day: day) } catch {
+            throw InvalidValue(field: "date", value: text, expected: error.expected)
+        }
+    }
+
+    public var year: Int { components.year }
+    public var month: Int { components.month }
+    public var day: Int { components.day }
+
+    /// The date `days` later (earlier when negative).
+    public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber &+ Int32(truncatingIfNeeded: days)) }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.dayNumber < rhs.dayNumber }
+
+    public var description: String {
+        let (y, m, d) = components
+        return "\(y)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days.
+    static func dayNumber(year: Int, month: Int, day: Int) -> Int32 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return Int32(era * 146_097 + doe - 719_468)
+    }
+
+    var components: (year: Int, month: Int, day: Int) {
+        let z = Int(dayNumber) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}
+
+extension LocalDate: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do { try self.init(parsing: text) } catch {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Converts between a station's local (date, hour) and instants, with an explicit DST rule.
+///
+/// **The DST rule.** A slot is named by its local date and hour.
+/// - *Skipped hour* (spring forward, e.g. Europe/London 2018-03-25 01:00): that local hour does
+///   not exist, so its slot cannot be booked (``Rejection/Reason/nonexistentLocalTime``).
+/// - *Repeated hour* (fall back, e.g. Europe/London 2018-10-28 01:00, which happens twice): the
+///   slot means the **first** occurrence (the earlier instant, still in summer time). The second
+///   occurrence is not a separate slot and cannot be booked.
+///
+/// Transitions come from Foundation once, when the catalog is built; after that every
+/// conversion is integer arithmetic over a table of one offset per day (years 2000–2099), with
+/// an exact search over the transitions for DST days and dates outside the table.
+struct ZoneClock: Sendable {
+    let identifier: String
+    /// Instants (seconds) where the UTC offset changes, ascending.
+    private let transitions: [Int64]
+    /// `offsets[i]` holds before `transitions[i]`; the last one after the last transition.
+    private let offsets: [Int32]
+    private let tableFirstDay: Int32
+    /// Offset at local midnight per day, or `Int32.min` when the offset changes that day.
+    private let dayOffsets: [Int32]
+
+    static let tableDays =
+        LocalDate.dayNumber(
+            year: 2000, month: 1, day: 1)..<LocalDate.dayNumber(
+            year: 2100, month: 1, day: 1)
+
+    init?(identifier: String) {
+        guard let zone = TimeZone(identifier: identifier) else { return nil }
+        self.identifier = identifier
+        var transitions: [Int64] = []
+        var offsets: [Int32] = []
+        let start = Date(timeIntervalSince1970: -2_208_988_800)  // 1900-01-01
+        let end: Int64 = 13_569_465_600  // 2400-01-01
+        offsets.append(Int32(zone.secondsFromGMT(for: start)))
+        var cursor = start
+        while let next = zone.nextDaylightSavingTimeTransition(after: cursor),
+            Int64(next.timeIntervalSince1970) < end
+        {
+            let offset = Int32(zone.secondsFromGMT(for: next))
+            if offset != offsets[offsets.count - 1] {
+                transitions.append(Int64(next.timeIntervalSince1970))
+                offsets.append(offset)
+            }
+            cursor = next
+        }
+        self.transitions = transitions
+        self.offsets = offsets
+        tableFirstDay = Self.tableDays.lowerBound
+        var table = [Int32](repeating: 0, count: Self.tableDays.count)
+        var t = 0
+        for (i, day) in Self.tableDays.enumerated() {
+            // The window of instants that can fall on this local day in any zone (UTC-12...UTC+14).
+            let low = Int64(day) * 86_400 - 50_400
+            let high = Int64(day + 1) * 86_400 + 43_200
+            while t < transitions.count, transitions[t] < low { t += 1 }
+            table[i] = t < transitions.count && transitions[t] < high ? Int32.min : offsets[t]
+        }
+        dayOffsets = table
+    }
+
+    /// The UTC offset (seconds) in force at `instant`.
+    ///
+    /// - Complexity: O(log *t*) in the number of transitions.
+    func offset(at instant: Int64) -> Int32 {
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if transitions[mid] <= instant { low = mid + 1 } else { high = mid }
+        }
+        return offsets[low]
+    }
+
+    /// The instant local `hour` of `day` starts, or `nil` if that local time does not exist.
+    ///
+    /// - Complexity: O(1) for days of the table without a transition, O(log *t*) otherwise.
+    @inline(__always)
+    func start(day: Int32, hour: Int) -> Int64? {
+        let index = Int(day &- tableFirstDay)
+        if index >= 0, index < dayOffsets.count {
+            let offset = dayOffsets[index]
+            if offset != Int32.min {
+                return Int64(day) * 86_400 + Int64(hour) * 3_600 - Int64(offset)
+            }
+        }
+        return exactStart(day: day, hour: hour)
+    }
+
+    private func exactStart(day: Int32, hour: Int) -> Int64? {
+        let local = Int64(day) * 86_400 + Int64(hour) * 3_600
+        var first: Int64?
+        for candidate in [offset(at: local - 86_400), offset(at: local + 86_400)] {
+            let instant = local - Int64(candidate)
+            if offset(at: instant) == candidate { first = min(first ?? instant, instant) }
+        }
+        return first
+    }
+
+    /// The local date at `instant`.
+    func localDay(at instant: Int64) -> Int32 {
+        let local = instant + Int64(offset(at: instant))
+        return Int32((local >= 0 ? local : local - 86_399) / 86_400)
+    }
+}
