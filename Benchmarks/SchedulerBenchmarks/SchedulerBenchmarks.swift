@@ -1,2 +1,168 @@
 import Benchmark
-let benchmarks: @Sendable () -> Void = {}
+import Dispatch
+import SlotScheduler
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Mutable state one benchmark carries from iteration to iteration.
+///
+/// `@unchecked Sendable`: the harness runs one benchmark's iterations one after another on one
+/// thread, so the box is never touched concurrently; the threads inside an iteration only use
+/// the `Sendable` scheduler it holds.
+final class State: @unchecked Sendable {
+    var ledger: Ledger?
+    var scheduler: Scheduler?
+    var cursor = 0
+}
+
+/// Resident memory of this process in bytes (Linux `/proc/self/statm`).
+func residentBytes() -> Int {
+    #if canImport(Glibc)
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
+        return 0
+    #endif
+}
+
+let attemptsPerIteration = 1_000_000
+
+nonisolated(unsafe) var sharedWorkload: Workload?
+func workload() -> Workload {
+    if let sharedWorkload { return sharedWorkload }
+    do {
+        let made = try Workload(attempts: 10 * attemptsPerIteration)
+        sharedWorkload = made
+        return made
+    } catch {
+        print("cannot build the workload: \(error)")
+        exit(1)
+    }
+}
+
+func throughputConfiguration() -> Benchmark.Configuration {
+    Benchmark.Configuration(
+    metrics: [.throughput, .wallClock], timeUnits: .milliseconds, scalingFactor: .mega, maxDuration: .seconds(30),
+    maxIterations: 10)
+}
+
+let benchmarks: @Sendable () -> Void = {
+    // Ledger fast path: every rule checked (time, DST, horizon, closures, taken, user limit), journal on.
+    // Each iteration books the next 1 M attempts of the 10 M workload into the same ledger.
+    let ledgerState = State()
+    Benchmark("Ledger.attempt, 1 thread", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        if ledgerState.ledger == nil || ledgerState.cursor >= w.attempts.count {
+            ledgerState.ledger = try? w.makeLedger()
+            ledgerState.cursor = 0
+        }
+        guard var ledger = ledgerState.ledger else { return }
+        ledgerState.ledger = nil
+        let start = ledgerState.cursor
+        benchmark.startMeasurement()
+        var accepted = 0
+        for i in start..<(start + attemptsPerIteration) {
+            let (ref, user) = w.attempts[i]
+            if ledger.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+        }
+        benchmark.stopMeasurement()
+        blackHole(accepted)
+        ledgerState.ledger = ledger
+        ledgerState.cursor += attemptsPerIteration
+    }
+
+    // The public string-keyed API, for comparison: resolves ids and builds a Booking or Rejection.
+    let requestState = State()
+    Benchmark("Ledger.reserve (string ids), 1 thread", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        if requestState.ledger == nil || requestState.cursor >= w.attempts.count {
+            requestState.ledger = try? w.makeLedger()
+            requestState.cursor = 0
+        }
+        guard var ledger = requestState.ledger else { return }
+        requestState.ledger = nil
+        let start = requestState.cursor
+        let requests = w.attempts[start..<(start + attemptsPerIteration)].map {
+            ReservationRequest(slot: w.rules.catalog.slot($0.0), user: $0.1)
+        }
+        benchmark.startMeasurement()
+        var accepted = 0
+        for request in requests where (try? ledger.reserve(request, at: w.now)) != nil { accepted += 1 }
+        benchmark.stopMeasurement()
+        blackHole(accepted)
+        requestState.ledger = ledger
+        requestState.cursor += attemptsPerIteration
+    }
+
+    for threads in [1, 2] {
+        let state = State()
+        Benchmark("Scheduler.attempt, \(threads) thread\(threads == 1 ? "" : "s")", configuration: throughputConfiguration())
+        { benchmark in
+            let w = workload()
+            if state.scheduler == nil || state.cursor >= w.attempts.count {
+                state.scheduler = try? w.makeScheduler()
+                state.cursor = 0
+            }
+            guard let scheduler = state.scheduler else { return }
+            let start = state.cursor
+            let share = attemptsPerIteration / threads
+            benchmark.startMeasurement()
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                var accepted = 0
+                for i in (start + t * share)..<(start + (t + 1) * share) {
+                    let (ref, user) = w.attempts[i]
+                    if scheduler.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+                }
+                blackHole(accepted)
+            }
+            benchmark.stopMeasurement()
+            state.cursor += attemptsPerIteration
+        }
+    }
+
+    // Memory: resident bytes per active booking with 10 M bookings (each slot filled in order,
+    // users round robin so nobody reaches the limit), with and without the event journal.
+    for journaling in [false, true] {
+        Benchmark(
+            "Memory per booking at 10 M bookings, journal \(journaling ? "on" : "off")",
+            configuration: .init(
+                metrics: [.custom("bytes per booking", polarity: .prefersSmaller, useScalingFactor: false)],
+                maxIterations: 1)
+        ) { benchmark in
+            let w = workload()
+            let before = residentBytes()
+            guard var ledger = try? w.makeLedger(journaling: journaling) else { return }
+            var made = 0
+            let catalog = w.rules.catalog
+            outer: for d in 0..<Workload.days {
+                for s in 0..<Workload.stationCount {
+                    for k in 0..<Workload.socketsPerStation {
+                        for h in 0..<24 {
+                            let slot = Slot(
+                                station: StationID("ST-\(s)"), socket: SocketID("\(k)"), date: w.firstDay.adding(days: d),
+                                hour: h)
+                            guard let ref = try? catalog.resolve(slot) else { continue }
+                            if ledger.attempt(ref, for: UserID(UInt64(made) % Workload.users), at: w.now).isAccepted {
+                                made += 1
+                                if made == 10_000_000 { break outer }
+                            }
+                        }
+                    }
+                }
+            }
+            let after = residentBytes()
+            benchmark.measurement(
+                .custom("bytes per booking", polarity: .prefersSmaller, useScalingFactor: false),
+                (after - before) / max(1, ledger.activeBookingCount))
+            blackHole(ledger)
+        }
+    }
+}
