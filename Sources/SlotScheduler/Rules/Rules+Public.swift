@@ -1,0 +1,47 @@
+/// Public entry points into the booking rules for stores outside this module (the PostgreSQL
+/// store), so they reuse the rules instead of re-implementing them.
+extension Rules {
+    /// The time, notice, horizon and reminder check of ``Ledger/reserve(_:at:)``: the reason a
+    /// slot cannot be booked at `now` (or `nil`) and the instant it starts (meaningless for
+    /// ``Rejection/Reason/nonexistentLocalTime``).
+    public func timeCheck(_ ref: SlotRef, reminderSeconds: Int64?, at now: Instant) -> (
+        reason: Rejection.Reason?, start: Instant
+    ) {
+        let (reason, start) = checkTime(ref, reminder: reminderSeconds, now: now.secondsSinceEpoch)
+        return (reason, Instant(start))
+    }
+
+    /// The full refusal, with the same details the in-memory scheduler gives, for `reason`.
+    public func rejection(
+        _ reason: Rejection.Reason, ref: SlotRef, user: UserID, requestID: RequestID?, reminderSeconds: Int64?,
+        start: Instant, at now: Instant
+    ) -> Rejection {
+        rejection(
+            reason, ref: ref, user: user, requestID: requestID, reminder: reminderSeconds,
+            start: start.secondsSinceEpoch, now: now.secondsSinceEpoch)
+    }
+
+    /// Whether a booking starting at `start` can still be cancelled at `now`.
+    public func canCancel(start: Instant, at now: Instant) -> Bool {
+        canCancel(start: start.secondsSinceEpoch, now: now.secondsSinceEpoch)
+    }
+}
+
+extension UserBookings {
+    /// Splits `bookings` at `now` exactly as the in-memory scheduler does.
+    public init(bookings: [Booking], at now: Instant) { self.init(bookings, at: now) }
+}
+
+extension DayView {
+    /// A day view assembled by another store (the memberwise initializer is internal).
+    public static func assembled(station: StationID, date: LocalDate, sockets: [SocketDay]) -> DayView {
+        DayView(station: station, date: date, sockets: sockets)
+    }
+}
+
+extension DayView.SocketDay {
+    /// One socket's row of a day view, for ``DayView/assembled(station:date:sockets:)``.
+    public static func assembled(socket: Socket, hours: [SlotStatus]) -> DayView.SocketDay {
+        DayView.SocketDay(socket: socket.id, connector: socket.connector, powerKW: socket.powerKW, hours: hours)
+    }
+}

@@ -1,0 +1,365 @@
+import Foundation
+import PostgresNIO
+import SlotScheduler
+import Synchronization
+
+/// The booking rules on a shared PostgreSQL database: several instances (processes, hosts) may
+/// book concurrently against one database without double-booking or exceeding a user's limit.
+///
+/// The database enforces the guarantees: a partial unique index on active slots, a per-user quota
+/// row updated in the reservation's transaction, a unique `(user, request id)`, and advisory
+/// locks that order reservations against availability changes of the same socket-day. The pure
+/// rules (catalog, DST, notice, horizon, reminders, cancellation cutoff) are the core's own
+/// ``Rules``. Refusals are the same ``Rejection`` values the in-memory ``Scheduler`` throws.
+///
+/// The client pool runs in a task this object owns; call ``shutdown()`` when done.
+public final class PostgresBookingService: BookingService {
+    public let configuration: PostgresConfiguration
+    let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let state: Mutex<RulesState>
+    let layout: CatalogLayout
+    let logger: Logger
+
+    struct RulesState {
+        var rules: Rules
+        var version: Int32
+    }
+
+    /// The rules in force; the policy is the database's (see ``updatePolicy(_:)``).
+    public var rules: Rules { state.withLock { $0.rules } }
+    /// The version of the database's policy this instance last saw.
+    public var policyVersion: Int32 { state.withLock { $0.version } }
+
+    /// Connects, applies pending migrations and registers the catalog.
+    ///
+    /// The first instance to start on an empty schema stores `stations` and `policy`. Later
+    /// instances must pass the same stations (else ``PostgresStoreError/Kind/catalogMismatch``);
+    /// they adopt the policy stored in the database, which ``updatePolicy(_:)`` changes.
+    public init(configuration: PostgresConfiguration, stations: [Station], policy: Policy) async throws {
+        let catalog = try Catalog(stations)
+        _ = try Rules(catalog: catalog, policy: policy)
+        let client = PostgresClient(configuration: configuration.clientConfiguration)
+        let runTask = Task { await client.run() }
+        var logger = Logger(label: "SlotSchedulerPostgres")
+        logger.logLevel = .critical
+        do {
+            let (storedPolicy, version) = try await Self.prepare(
+                client: client, configuration: configuration, catalog: catalog, policy: policy, logger: logger)
+            let rules = try Rules(catalog: catalog, policy: storedPolicy)
+            self.state = Mutex(RulesState(rules: rules, version: version))
+        } catch {
+            runTask.cancel()
+            throw error
+        }
+        self.configuration = configuration
+        self.client = client
+        self.runTask = runTask
+        self.layout = CatalogLayout(catalog)
+        self.logger = logger
+    }
+
+    /// Connects to the database named by `SLOTSCHEDULER_DATABASE_URL`.
+    public convenience init(stations: [Station], policy: Policy, schema: String? = nil) async throws {
+        try await self.init(
+            configuration: try PostgresConfiguration.fromEnvironment(schema: schema), stations: stations,
+            policy: policy)
+    }
+
+    deinit { runTask.cancel() }
+
+    /// Closes the connection pool. The object must not be used afterwards.
+    public func shutdown() async {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: - Commands
+
+    public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        let ref = try rules.catalog.resolve(request.slot)
+        let reminder = request.reminder.map { $0.components.seconds }
+        let socket = Int(ref.socket)
+        guard layout.regular.indices.contains(socket) else {
+            throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "socket index \(socket)")
+        }
+        while true {
+            let (rules, version) = state.withLock { ($0.rules, $0.version) }
+            let (timeReason, start) = rules.timeCheck(ref, reminderSeconds: reminder, at: now)
+            let limit = Int32(clamping: rules.limit(for: request.user))
+            let query: PostgresQuery = """
+                SELECT reason, booking_id, start_at, created_at, reminder, status, is_repeat
+                FROM slot_reserve(\(version), \(ref.station), \(ref.socket), \(ref.day), \(ref.hour),
+                    \(Int64(bitPattern: request.user.rawValue)), \(request.requestID?.rawValue), \(reminder),
+                    \(now.secondsSinceEpoch), \(start.secondsSinceEpoch), \(timeReason?.rawValue),
+                    \(Int32(bitPattern: layout.regular[socket])), \(limit))
+                """
+            // Idempotent only with a request id: without one, a lost reply leaves the outcome unknown.
+            let row = try await retrying("reserve", idempotent: request.requestID != nil) {
+                try await self.client.query(query, logger: self.logger).collect().first
+            }
+            guard let row else {
+                throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "slot_reserve returned no row")
+            }
+            let (reason, id, storedStart, createdAt, storedReminder, status, _) = try CatalogLayout.decoding(
+                "reserve"
+            ) { try row.decode((String?, Int64?, Int64?, Int64?, Int64?, String?, Bool?).self) }
+            if reason == "stalePolicy" {
+                try await reloadPolicy()
+                continue
+            }
+            if let reason {
+                guard let known = Rejection.Reason(rawValue: reason) else {
+                    throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "unknown reason \(reason)")
+                }
+                throw rules.rejection(
+                    known, ref: ref, user: request.user, requestID: request.requestID, reminderSeconds: reminder,
+                    start: start, at: now)
+            }
+            guard let id, let storedStart, let createdAt, let status, let parsed = Booking.Status(rawValue: status)
+            else {
+                throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "incomplete booking row")
+            }
+            return Booking(
+                id: BookingID(UInt64(bitPattern: id)), slot: request.slot, user: request.user,
+                start: Instant(secondsSinceEpoch: storedStart), createdAt: Instant(secondsSinceEpoch: createdAt),
+                requestID: request.requestID, reminderOffsetSeconds: storedReminder, status: parsed)
+        }
+    }
+
+    public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        let rules = rules
+        let result: Result<Booking, Rejection> = try await retrying("cancel", idempotent: false) {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                let rows = try await connection.query(
+                    "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(Int64(bitPattern: id.rawValue)) FOR UPDATE",
+                    logger: self.logger
+                ).collect()
+                guard let row = rows.first else { return .failure(Rejection(.unknownBooking, booking: id, user: user)) }
+                var booking = try self.layout.booking(row, operation: "cancel")
+                var reason: Rejection.Reason?
+                if booking.user != user {
+                    reason = .notOwner
+                } else if booking.status != .active {
+                    reason = .alreadyCancelled
+                } else if !rules.canCancel(start: booking.start, at: now) {
+                    reason = .cancellationCutoffPassed
+                }
+                if let reason {
+                    var rejection = Rejection(reason, slot: booking.slot, booking: id, user: user)
+                    if reason == .cancellationCutoffPassed {
+                        rejection.instant = booking.start - .seconds(rules.policy.cancellationCutoffSeconds)
+                    }
+                    return .failure(rejection)
+                }
+                let raw = Int64(bitPattern: id.rawValue)
+                let rawUser = Int64(bitPattern: user.rawValue)
+                try await connection.query(
+                    "UPDATE bookings SET status = 'cancelled' WHERE id = \(raw)", logger: self.logger)
+                try await connection.query(
+                    "UPDATE user_quota SET n = n - 1 WHERE user_id = \(rawUser)", logger: self.logger)
+                booking.status = .cancelled
+                return .success(booking)
+            }
+        }
+        return try result.get()
+    }
+
+    public func changeAvailability(
+        _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
+    ) async throws -> [Booking] {
+        let targets = try layout.targets(of: change, catalog: rules.catalog)
+        let masks = targets.map { Int32(bitPattern: change.hours?.mask ?? layout.regular[Int($0)]) }
+        let day = change.date.dayNumber
+        let result: Result<[Booking], Rejection> = try await retrying("changeAvailability", idempotent: false) {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                // Exclusive with reservations of these socket-days (they take the lock shared).
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(s, \(day)) FROM unnest(\(targets)::integer[]) AS s ORDER BY s",
+                    logger: self.logger)
+                let rows = try await connection.query(
+                    """
+                    SELECT \(unescaped: CatalogLayout.columns) FROM bookings
+                    WHERE socket_idx = ANY(\(targets)::integer[]) AND day = \(day) AND status = 'active'
+                    ORDER BY socket_idx, hour FOR UPDATE
+                    """, logger: self.logger
+                ).collect()
+                var displaced: [Booking] = []
+                for row in rows {
+                    let booking = try self.layout.booking(row, operation: "changeAvailability")
+                    guard let ref = try? self.layout.ref(of: booking.slot, catalog: self.rules.catalog),
+                        let index = targets.firstIndex(of: ref.socket)
+                    else { continue }
+                    if UInt32(bitPattern: masks[index]) & (1 << UInt32(booking.slot.hour)) == 0 {
+                        displaced.append(booking)
+                    }
+                }
+                if rule == .refuse, !displaced.isEmpty {
+                    return .failure(Rejection(.slotHasBookings, value: change.description, limit: displaced.count))
+                }
+                if change.hours == nil {
+                    try await connection.query(
+                        "DELETE FROM availability WHERE socket_idx = ANY(\(targets)::integer[]) AND day = \(day)",
+                        logger: self.logger)
+                } else {
+                    try await connection.query(
+                        """
+                        INSERT INTO availability (socket_idx, day, mask)
+                        SELECT s, \(day), m FROM unnest(\(targets)::integer[], \(masks)::integer[]) AS t(s, m)
+                        ON CONFLICT (socket_idx, day) DO UPDATE SET mask = excluded.mask
+                        """, logger: self.logger)
+                }
+                let ids = displaced.map { Int64(bitPattern: $0.id.rawValue) }
+                if !ids.isEmpty {
+                    try await connection.query(
+                        "UPDATE bookings SET status = 'displaced' WHERE id = ANY(\(ids)::bigint[])", logger: self.logger)
+                    try await connection.query(
+                        """
+                        UPDATE user_quota q SET n = q.n - x.c
+                        FROM (SELECT b.user_id, count(*)::integer AS c FROM bookings b
+                              WHERE b.id = ANY(\(ids)::bigint[]) GROUP BY b.user_id) x
+                        WHERE q.user_id = x.user_id
+                        """, logger: self.logger)
+                }
+                let mask = change.hours.map { Int32(bitPattern: $0.mask) }
+                try await connection.query(
+                    """
+                    INSERT INTO availability_changes (station, socket, day, mask, at, displaced)
+                    VALUES (\(change.station.rawValue), \(change.socket?.rawValue), \(day), \(mask),
+                            \(now.secondsSinceEpoch), \(Int32(displaced.count)))
+                    """, logger: self.logger)
+                for index in displaced.indices { displaced[index].status = .displaced }
+                return .success(displaced)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Replaces the policy every instance enforces. Instances notice on their next reservation.
+    public func updatePolicy(_ policy: Policy) async throws {
+        let catalog = rules.catalog
+        let rules = try Rules(catalog: catalog, policy: policy)
+        let json = try Self.json(policy)
+        let version: Int32? = try await retrying("updatePolicy", idempotent: true) {
+            let rows = try await self.client.query(
+                """
+                UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
+                RETURNING policy_version
+                """, logger: self.logger
+            ).collect()
+            return try rows.first.map { row in
+                try CatalogLayout.decoding("updatePolicy") { try row.decode(Int32.self) }
+            }
+        }
+        guard let version else {
+            throw PostgresStoreError(.unexpectedRow, operation: "updatePolicy", message: "no deployment row")
+        }
+        state.withLock { $0 = RulesState(rules: rules, version: version) }
+    }
+
+    /// Reads the policy from the database again.
+    public func reloadPolicy() async throws {
+        let (policy, version) = try await retrying("reloadPolicy", idempotent: true) {
+            try await Self.readPolicy(client: self.client, logger: self.logger)
+        }
+        let rules = try Rules(catalog: rules.catalog, policy: policy)
+        state.withLock { $0 = RulesState(rules: rules, version: version) }
+    }
+
+    // MARK: - Queries
+
+    public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {
+        let raw = Int64(bitPattern: user.rawValue)
+        let bookings = try await selectBookings(
+            "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'",
+            operation: "bookings")
+        return UserBookings(bookings: bookings, at: now)
+    }
+
+    public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
+        let rules = rules
+        guard let info = rules.catalog.station(station), let first = layout.stationIndex[station] else {
+            throw Rejection(.unknownStation, value: station.rawValue)
+        }
+        let base = layout.socketBase[Int(first)]
+        let count = Int32(info.sockets.count)
+        let day = date.dayNumber
+        let (masks, taken) = try await retrying("dayView", idempotent: true) {
+            var masks: [Int32: UInt32] = [:]
+            let maskRows = try await self.client.query(
+                """
+                SELECT socket_idx, mask FROM availability
+                WHERE socket_idx >= \(base) AND socket_idx < \(base + count) AND day = \(day)
+                """, logger: self.logger)
+            for try await (socket, mask) in maskRows.decode((Int32, Int32).self) {
+                masks[socket] = UInt32(bitPattern: mask)
+            }
+            var taken = Set<Int32>()
+            let takenRows = try await self.client.query(
+                """
+                SELECT socket_idx, hour FROM bookings
+                WHERE station_idx = \(first) AND day = \(day) AND status = 'active'
+                """, logger: self.logger)
+            for try await (socket, hour) in takenRows.decode((Int32, Int32).self) { taken.insert(socket * 24 + hour) }
+            return (masks, taken)
+        }
+        var sockets: [DayView.SocketDay] = []
+        for (index, socket) in info.sockets.enumerated() {
+            let flat = base + Int32(index)
+            let open = masks[flat] ?? layout.regular[Int(flat)]
+            var hours: [SlotStatus] = []
+            for hour in 0..<24 {
+                let ref = try rules.catalog.resolve(Slot(station: station, socket: socket.id, date: date, hour: hour))
+                hours.append(
+                    Self.status(
+                        time: rules.timeCheck(ref, reminderSeconds: nil, at: now).reason, open: open, hour: hour,
+                        taken: taken.contains(flat * 24 + Int32(hour))))
+            }
+            sockets.append(DayView.SocketDay.assembled(socket: socket, hours: hours))
+        }
+        return DayView.assembled(station: station, date: date, sockets: sockets)
+    }
+
+    public func allBookingsByID() async throws -> [Booking] {
+        try await selectBookings(
+            "SELECT \(unescaped: CatalogLayout.columns) FROM bookings ORDER BY id", operation: "allBookingsByID")
+    }
+
+    /// The booking with `id`, if the database has it.
+    public func booking(_ id: BookingID) async throws -> Booking? {
+        try await selectBookings(
+            "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(Int64(bitPattern: id.rawValue))",
+            operation: "booking"
+        ).first
+    }
+
+    /// The same precedence as the in-memory day view: time rules, then availability, then occupancy.
+    static func status(time: Rejection.Reason?, open: UInt32, hour: Int, taken: Bool) -> SlotStatus {
+        switch time {
+        case .nonexistentLocalTime: return .nonexistent
+        case .slotInPast: return .past
+        case .tooSoon: return .tooSoon
+        case .beyondHorizon: return .beyondHorizon
+        default: break
+        }
+        if open == 0 { return .closed }
+        if open & (1 << UInt32(hour)) == 0 { return .outsideHours }
+        return taken ? .booked : .free
+    }
+
+    private func selectBookings(_ query: PostgresQuery, operation: String) async throws -> [Booking] {
+        let rows = try await retrying(operation, idempotent: true) {
+            try await self.client.query(query, logger: self.logger).collect()
+        }
+        return try rows.map { try layout.booking($0, operation: operation) }
+    }
+}
+
+extension Result {
+    fileprivate func get() throws(Failure) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
+    }
+}
