@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs a command against a throwaway PostgreSQL cluster, then removes the cluster.
+#
+#   Scripts/with-postgres.sh swift test --filter PostgresTests
+#
+# - Installs PostgreSQL from Debian packages when initdb/pg_ctl are missing.
+# - Creates a cluster in a temporary directory, owned by the `postgres` user when run as root
+#   (the server refuses to run as root), listening on 127.0.0.1 on a free port.
+# - Exports SLOTSCHEDULER_DATABASE_URL (postgres://postgres@127.0.0.1:PORT/slotscheduler) and
+#   SLOTSCHEDULER_PG_RESTART_CMD (a shell command that restarts the server, used by the fault
+#   test), plus PGHOST/PGPORT/PGUSER/PGDATABASE for psql and pgbench.
+# - Stops and deletes the cluster on exit, and exits with the command's exit code.
+#
+# Environment: PG_EXTRA_OPTS adds server options (e.g. "-c synchronous_commit=off").
+set -euo pipefail
+
+if [[ $# -eq 0 ]]; then
+    echo "usage: $0 command [args...]" >&2
+    exit 64
+fi
+
+log() { echo "with-postgres: $*" >&2; }
+
+find_bindir() {
+    local dir
+    # Debian keeps the server binaries out of PATH, one directory per major version.
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [[ -x "$dir/initdb" && -x "$dir/pg_ctl" ]]; then
+            echo "$dir"
+            return 0
+        fi
+    done
+    if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+        dirname "$(command -v pg_ctl)"
+        return 0
+    fi
+    return 1
+}
+
+as_root() {
+    if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo -n "$@"; fi
+}
+
+if ! BINDIR=$(find_bindir); then
+    log "installing PostgreSQL from Debian packages"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >&2
+    BINDIR=$(find_bindir) || { log "initdb/pg_ctl still missing after installing postgresql"; exit 69; }
+fi
+
+# Run the server as `postgres` when we are root; as ourselves otherwise.
+if [[ $(id -u) -eq 0 ]]; then
+    id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
+    RUNAS="runuser -u postgres --"
+else
+    RUNAS=""
+fi
+
+free_port() {
+    local port
+    for _ in $(seq 1 200); do
+        port=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return 0
+        fi
+    done
+    return 1
+}
+
+WORKDIR=$(mktemp -d /tmp/slotscheduler-pg.XXXXXX)
+chmod 755 "$WORKDIR"
+[[ -n "$RUNAS" ]] && chown postgres: "$WORKDIR"
+DATA="$WORKDIR/data"
+LOGFILE="$WORKDIR/server.log"
+PORT=$(free_port) || { log "no free port"; exit 69; }
+
+cleanup() {
+    local status=$?
+    if [[ -f "$DATA/postmaster.pid" ]]; then
+        $RUNAS "$BINDIR/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    if [[ $status -ne 0 && -f "$LOGFILE" ]]; then
+        log "server log (last 30 lines):"
+        tail -n 30 "$LOGFILE" >&2 || true
+    fi
+    rm -rf "$WORKDIR"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "cluster in $WORKDIR, port $PORT, binaries $BINDIR"
+$RUNAS "$BINDIR/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$WORKDIR/initdb.log" 2>&1 \
+    || { cat "$WORKDIR/initdb.log" >&2; exit 70; }
+OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $WORKDIR -c max_connections=300 -c shared_buffers=128MB ${PG_EXTRA_OPTS:-}"
+$RUNAS "$BINDIR/pg_ctl" -D "$DATA" -o "$OPTS" -l "$LOGFILE" -w -t 60 start >/dev/null
+"$BINDIR/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "CREATE DATABASE slotscheduler" >/dev/null
+
+export SLOTSCHEDULER_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/slotscheduler"
+# `-m immediate` is a crash: the server recovers from its write-ahead log on start.
+export SLOTSCHEDULER_PG_RESTART_CMD="$RUNAS $BINDIR/pg_ctl -D $DATA -m immediate -w -t 60 -l $LOGFILE restart >/dev/null"
+export PGHOST=127.0.0.1 PGPORT="$PORT" PGUSER=postgres PGDATABASE=slotscheduler
+export SLOTSCHEDULER_PG_BINDIR="$BINDIR"
+
+set +e
+"$@"
+status=$?
+set -e
+exit "$status"
