@@ -50,8 +50,8 @@ func workload() -> Workload {
 
 func throughputConfiguration() -> Benchmark.Configuration {
     Benchmark.Configuration(
-    metrics: [.throughput, .wallClock], timeUnits: .milliseconds, scalingFactor: .mega, maxDuration: .seconds(30),
-    maxIterations: 10)
+        metrics: [.throughput, .wallClock], timeUnits: .milliseconds, scalingFactor: .mega, maxDuration: .seconds(30),
+        maxIterations: 10)
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -104,8 +104,9 @@ let benchmarks: @Sendable () -> Void = {
 
     for threads in [1, 2] {
         let state = State()
-        Benchmark("Scheduler.attempt, \(threads) thread\(threads == 1 ? "" : "s")", configuration: throughputConfiguration())
-        { benchmark in
+        Benchmark(
+            "Scheduler.attempt, \(threads) thread\(threads == 1 ? "" : "s")", configuration: throughputConfiguration()
+        ) { benchmark in
             let w = workload()
             if state.scheduler == nil || state.cursor >= w.attempts.count {
                 state.scheduler = try? w.makeScheduler()
@@ -147,7 +148,8 @@ let benchmarks: @Sendable () -> Void = {
                     for k in 0..<Workload.socketsPerStation {
                         for h in 0..<24 {
                             let slot = Slot(
-                                station: StationID("ST-\(s)"), socket: SocketID("\(k)"), date: w.firstDay.adding(days: d),
+                                station: StationID("ST-\(s)"), socket: SocketID("\(k)"),
+                                date: w.firstDay.adding(days: d),
                                 hour: h)
                             guard let ref = try? catalog.resolve(slot) else { continue }
                             if ledger.attempt(ref, for: UserID(UInt64(made) % Workload.users), at: w.now).isAccepted {

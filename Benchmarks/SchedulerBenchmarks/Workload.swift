@@ -48,7 +48,8 @@ struct Workload: Sendable {
         for s in 0..<Self.stationCount {
             for k in 0..<Self.socketsPerStation {
                 for d in 0..<Self.days where rng.next() % 100 == 0 {
-                    closures.append(.close(StationID("ST-\(s)"), socket: SocketID("\(k)"), on: firstDay.adding(days: d)))
+                    closures.append(
+                        .close(StationID("ST-\(s)"), socket: SocketID("\(k)"), on: firstDay.adding(days: d)))
                 }
             }
         }
@@ -67,7 +68,8 @@ struct Workload: Sendable {
 
     /// A ledger with the closures applied.
     func makeLedger(journaling: Bool = true) throws -> Ledger {
-        var ledger = Ledger(rules: rules, journaling: journaling, expectedUsers: Int(Self.users))
+        var ledger = Ledger(
+            rules: rules, journaling: journaling, expectedUsers: Int(Self.users), expectedBookings: 8_000_000)
         for change in closures { try ledger.changeAvailability(change, at: now) }
         return ledger
     }

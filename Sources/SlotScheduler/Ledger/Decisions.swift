@@ -25,13 +25,14 @@ enum Decisions {
         let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
         if let timeReason { return ReservationAttempt(reason: timeReason, start: start) }
         let page = slots.pageIndex(ref.day)
-        let local = Int(slots.localSocket[Int(ref.socket)])
-        let open = slots.pages[page]?.open[local] ?? 0
+        let word = slots.words[page &* slots.regular.count &+ slots.local(ref)]
+        let open = UInt32(truncatingIfNeeded: word & 0xFF_FFFF)
         if open & (1 << UInt32(ref.hour)) == 0 {
             return ReservationAttempt(reason: open == 0 ? .socketClosed : .outsideOpeningHours, start: start)
         }
-        let cell = local &* 24 &+ Int(ref.hour)
-        if slots.pages[page]?.cells[cell] ?? 1 != 0 { return ReservationAttempt(reason: .slotTaken, start: start) }
+        if word & (UInt64(1) << (32 &+ UInt64(ref.hour))) != 0 {
+            return ReservationAttempt(reason: .slotTaken, start: start)
+        }
         let u = users.findOrInsert(user, limit: rules.limit(for: user))
         let limit = users.users[u].limit
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
@@ -44,7 +45,7 @@ enum Decisions {
             BookingRecord(
                 user: user, start: start, createdAt: now, ref: ref, reminder: reminder.map { Int32($0) } ?? -1,
                 status: .active))
-        slots.pages[page]?.cells[cell] = UInt32(record + 1)
+        slots.occupy(ref, block: page, record: record)
         users.add(id, start: start, to: u)
         if let requestID {
             slots.requestIDs[Int32(record)] = requestID
@@ -74,8 +75,7 @@ enum Decisions {
         let ref = slots.records[record].ref
         slots.records[record].status = status
         let page = slots.pageIndex(ref.day)
-        let cell = slots.cellIndex(ref)
-        slots.pages[page]?.cells[cell] = 0
+        slots.occupy(ref, block: page, record: nil)
     }
 
     /// The local sockets an availability change targets, or the reason it cannot apply.
@@ -111,18 +111,18 @@ enum Decisions {
         for socket in sockets {
             let mask = change.hours?.mask ?? slots.regular[socket]
             for hour in 0..<24 where mask & (1 << UInt32(hour)) == 0 {
-                let ref = SlotRef(station: 0, socket: 0, day: change.date.dayNumber, hour: Int32(hour))
-                let index = Int(ref.day &- slots.firstDay)
-                guard index >= 0, index < slots.pages.count, let page = slots.pages[index] else { break }
-                let cell = page.cells[socket * 24 + hour]
-                if cell != 0 { displaced.append(Int(cell - 1)) }
+                if let record = slots.occupant(localSocket: socket, day: change.date.dayNumber, hour: hour) {
+                    displaced.append(record)
+                }
             }
         }
         if rule == .refuse, !displaced.isEmpty {
             return .failure(Rejection(.slotHasBookings, value: change.description, limit: displaced.count))
         }
         let page = slots.pageIndex(change.date.dayNumber)
-        for socket in sockets { slots.pages[page]?.open[socket] = change.hours?.mask ?? slots.regular[socket] }
+        for socket in sockets {
+            slots.setOpenHours(change.hours?.mask ?? slots.regular[socket], localSocket: socket, block: page)
+        }
         slots.changes.append(change)
         slots.log(.availabilityChanged, slots.changes.count - 1, at: now)
         for record in displaced {

@@ -46,12 +46,14 @@ extension SlotBook {
             for (s, socket) in info.sockets.enumerated() {
                 let local = Int(localSocket[base + s])
                 guard local >= 0 else { continue }
-                for (i, page) in pages.enumerated() {
-                    guard let page, page.open[local] != regular[local] else { continue }
+                for (i, block) in dayBlock.enumerated() where block >= 0 {
+                    let day = firstDay + Int32(i)
+                    let open = openHours(localSocket: local, day: day)
+                    guard open != regular[local] else { continue }
                     result.append(
                         AvailabilityChange(
-                            station: info.id, socket: socket.id, date: LocalDate(dayNumber: firstDay + Int32(i)),
-                            hours: HourSet(mask: page.open[local])))
+                            station: info.id, socket: socket.id, date: LocalDate(dayNumber: day),
+                            hours: HourSet(mask: open)))
                 }
             }
         }

@@ -11,11 +11,29 @@ public struct Ledger: Sendable {
     var users: UserBook
 
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
-    /// per state change).
-    public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024) {
+    /// per state change). The expected sizes only pre-allocate; they are not limits.
+    public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024, expectedBookings: Int = 0) {
         self.rules = rules
         slots = SlotBook(catalog: rules.catalog, shard: 0, of: 1, journaling: journaling)
         users = UserBook(expectedUsers: expectedUsers)
+        reserveCapacity(bookings: expectedBookings)
+    }
+
+    private mutating func reserveCapacity(bookings: Int) {
+        guard bookings > 0 else { return }
+        // Filled and emptied rather than only reserved, so the pages are faulted in now and
+        // not one by one on the booking path.
+        slots.records = Array(
+            repeating: BookingRecord(
+                user: 0, start: 0, createdAt: 0, ref: SlotRef(station: 0, socket: 0, day: 0, hour: 0), reminder: -1,
+                status: .cancelled), count: bookings)
+        slots.records.removeAll(keepingCapacity: true)
+        users.entries = Array(repeating: UserBook.UserEntry(booking: BookingID(0), start: 0, next: -1), count: bookings)
+        users.entries.removeAll(keepingCapacity: true)
+        if slots.journaling {
+            slots.journal = Array(repeating: JournalEntry(kind: .reserved, reference: 0, at: 0), count: bookings)
+            slots.journal.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Validates the stations and policy and creates an empty ledger.
@@ -102,7 +120,7 @@ public struct Ledger: Sendable {
     }
 
     /// Number of bookings currently active (past ones included).
-    public var activeBookingCount: Int { users.users.reduce(0) { $0 + Int($1.active) } }
+    public var activeBookingCount: Int { users.records.reduce(0) { $0 + Int($1.active) } }
 
     /// The event journal, oldest first (empty when journaling is off).
     public var events: [Event] { slots.journal.map { slots.event($0, catalog: rules.catalog) } }

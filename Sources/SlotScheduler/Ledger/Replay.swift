@@ -14,14 +14,13 @@ enum Replay {
                 throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
             }
             let page = slots.pageIndex(ref.day)
-            let cell = slots.cellIndex(ref)
-            guard slots.pages[page]?.cells[cell] == 0 else { throw fail("slot \(booking.slot) is already booked") }
+            guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
             slots.records.append(
                 BookingRecord(
                     user: booking.user, start: booking.start.secondsSinceEpoch,
                     createdAt: booking.createdAt.secondsSinceEpoch, ref: ref,
                     reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1, status: .active))
-            slots.pages[page]?.cells[cell] = UInt32(record + 1)
+            slots.occupy(ref, block: page, record: record)
             let u = users.findOrInsert(booking.user, limit: rules.limit(for: booking.user))
             users.add(booking.id, start: booking.start.secondsSinceEpoch, to: u)
             if let requestID = booking.requestID {
@@ -47,7 +46,7 @@ enum Replay {
             }
             let page = slots.pageIndex(change.date.dayNumber)
             for socket in sockets where socket >= 0 {
-                slots.pages[page]?.open[socket] = change.hours?.mask ?? slots.regular[socket]
+                slots.setOpenHours(change.hours?.mask ?? slots.regular[socket], localSocket: socket, block: page)
             }
             slots.changes.append(change)
             slots.log(.availabilityChanged, slots.changes.count - 1, at: at.secondsSinceEpoch)
@@ -116,7 +115,9 @@ extension SlotBook {
         idPrefix = other.idPrefix
         localSocket = other.localSocket
         regular = other.regular
-        pages = other.pages
+        dayBlock = other.dayBlock
+        words = other.words
+        cells = other.cells
         firstDay = other.firstDay
         records = other.records
         requestIDs = other.requestIDs

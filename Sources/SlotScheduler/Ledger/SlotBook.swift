@@ -9,8 +9,15 @@ struct SlotBook: Sendable {
     let localSocket: [Int32]
     /// Regular open hours per local socket.
     let regular: [UInt32]
-    var pages: [DayPage?] = []
+    /// Day number → block index, or -1 when the day has no block yet (regular hours, no bookings).
+    var dayBlock: [Int32] = []
     var firstDay: Int32 = 0
+    /// Per block, one word per local socket: open hours in bits 0–23, occupied hours in bits 32–55.
+    /// 8 bytes per socket-day, so the hot check stays in cache.
+    var words: [UInt64] = []
+    /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free. One array per block,
+    /// so adding a day never copies the others.
+    var cells: [[UInt32]] = []
     var records: [BookingRecord] = []
     var requestIDs: [Int32: RequestID] = [:]
     let journaling: Bool
@@ -35,53 +42,83 @@ struct SlotBook: Sendable {
         self.journaling = journaling
     }
 
-    struct DayPage: Sendable, Equatable {
-        /// `socket * 24 + hour` → record index + 1, or 0 when free.
-        var cells: [UInt32]
-        /// Open hours per local socket on this date.
-        var open: [UInt32]
-    }
-
+    /// Index of `ref`'s socket within this book.
     @inline(__always)
-    func cellIndex(_ ref: SlotRef) -> Int { Int(localSocket[Int(ref.socket)]) &* 24 &+ Int(ref.hour) }
+    func local(_ ref: SlotRef) -> Int { Int(localSocket[Int(ref.socket)]) }
 
-    /// The page of `day`, created with regular hours on first use.
+    /// The block of `day`, created with regular hours on first use.
     @inline(__always)
     mutating func pageIndex(_ day: Int32) -> Int {
         let index = Int(day &- firstDay)
-        if index >= 0, index < pages.count, pages[index] != nil { return index }
-        return makePage(day)
+        if index >= 0, index < dayBlock.count {
+            let block = dayBlock[index]
+            if block >= 0 { return Int(block) }
+        }
+        return makeBlock(day)
     }
 
-    private mutating func makePage(_ day: Int32) -> Int {
-        if pages.isEmpty {
+    private mutating func makeBlock(_ day: Int32) -> Int {
+        if dayBlock.isEmpty {
             firstDay = day
         } else if day < firstDay {
             let grow = Int(firstDay - day) + 32
-            pages.insert(contentsOf: [DayPage?](repeating: nil, count: grow), at: 0)
+            dayBlock.insert(contentsOf: [Int32](repeating: -1, count: grow), at: 0)
             firstDay -= Int32(grow)
         }
         let index = Int(day - firstDay)
-        if index >= pages.count {
-            pages.append(contentsOf: [DayPage?](repeating: nil, count: index - pages.count + 32))
+        if index >= dayBlock.count {
+            dayBlock.append(contentsOf: [Int32](repeating: -1, count: index - dayBlock.count + 32))
         }
-        pages[index] = DayPage(cells: [UInt32](repeating: 0, count: regular.count * 24), open: regular)
-        return index
+        let block = words.count / max(1, regular.count)
+        dayBlock[index] = Int32(block)
+        words.append(contentsOf: regular.lazy.map { UInt64($0) })
+        cells.append([UInt32](repeating: 0, count: regular.count * 24))
+        return block
     }
 
-    /// Open hours of a local socket on `day`, without creating a page.
-    func openHours(localSocket socket: Int, day: Int32) -> UInt32 {
+    /// The block of `day` if it has one.
+    @inline(__always)
+    func existingBlock(_ day: Int32) -> Int? {
         let index = Int(day &- firstDay)
-        if index >= 0, index < pages.count, let page = pages[index] { return page.open[socket] }
-        return regular[socket]
+        guard index >= 0, index < dayBlock.count, dayBlock[index] >= 0 else { return nil }
+        return Int(dayBlock[index])
     }
 
-    /// The record occupying `ref`, without creating a page.
-    func occupant(_ ref: SlotRef) -> Int? {
-        let index = Int(ref.day &- firstDay)
-        guard index >= 0, index < pages.count, let page = pages[index] else { return nil }
-        let cell = page.cells[cellIndex(ref)]
+    /// Open hours of a local socket on `day`, without creating a block.
+    func openHours(localSocket socket: Int, day: Int32) -> UInt32 {
+        guard let block = existingBlock(day) else { return regular[socket] }
+        return UInt32(truncatingIfNeeded: words[block * regular.count + socket] & 0xFF_FFFF)
+    }
+
+    /// Sets the open hours of a local socket in `block`.
+    mutating func setOpenHours(_ mask: UInt32, localSocket socket: Int, block: Int) {
+        let w = block * regular.count + socket
+        words[w] = (words[w] & ~0xFF_FFFF) | UInt64(mask)
+    }
+
+    /// The record occupying local `socket` at `hour` on `day`, without creating a block.
+    func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
+        guard socket >= 0, let block = existingBlock(day) else { return nil }
+        let cell = cells[block][socket * 24 + hour]
         return cell == 0 ? nil : Int(cell - 1)
+    }
+
+    /// The record occupying `ref`, without creating a block.
+    func occupant(_ ref: SlotRef) -> Int? { occupant(localSocket: local(ref), day: ref.day, hour: Int(ref.hour)) }
+
+    /// Marks `ref` occupied by `record`, or free when `record` is `nil`.
+    @inline(__always)
+    mutating func occupy(_ ref: SlotRef, block: Int, record: Int?) {
+        let socket = local(ref)
+        let w = block &* regular.count &+ socket
+        let bit = UInt64(1) << (32 &+ UInt64(ref.hour))
+        if let record {
+            words[w] |= bit
+            cells[block][socket &* 24 &+ Int(ref.hour)] = UInt32(record &+ 1)
+        } else {
+            words[w] &= ~bit
+            cells[block][socket &* 24 &+ Int(ref.hour)] = 0
+        }
     }
 
     func bookingID(record: Int) -> BookingID { BookingID(idPrefix | UInt64(record + 1)) }

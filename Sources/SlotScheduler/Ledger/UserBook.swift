@@ -3,10 +3,11 @@
 /// Users are found through an open-addressing table keyed by the raw user id, so the limit
 /// check never hashes a string.
 struct UserBook: Sendable {
-    private var keys: [UInt64]
-    private var slots: [Int32]
+    /// Open-addressing table; a user's record lives in its table slot, so finding a user costs
+    /// one cache miss. Record indices change only when the table grows (inside `findOrInsert`).
+    var users: [UserRecord]
     private var mask: Int
-    var users: [UserRecord] = []
+    private(set) var count = 0
     var entries: [UserEntry] = []
     var freeEntry: Int32 = -1
     var requests: [RequestKey: RememberedRequest] = [:]
@@ -14,8 +15,7 @@ struct UserBook: Sendable {
     init(expectedUsers: Int = 1024) {
         var capacity = 16
         while capacity < expectedUsers * 2 { capacity <<= 1 }
-        keys = [UInt64](repeating: 0, count: capacity)
-        slots = [Int32](repeating: -1, count: capacity)
+        users = [UserRecord](repeating: .empty, count: capacity)
         mask = capacity - 1
     }
 
@@ -25,7 +25,11 @@ struct UserBook: Sendable {
         var head: Int32
         /// Number of active bookings, past ones included.
         var active: Int32
+        /// The user's limit, or -1 for an empty table slot.
         var limit: Int32
+
+        static let empty = UserRecord(id: 0, head: -1, active: 0, limit: -1)
+        var isUsed: Bool { limit >= 0 }
     }
 
     struct UserEntry: Sendable, Equatable {
@@ -55,10 +59,10 @@ struct UserBook: Sendable {
     func find(_ user: UserID) -> Int? {
         var i = Self.hash(user.rawValue) & mask
         while true {
-            let slot = slots[i]
-            if slot < 0 { return nil }
-            if keys[i] == user.rawValue { return Int(slot) }
-            i = (i + 1) & mask
+            let record = users[i]
+            if !record.isUsed { return nil }
+            if record.id == user { return i }
+            i = (i &+ 1) & mask
         }
     }
 
@@ -69,31 +73,33 @@ struct UserBook: Sendable {
     mutating func findOrInsert(_ user: UserID, limit: @autoclosure () -> Int) -> Int {
         var i = Self.hash(user.rawValue) & mask
         while true {
-            let slot = slots[i]
-            if slot < 0 { break }
-            if keys[i] == user.rawValue { return Int(slot) }
-            i = (i + 1) & mask
+            let record = users[i]
+            if !record.isUsed { break }
+            if record.id == user { return i }
+            i = (i &+ 1) & mask
         }
-        let index = users.count
-        users.append(UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: limit())))
-        keys[i] = user.rawValue
-        slots[i] = Int32(index)
-        if users.count * 2 > mask { grow() }
-        return index
+        if (count + 1) * 2 > mask {
+            grow()
+            return findOrInsert(user, limit: limit())
+        }
+        users[i] = UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: max(0, limit())))
+        count += 1
+        return i
     }
 
     private mutating func grow() {
-        let capacity = (mask + 1) * 2
-        keys = [UInt64](repeating: 0, count: capacity)
-        slots = [Int32](repeating: -1, count: capacity)
-        mask = capacity - 1
-        for (index, user) in users.enumerated() {
-            var i = Self.hash(user.id.rawValue) & mask
-            while slots[i] >= 0 { i = (i + 1) & mask }
-            keys[i] = user.id.rawValue
-            slots[i] = Int32(index)
+        let old = users
+        users = [UserRecord](repeating: .empty, count: (mask + 1) * 2)
+        mask = users.count - 1
+        for record in old where record.isUsed {
+            var i = Self.hash(record.id.rawValue) & mask
+            while users[i].isUsed { i = (i &+ 1) & mask }
+            users[i] = record
         }
     }
+
+    /// Every user with a record, in table order (not meaningful: sort before showing).
+    var records: some Sequence<UserRecord> { users.lazy.filter(\.isUsed) }
 
     /// How many of the user's active bookings have not ended at `now`.
     ///
