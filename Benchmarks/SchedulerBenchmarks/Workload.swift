@@ -76,7 +76,8 @@ struct Workload: Sendable {
 
     /// A scheduler with the closures applied.
     func makeScheduler(shards: Int = 64) throws -> Scheduler {
-        let scheduler = Scheduler(rules: rules, shards: shards, userStripes: 256, expectedUsers: Int(Self.users))
+        let scheduler = Scheduler(
+            rules: rules, shards: shards, userStripes: 256, expectedUsers: Int(Self.users), expectedBookings: 8_000_000)
         for change in closures { try scheduler.changeAvailability(change, at: now) }
         return scheduler
     }

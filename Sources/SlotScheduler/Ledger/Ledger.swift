@@ -21,24 +21,8 @@ public struct Ledger: Sendable {
 
     private mutating func reserveCapacity(bookings: Int) {
         guard bookings > 0 else { return }
-        // Filled and emptied rather than only reserved, so the pages are faulted in now and
-        // not one by one on the booking path.
-        slots.records = Array(
-            repeating: BookingRecord(
-                user: 0, start: 0, createdAt: 0, ref: SlotRef(station: 0, socket: 0, day: 0, hour: 0), reminder: -1,
-                status: .cancelled), count: bookings)
-        slots.records.removeAll(keepingCapacity: true)
-        users.entries = Array(repeating: UserBook.UserEntry(booking: BookingID(0), start: 0, next: -1), count: bookings)
-        users.entries.removeAll(keepingCapacity: true)
-        if slots.journaling {
-            slots.journal = Array(repeating: JournalEntry(kind: .reserved, reference: 0, at: 0), count: bookings)
-            slots.journal.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Validates the stations and policy and creates an empty ledger.
-    public init(stations: [Station], policy: Policy) throws(InvalidValue) {
-        self.init(rules: try Rules(catalog: try Catalog(stations), policy: policy))
+        slots.prefault(bookings: bookings)
+        users.prefault(bookings: bookings)
     }
 
     public var catalog: Catalog { rules.catalog }

@@ -101,6 +101,13 @@ struct UserBook: Sendable {
     /// Every user with a record, in table order (not meaningful: sort before showing).
     var records: some Sequence<UserRecord> { users.lazy.filter(\.isUsed) }
 
+    /// Reserves room for `bookings` entries, faulting their pages in now.
+    mutating func prefault(bookings: Int) {
+        guard bookings > 0 else { return }
+        entries = Array(repeating: UserEntry(booking: BookingID(0), start: 0, next: -1), count: bookings)
+        entries.removeAll(keepingCapacity: true)
+    }
+
     /// How many of the user's active bookings have not ended at `now`.
     ///
     /// - Complexity: O(1) while the user holds fewer active bookings than `atLeast`; otherwise

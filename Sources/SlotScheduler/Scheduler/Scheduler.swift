@@ -33,18 +33,25 @@ public final class Scheduler: Sendable {
     /// - Parameters:
     ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
     ///   - userStripes: user stripes, rounded up to a power of two.
+    ///   - expectedUsers: users to pre-allocate for; not a limit.
+    ///   - expectedBookings: bookings to pre-allocate for; not a limit.
     public init(
-        rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024
+        rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024,
+        expectedBookings: Int = 0
     ) {
         self.rules = rules
         let shardCount = max(1, min(shards, 4096))
         var stripeCount = 1
         while stripeCount < max(1, min(userStripes, 4096)) { stripeCount <<= 1 }
         self.shards = (0..<shardCount).map {
-            Shard(SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling))
+            var book = SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling)
+            book.prefault(bookings: expectedBookings / shardCount)
+            return Shard(book)
         }
         self.stripes = (0..<stripeCount).map { _ in
-            Stripe(UserBook(expectedUsers: max(16, expectedUsers / stripeCount)))
+            var book = UserBook(expectedUsers: max(16, expectedUsers / stripeCount))
+            book.prefault(bookings: expectedBookings / stripeCount)
+            return Stripe(book)
         }
         stripeMask = stripeCount - 1
     }
