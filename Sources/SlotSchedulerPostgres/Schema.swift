@@ -157,8 +157,12 @@ enum Schema {
                 -- with the same request id just committed, which the second pass reports.
                 EXIT WHEN booking_id IS NOT NULL;
             END LOOP;
-            UPDATE user_quota q SET n = q.n + 1 WHERE q.user_id = p_user AND q.n < p_limit;
-            IF NOT FOUND THEN
+            -- Fast path, one statement: a new user gets n = 1, a known one n + 1 while under the limit.
+            IF p_limit > 0 THEN
+                INSERT INTO user_quota AS q (user_id, n) VALUES (p_user, 1)
+                ON CONFLICT (user_id) DO UPDATE SET n = q.n + 1 WHERE q.n < p_limit;
+            END IF;
+            IF p_limit <= 0 OR NOT FOUND THEN
                 INSERT INTO user_quota AS q (user_id, n) VALUES (p_user, 0) ON CONFLICT DO NOTHING;
                 SELECT q.n INTO v_n FROM user_quota q WHERE q.user_id = p_user FOR UPDATE;
                 IF v_n >= p_limit THEN

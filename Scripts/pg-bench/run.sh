@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Raw INSERT ... ON CONFLICT DO NOTHING vs the store's full reserve path (slot_reserve), side by
+# side against one throwaway server, with 1 and 8 clients.
+#
+#   Scripts/pg-bench/run.sh            # starts its own server via Scripts/with-postgres.sh
+#   BENCH_SECONDS=30 Scripts/pg-bench/run.sh
+#
+# The slot_reserve function is extracted from Sources/SlotSchedulerPostgres/Schema.swift, so the
+# benchmark runs exactly the SQL the store installs.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+if [[ -z "${SLOTSCHEDULER_DATABASE_URL:-}" ]]; then
+    exec "$ROOT/Scripts/with-postgres.sh" "$0" "$@"
+fi
+SECONDS_PER_RUN=${BENCH_SECONDS:-15}
+PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$SLOTSCHEDULER_DATABASE_URL")
+PGBENCH=pgbench
+[[ -n "${SLOTSCHEDULER_PG_BINDIR:-}" && -x "$SLOTSCHEDULER_PG_BINDIR/pgbench" ]] && PGBENCH="$SLOTSCHEDULER_PG_BINDIR/pgbench"
+
+# The store's schema, version 1, in schema `bench`.
+sed -n '/\/\/ BEGIN SQL v1/,/\/\/ END SQL v1/p' "$ROOT/Sources/SlotSchedulerPostgres/Schema.swift" \
+    | sed -e '1,2d' -e '$d' | sed -e '$d' -e 's/^        //' >"${TMPDIR:-/tmp}/slot-schema-v1.sql"
+"${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench;"
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "${TMPDIR:-/tmp}/slot-schema-v1.sql"
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c \
+    "INSERT INTO deployment (catalog_json, policy_json, policy_version) VALUES ('[]', '{}', 1);"
+# The raw table: the same key, no rules.
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c "
+    CREATE TABLE raw_bookings (socket_idx integer, day integer, hour integer, user_id bigint,
+                               PRIMARY KEY (socket_idx, day, hour));"
+
+run() { # script clients
+    PGOPTIONS="-c search_path=bench" "$PGBENCH" -n -M prepared -c "$2" -j "$2" -T "$SECONDS_PER_RUN" \
+        -f "$HERE/$1" "$SLOTSCHEDULER_DATABASE_URL" 2>/dev/null \
+        | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p'
+}
+
+echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), $SECONDS_PER_RUN s per run, pgbench -M prepared"
+printf '%-8s %14s %14s %8s\n' clients "raw tps" "reserve tps" ratio
+for clients in 1 8; do
+    raw=$(run raw-insert.sql "$clients")
+    reserve=$(run reserve.sql "$clients")
+    printf '%-8s %14.0f %14.0f %8.2f\n' "$clients" "$raw" "$reserve" "$(awk -v a="$reserve" -v b="$raw" 'BEGIN { print (b > 0 ? a / b : 0) }')"
+done
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -At -c "
+    SELECT 'bookings ' || count(*) FROM bookings UNION ALL SELECT 'raw rows ' || count(*) FROM raw_bookings
+    UNION ALL SELECT 'double-booked slots ' || count(*) FROM (SELECT 1 FROM bookings WHERE status = 'active'
+        GROUP BY socket_idx, day, hour HAVING count(*) > 1) d;"
