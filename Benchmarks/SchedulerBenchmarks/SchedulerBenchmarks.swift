@@ -35,6 +35,21 @@ func residentBytes() -> Int {
 
 let attemptsPerIteration = 1_000_000
 
+/// Thousands of reservation attempts per second in one iteration, timed around the loop only.
+let attemptsPerSecond = BenchmarkMetric.custom("k attempts/s", polarity: .prefersLarger, useScalingFactor: false)
+
+/// Runs `body`, then records its rate of `count` attempts.
+func measureRate(_ benchmark: Benchmark, count: Int, _ body: () -> Void) {
+    let clock = ContinuousClock()
+    benchmark.startMeasurement()
+    let start = clock.now
+    body()
+    let elapsed = clock.now - start
+    benchmark.stopMeasurement()
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    benchmark.measurement(attemptsPerSecond, Int(Double(count) / max(seconds, 1e-9) / 1_000))
+}
+
 nonisolated(unsafe) var sharedWorkload: Workload?
 func workload() -> Workload {
     if let sharedWorkload { return sharedWorkload }
@@ -50,7 +65,7 @@ func workload() -> Workload {
 
 func throughputConfiguration() -> Benchmark.Configuration {
     Benchmark.Configuration(
-        metrics: [.throughput, .wallClock], timeUnits: .milliseconds, scalingFactor: .mega, maxDuration: .seconds(30),
+        metrics: [.wallClock, attemptsPerSecond], timeUnits: .milliseconds, maxDuration: .seconds(60),
         maxIterations: 10)
 }
 
@@ -67,13 +82,13 @@ let benchmarks: @Sendable () -> Void = {
         guard var ledger = ledgerState.ledger else { return }
         ledgerState.ledger = nil
         let start = ledgerState.cursor
-        benchmark.startMeasurement()
         var accepted = 0
-        for i in start..<(start + attemptsPerIteration) {
-            let (ref, user) = w.attempts[i]
-            if ledger.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+        measureRate(benchmark, count: attemptsPerIteration) {
+            for i in start..<(start + attemptsPerIteration) {
+                let (ref, user) = w.attempts[i]
+                if ledger.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+            }
         }
-        benchmark.stopMeasurement()
         blackHole(accepted)
         ledgerState.ledger = ledger
         ledgerState.cursor += attemptsPerIteration
@@ -93,10 +108,10 @@ let benchmarks: @Sendable () -> Void = {
         let requests = w.attempts[start..<(start + attemptsPerIteration)].map {
             ReservationRequest(slot: w.rules.catalog.slot($0.0), user: $0.1)
         }
-        benchmark.startMeasurement()
         var accepted = 0
-        for request in requests where (try? ledger.reserve(request, at: w.now)) != nil { accepted += 1 }
-        benchmark.stopMeasurement()
+        measureRate(benchmark, count: attemptsPerIteration) {
+            for request in requests where (try? ledger.reserve(request, at: w.now)) != nil { accepted += 1 }
+        }
         blackHole(accepted)
         requestState.ledger = ledger
         requestState.cursor += attemptsPerIteration
@@ -115,16 +130,16 @@ let benchmarks: @Sendable () -> Void = {
             guard let scheduler = state.scheduler else { return }
             let start = state.cursor
             let share = attemptsPerIteration / threads
-            benchmark.startMeasurement()
-            DispatchQueue.concurrentPerform(iterations: threads) { t in
-                var accepted = 0
-                for i in (start + t * share)..<(start + (t + 1) * share) {
-                    let (ref, user) = w.attempts[i]
-                    if scheduler.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+            measureRate(benchmark, count: attemptsPerIteration) {
+                DispatchQueue.concurrentPerform(iterations: threads) { t in
+                    var accepted = 0
+                    for i in (start + t * share)..<(start + (t + 1) * share) {
+                        let (ref, user) = w.attempts[i]
+                        if scheduler.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+                    }
+                    blackHole(accepted)
                 }
-                blackHole(accepted)
             }
-            benchmark.stopMeasurement()
             state.cursor += attemptsPerIteration
         }
     }
