@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The deliberate bugs of Scripts/mutation-check.sh, as exact text replacements.
+
+Usage: mutants.py --list | --target NAME | --describe NAME | --apply NAME
+
+--apply fails (exit 2) unless every `old` text occurs exactly once in the target file, so a
+mutant can never silently become a no-op when the sources change.
+"""
+import sys
+
+SCHEDULER_RESERVE_OLD = """        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
+            let attempt = stripe.book.withLock { users in
+                Decisions.reserve(
+                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
+                    now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            }
+"""
+
+# Check on a copy under one lock acquisition, then (after a "database round trip") insert under
+# another acquisition without checking again: the classic check-then-insert race.
+SCHEDULER_RESERVE_NEW = """        let check = shard(of: ref.station).book.withLock { slots in
+            stripe.book.withLock { users in
+                var trialSlots = slots
+                var trialUsers = users
+                return Decisions.reserve(
+                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
+                    now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+            }
+        }
+        if check.isAccepted && !check.isRepeat { Thread.sleep(forTimeInterval: 0.0002) }
+        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
+            let attempt: ReservationAttempt
+            if check.isAccepted && !check.isRepeat {
+                attempt = stripe.book.withLock { users in
+                    let page = slots.pageIndex(ref.day)
+                    let u = users.findOrInsert(request.user, limit: rules.limit(for: request.user))
+                    let record = slots.records.count
+                    let id = slots.bookingID(record: record)
+                    slots.records.append(
+                        BookingRecord(
+                            user: request.user, start: check.start, createdAt: now.secondsSinceEpoch, ref: ref,
+                            reminder: reminder.map { Int32($0) } ?? -1, status: .active))
+                    slots.occupy(ref, block: page, record: record)
+                    users.add(id, start: check.start, to: u)
+                    if let requestID = request.requestID {
+                        slots.requestIDs[Int32(record)] = requestID
+                        users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
+                            booking: id, ref: ref, reminder: reminder)
+                    }
+                    slots.log(.reserved, record, at: now.secondsSinceEpoch)
+                    return ReservationAttempt(booking: id, start: check.start)
+                }
+            } else {
+                attempt = check
+            }
+"""
+
+MUTANTS = [
+    dict(
+        name="user-limit-off-by-one",
+        describe="user limit checked with `>` instead of `>=` (one booking too many)",
+        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        edits=[("upcomingCount(u, at: now, reaching: limit) >= limit {",
+                "upcomingCount(u, at: now, reaching: limit) > limit {")],
+    ),
+    dict(
+        name="past-check-lte",
+        describe="past check `start <= now` instead of `start < now` (a slot starting now is refused)",
+        file="Sources/SlotScheduler/Rules/Rules.swift",
+        edits=[("if start < now { return (.slotInPast, start) }",
+                "if start <= now { return (.slotInPast, start) }")],
+    ),
+    dict(
+        name="limit-counts-past",
+        describe="user limit counts bookings whose hour has already ended",
+        file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        edits=[("if entries[Int(e)].start + 3_600 > now { count += 1 }", "count += 1")],
+    ),
+    dict(
+        name="cancel-keeps-slot",
+        describe="cancel marks the booking cancelled but does not free its slot",
+        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        edits=[("        release(record, as: .cancelled, slots: &slots)\n",
+                "        slots.records[record].status = .cancelled\n")],
+    ),
+    dict(
+        name="cancel-by-non-owner",
+        describe="cancel does not check the owner",
+        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        edits=[("        guard booking.user == user else { return .notOwner }\n", "")],
+    ),
+    dict(
+        name="close-drops-silently",
+        describe="closing hours displaces bookings but reports none",
+        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        edits=[("        return .success(displaced)\n", "        return .success([])\n")],
+    ),
+    dict(
+        name="horizon-off-by-one",
+        describe="last-date horizon accepts one day beyond the last date",
+        file="Sources/SlotScheduler/Rules/Rules.swift",
+        edits=[("if let lastDay, ref.day > lastDay {", "if let lastDay, ref.day > lastDay &+ 1 {")],
+    ),
+    dict(
+        name="check-then-insert",
+        describe="Scheduler.reserve checks under one lock acquisition and inserts under another",
+        file="Sources/SlotScheduler/Scheduler/Scheduler.swift",
+        edits=[("import Synchronization\n", "import Foundation\nimport Synchronization\n"),
+               (SCHEDULER_RESERVE_OLD, SCHEDULER_RESERVE_NEW)],
+    ),
+    dict(
+        name="dst-gap-accepted",
+        describe="a local hour skipped by DST gets a start instant instead of being refused",
+        file="Sources/SlotScheduler/Time/ZoneClock.swift",
+        edits=[("        return first\n", "        return first ?? (local - Int64(offset(at: local - 86_400)))\n")],
+    ),
+]
+
+
+def find(name):
+    for m in MUTANTS:
+        if m["name"] == name:
+            return m
+    sys.exit(f"unknown mutant {name!r}")
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--list":
+        for m in MUTANTS:
+            print(m["name"])
+        return
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    option, m = argv[1], find(argv[2])
+    if option == "--target":
+        print(m["file"])
+    elif option == "--describe":
+        print(m["describe"])
+    elif option == "--apply":
+        with open(m["file"]) as f:
+            text = f.read()
+        for old, new in m["edits"]:
+            n = text.count(old)
+            if n != 1:
+                print(f"mutant {m['name']}: expected the target text exactly once in {m['file']}, found {n}:\n{old}",
+                      file=sys.stderr)
+                sys.exit(2)
+            text = text.replace(old, new)
+        with open(m["file"], "w") as f:
+            f.write(text)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Proves the property suite can fail: applies deliberate bugs to Sources/SlotScheduler one at a
+# time, runs `swift test --filter PropertyTests` on each, and reports caught/missed as markdown.
+#
+# Each mutant is a literal text replacement done by Scripts/mutants/mutants.py, which fails loudly
+# if the target text is not found exactly once. The original file is copied to a temporary
+# backup first and restored right after the mutant is built (the tests then run on the built
+# binary), and a trap restores it if the run is interrupted.
+#
+# Usage: Scripts/mutation-check.sh [mutant-name ...]     (default: all)
+# Output: the table on stdout (also written to .build/mutation-report.md); exit 1 if any
+# mutant survives or cannot be applied/built.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+MUTANTS=Scripts/mutants/mutants.py
+REPORT=.build/mutation-report.md
+LOGDIR=.build/mutation-logs
+mkdir -p "$LOGDIR"
+
+BACKUP=""
+TARGET=""
+restore() {
+    if [[ -n "$BACKUP" && -f "$BACKUP" ]]; then
+        cp "$BACKUP" "$TARGET"
+        rm -f "$BACKUP"
+        BACKUP=""
+    fi
+}
+trap 'restore; exit 130' INT TERM
+trap 'restore' EXIT
+
+names=("$@")
+if [[ ${#names[@]} -eq 0 ]]; then
+    mapfile -t names < <(python3 "$MUTANTS" --list)
+fi
+
+echo "Baseline: building and running the property suite on the unmutated sources..." >&2
+if ! swift build --build-tests >"$LOGDIR/baseline-build.log" 2>&1; then
+    echo "baseline build failed; see $LOGDIR/baseline-build.log" >&2
+    exit 1
+fi
+if ! swift test --skip-build --filter PropertyTests >"$LOGDIR/baseline-test.log" 2>&1; then
+    echo "baseline property suite fails; fix that first (see $LOGDIR/baseline-test.log)" >&2
+    exit 1
+fi
+
+rows=()
+survivors=0
+for name in "${names[@]}"; do
+    TARGET=$(python3 "$MUTANTS" --target "$name") || { rows+=("| \`$name\` | ? | unknown mutant | ✗ |"); survivors=$((survivors + 1)); continue; }
+    description=$(python3 "$MUTANTS" --describe "$name")
+    BACKUP=$(mktemp "${TMPDIR:-/tmp}/mutant-backup.XXXXXX")
+    cp "$TARGET" "$BACKUP"
+    echo "== $name: $description" >&2
+    if ! python3 "$MUTANTS" --apply "$name"; then
+        restore
+        rows+=("| \`$name\` | $description | patch did not apply | ✗ |")
+        survivors=$((survivors + 1))
+        continue
+    fi
+    start=$(date +%s)
+    if ! swift build --build-tests >"$LOGDIR/$name-build.log" 2>&1; then
+        restore
+        rows+=("| \`$name\` | $description | mutant does not compile | ✗ |")
+        survivors=$((survivors + 1))
+        continue
+    fi
+    restore  # the mutant is in the built binary; the source is clean again
+    if swift test --skip-build --filter PropertyTests >"$LOGDIR/$name-test.log" 2>&1; then
+        verdict="**missed**"
+        mark="✗"
+        survivors=$((survivors + 1))
+    else
+        failing=$(grep -oE 'Test (I[0-9]+_[A-Za-z_]+|[A-Za-z_]+)\(' "$LOGDIR/$name-test.log" | grep -B0 '' \
+            | sed -E 's/^Test //; s/\($//' | sort -u | tr '\n' ' ')
+        failed_tests=$(grep -E '✘ Test [A-Za-z0-9_]+\(' "$LOGDIR/$name-test.log" \
+            | sed -E 's/.*✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u | paste -sd, - | sed 's/,/, /g')
+        verdict="caught by ${failed_tests:-${failing:-a failing test}}"
+        mark="✓"
+    fi
+    end=$(date +%s)
+    echo "   $verdict ($((end - start)) s)" >&2
+    rows+=("| \`$name\` | $description | $verdict | $mark |")
+done
+
+# Rebuild the clean sources so the checkout is left as it was.
+swift build --build-tests >"$LOGDIR/final-build.log" 2>&1 || echo "warning: final clean rebuild failed" >&2
+
+{
+    echo "| mutant | bug | result | caught |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+} | tee "$REPORT"
+
+if [[ $survivors -gt 0 ]]; then
+    echo "$survivors mutant(s) survived or could not be tested" >&2
+    exit 1
+fi
+echo "all ${#names[@]} mutants caught" >&2

@@ -1,0 +1,220 @@
+import Foundation
+import SlotScheduler
+import Synchronization
+
+/// Wall-clock arithmetic for the reference model, by brute force over Foundation's `TimeZone`.
+///
+/// Deliberately independent of the library's `ZoneClock` tables: a local (date, hour) starts at
+/// the earliest instant whose local wall time reads exactly that date and hour; if no instant
+/// does, the local time does not exist (the DST gap).
+enum WallClock {
+    static let london: TimeZone = TimeZone(identifier: "Europe/London") ?? TimeZone.current
+    private static let cache = Mutex<[Int64: Int64?]>([:])
+
+    static func offset(at instant: Int64) -> Int64 {
+        Int64(london.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+    }
+
+    /// The instant local `hour` of `date` starts in Europe/London, or `nil` if it does not exist.
+    static func start(date: LocalDate, hour: Int) -> Int64? {
+        let local = Int64(date.dayNumber) * 86_400 + Int64(hour) * 3_600
+        if let cached = cache.withLock({ $0[local] }) { return cached }
+        var found: Int64?
+        var t = local - 15 * 3_600
+        while t <= local + 15 * 3_600 {
+            if t + offset(at: t) == local {
+                found = t
+                break
+            }
+            t += 900
+        }
+        cache.withLock { $0[local] = found }
+        return found
+    }
+
+    /// The local date in Europe/London at `instant`.
+    static func localDay(at instant: Int64) -> Int32 {
+        let local = instant + offset(at: instant)
+        return Int32((local >= 0 ? local : local - 86_399) / 86_400)
+    }
+}
+
+/// The model answers with a bare reason; the library's ``Rejection`` carries details it does not model.
+extension Rejection.Reason: Error {}
+
+/// The simplest obviously-correct implementation of the booking rules: arrays and linear scans,
+/// the same check order as the library (`Decisions.reserve`, `Rules.checkTime`).
+///
+/// All stations are in Europe/London (the generators only make those).
+struct ReferenceModel: Sendable {
+    let stations: [Station]
+    let policy: Policy
+    /// Every booking ever made; booking `i` has id `i + 1`.
+    private(set) var bookings: [Booking] = []
+    /// Availability overrides, applied in order: the last one for a socket-date wins.
+    private(set) var overrides: [Override] = []
+    /// Accepted requests with an id: the first booking made for (user, request id).
+    private(set) var requests: [Remembered] = []
+
+    struct Override: Sendable, Equatable {
+        var station: StationID
+        var socket: SocketID
+        var date: LocalDate
+        var hours: HourSet
+    }
+
+    struct Remembered: Sendable, Equatable {
+        var user: UserID
+        var id: RequestID
+        var slot: Slot
+        var reminder: Int64?
+        var booking: BookingID
+    }
+
+    init(stations: [Station], policy: Policy) {
+        self.stations = stations
+        self.policy = policy
+    }
+
+    func station(_ id: StationID) -> Station? { stations.first { $0.id == id } }
+
+    func limit(for user: UserID) -> Int {
+        for entry in policy.userLimits where entry.user == user { return entry.limit }
+        return policy.maxUpcomingBookings
+    }
+
+    func regularHours(_ station: Station, _ socket: SocketID) -> HourSet {
+        for s in station.sockets where s.id == socket { return s.openingHours ?? station.openingHours }
+        return .closed
+    }
+
+    func openHours(_ station: Station, _ socket: SocketID, on date: LocalDate) -> HourSet {
+        var hours = regularHours(station, socket)
+        for o in overrides where o.station == station.id && o.socket == socket && o.date == date { hours = o.hours }
+        return hours
+    }
+
+    func activeBooking(at slot: Slot) -> Booking? {
+        bookings.first { $0.status == .active && $0.slot == slot }
+    }
+
+    /// The time rules, in the library's order. Returns the reason, if any, and the start.
+    func timeCheck(_ slot: Slot, reminder: Int64?, now: Int64) -> (Rejection.Reason?, Int64) {
+        guard let start = WallClock.start(date: slot.date, hour: slot.hour) else { return (.nonexistentLocalTime, 0) }
+        if start < now { return (.slotInPast, start) }
+        if start < now + policy.minimumNoticeSeconds { return (.tooSoon, start) }
+        switch policy.horizon {
+        case .unlimited: break
+        case .lastDate(let last): if slot.date > last { return (.beyondHorizon, start) }
+        case .rollingDays(let days):
+            if Int(slot.date.dayNumber) > Int(WallClock.localDay(at: now)) + days { return (.beyondHorizon, start) }
+        }
+        if let reminder {
+            if reminder < 0 || reminder > 31_622_400 { return (.invalidReminder, start) }
+            if start - reminder < now { return (.reminderInPast, start) }
+        }
+        return (nil, start)
+    }
+
+    func upcomingCount(of user: UserID, at now: Int64) -> Int {
+        bookings.filter { $0.user == user && $0.status == .active && $0.start.secondsSinceEpoch + 3_600 > now }.count
+    }
+
+    mutating func reserve(_ request: ReservationRequest, at now: Instant) -> Result<Booking, Rejection.Reason> {
+        let slot = request.slot
+        guard let station = station(slot.station) else { return .failure(.unknownStation) }
+        guard station.sockets.contains(where: { $0.id == slot.socket }) else { return .failure(.unknownSocket) }
+        guard (0...23).contains(slot.hour) else { return .failure(.invalidHour) }
+        let reminder = request.reminder.map { $0.components.seconds }
+        if let id = request.requestID, let seen = requests.first(where: { $0.user == request.user && $0.id == id }) {
+            guard seen.slot == slot, seen.reminder == reminder else { return .failure(.conflictingRequestID) }
+            return .success(bookings[Int(seen.booking.rawValue) - 1])
+        }
+        let (reason, start) = timeCheck(slot, reminder: reminder, now: now.secondsSinceEpoch)
+        if let reason { return .failure(reason) }
+        let open = openHours(station, slot.socket, on: slot.date)
+        if open.isEmpty { return .failure(.socketClosed) }
+        if !open.contains(slot.hour) { return .failure(.outsideOpeningHours) }
+        if activeBooking(at: slot) != nil { return .failure(.slotTaken) }
+        if upcomingCount(of: request.user, at: now.secondsSinceEpoch) >= limit(for: request.user) {
+            return .failure(.userLimitReached)
+        }
+        let booking = Booking(
+            id: BookingID(UInt64(bookings.count + 1)), slot: slot, user: request.user,
+            start: Instant(secondsSinceEpoch: start), createdAt: now, requestID: request.requestID,
+            reminderOffsetSeconds: reminder)
+        bookings.append(booking)
+        if let id = request.requestID {
+            requests.append(
+                Remembered(user: request.user, id: id, slot: slot, reminder: reminder, booking: booking.id))
+        }
+        return .success(booking)
+    }
+
+    mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) -> Result<Booking, Rejection.Reason> {
+        guard let index = bookings.firstIndex(where: { $0.id == id }) else { return .failure(.unknownBooking) }
+        let booking = bookings[index]
+        guard booking.user == user else { return .failure(.notOwner) }
+        guard booking.status == .active else { return .failure(.alreadyCancelled) }
+        guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - policy.cancellationCutoffSeconds else {
+            return .failure(.cancellationCutoffPassed)
+        }
+        bookings[index].status = .cancelled
+        return .success(bookings[index])
+    }
+
+    mutating func changeAvailability(
+        _ change: AvailabilityChange, rule: DisplacementRule, at now: Instant
+    ) -> Result<[Booking], Rejection.Reason> {
+        guard let station = station(change.station) else { return .failure(.unknownStation) }
+        var sockets = station.sockets.map(\.id)
+        if let socket = change.socket {
+            guard sockets.contains(socket) else { return .failure(.unknownSocket) }
+            sockets = [socket]
+        }
+        var displaced: [Int] = []
+        for socket in sockets {
+            let hours = change.hours ?? regularHours(station, socket)
+            for hour in 0..<24 where !hours.contains(hour) {
+                let slot = Slot(station: station.id, socket: socket, date: change.date, hour: hour)
+                if let index = bookings.firstIndex(where: { $0.status == .active && $0.slot == slot }) {
+                    displaced.append(index)
+                }
+            }
+        }
+        if rule == .refuse, !displaced.isEmpty { return .failure(.slotHasBookings) }
+        for socket in sockets {
+            overrides.append(
+                Override(
+                    station: station.id, socket: socket, date: change.date,
+                    hours: change.hours ?? regularHours(station, socket)))
+        }
+        for index in displaced { bookings[index].status = .displaced }
+        return .success(displaced.map { bookings[$0] })
+    }
+
+    /// What a picker would show for `slot` at `now`; `nil` for an unknown slot.
+    func status(of slot: Slot, at now: Instant) -> SlotStatus? {
+        guard let station = station(slot.station), station.sockets.contains(where: { $0.id == slot.socket }),
+            (0...23).contains(slot.hour)
+        else { return nil }
+        switch timeCheck(slot, reminder: nil, now: now.secondsSinceEpoch).0 {
+        case .nonexistentLocalTime: return .nonexistent
+        case .slotInPast: return .past
+        case .tooSoon: return .tooSoon
+        case .beyondHorizon: return .beyondHorizon
+        default: break
+        }
+        let open = openHours(station, slot.socket, on: slot.date)
+        if open.isEmpty { return .closed }
+        if !open.contains(slot.hour) { return .outsideHours }
+        return activeBooking(at: slot) == nil ? .free : .booked
+    }
+
+    /// A user's active bookings: upcoming soonest first, past most recent first.
+    func bookings(of user: UserID, at now: Instant) -> (upcoming: [Booking], past: [Booking]) {
+        let mine = bookings.filter { $0.user == user && $0.status == .active }
+            .sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        return (mine.filter { $0.end > now }, mine.filter { $0.end <= now }.reversed())
+    }
+}
