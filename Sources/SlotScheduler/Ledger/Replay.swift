@@ -67,19 +67,21 @@ public struct Snapshot: Hashable, Codable, Sendable {
         self.overrides = overrides
     }
 
-    /// The events that rebuild this snapshot: overrides, then bookings with their final status.
+    /// The events that rebuild this snapshot: overrides, then each booking in id order, released
+    /// right after it is made when its final status is not active (a later booking may hold the
+    /// same slot, so the release must come before it).
     var events: [Event] {
         var events = overrides.map { Event.availabilityChanged($0, at: Instant(0)) }
         for booking in bookings {
             var made = booking
             made.status = .active
             events.append(.reserved(made))
-        }
-        for booking in bookings where booking.status != .active {
-            events.append(
-                booking.status == .cancelled
-                    ? .cancelled(booking.id, user: booking.user, at: booking.createdAt)
-                    : .displaced(booking.id, user: booking.user, at: booking.createdAt))
+            if booking.status != .active {
+                events.append(
+                    booking.status == .cancelled
+                        ? .cancelled(booking.id, user: booking.user, at: booking.createdAt)
+                        : .displaced(booking.id, user: booking.user, at: booking.createdAt))
+            }
         }
         return events
     }
@@ -96,7 +98,11 @@ extension Ledger {
 
     /// The current state as plain values.
     public func snapshot() -> Snapshot {
-        Snapshot(bookings: allBookings, overrides: slots.overrides(catalog: rules.catalog))
+        // Sorted by ids exactly as ``Scheduler/snapshot()`` sorts, so the two compare equal.
+        let overrides = slots.overrides(catalog: rules.catalog).sorted {
+            ($0.station, $0.socket ?? "", $0.date) < ($1.station, $1.socket ?? "", $1.date)
+        }
+        return Snapshot(bookings: allBookings, overrides: overrides)
     }
 
     /// Rebuilds a ledger from a snapshot. Its journal starts empty.
