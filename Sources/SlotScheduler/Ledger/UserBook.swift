@@ -70,7 +70,7 @@ struct UserBook: Sendable {
     ///
     /// - Complexity: amortised O(1).
     @inline(__always)
-    mutating func findOrInsert(_ user: UserID, limit: @autoclosure () -> Int) -> Int {
+    mutating func findOrInsert(_ user: UserID, limit: Int) -> Int {
         var i = Self.hash(user.rawValue) & mask
         while true {
             let record = users[i]
@@ -80,9 +80,9 @@ struct UserBook: Sendable {
         }
         if (count + 1) * 2 > mask {
             grow()
-            return findOrInsert(user, limit: limit())
+            return findOrInsert(user, limit: limit)
         }
-        users[i] = UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: max(0, limit())))
+        users[i] = UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: max(0, limit)))
         count += 1
         return i
     }

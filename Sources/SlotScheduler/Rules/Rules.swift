@@ -8,11 +8,25 @@ public struct Rules: Sendable {
     let noticeSeconds: Int64
     let lastDay: Int32?
     let rollingDays: Int32?
+    let defaultLimit: Int
+    /// Every zone's offset table end to end (zone-major), and each station's start in it:
+    /// the hot path reads these flat arrays instead of copying a ``ZoneClock``.
+    let stationTableBase: [Int]
+    let dayOffsets: [Int32]
+    let tableFirstDay: Int32
+    let tableDayCount: Int
+    let hasUserLimits: Bool
 
     public init(catalog: Catalog, policy: Policy) throws(InvalidValue) {
         self.catalog = catalog
         self.policy = try policy.validated()
         noticeSeconds = policy.minimumNoticeSeconds
+        defaultLimit = policy.maxUpcomingBookings
+        tableFirstDay = ZoneClock.tableDays.lowerBound
+        tableDayCount = ZoneClock.tableDays.count
+        dayOffsets = catalog.zones.flatMap(\.dayOffsets)
+        stationTableBase = catalog.zoneOfStation.map { Int($0) * ZoneClock.tableDays.count }
+        hasUserLimits = !policy.userLimits.isEmpty
         switch policy.horizon {
         case .unlimited: (lastDay, rollingDays) = (nil, nil)
         case .lastDate(let date): (lastDay, rollingDays) = (date.dayNumber, nil)
@@ -26,18 +40,34 @@ public struct Rules: Sendable {
     /// - Complexity: O(1) on days without a DST change inside 2000–2099.
     @inline(__always)
     func checkTime(_ ref: SlotRef, reminder: Int64?, now: Int64) -> (reason: Rejection.Reason?, start: Int64) {
-        let zone = catalog.zones[Int(catalog.zoneOfStation[Int(ref.station)])]
-        guard let start = zone.start(day: ref.day, hour: Int(ref.hour)) else { return (.nonexistentLocalTime, 0) }
+        guard let start = start(ref) else { return (.nonexistentLocalTime, 0) }
         if start < now { return (.slotInPast, start) }
         if start < now &+ noticeSeconds { return (.tooSoon, start) }
         if let lastDay, ref.day > lastDay { return (.beyondHorizon, start) }
-        if let rollingDays, ref.day > zone.localDay(at: now) &+ rollingDays { return (.beyondHorizon, start) }
+        if let rollingDays, ref.day > zone(of: ref.station).localDay(at: now) &+ rollingDays {
+            return (.beyondHorizon, start)
+        }
         if let reminder {
             if reminder < 0 || reminder > 31_622_400 { return (.invalidReminder, start) }
             if start - reminder < now { return (.reminderInPast, start) }
         }
         return (nil, start)
     }
+
+    /// The instant `ref` starts, or `nil` for a local time that does not exist.
+    ///
+    /// - Complexity: O(1) on days without a DST change inside 2000–2099 (one table read).
+    @inline(__always)
+    func start(_ ref: SlotRef) -> Int64? {
+        let index = Int(ref.day &- tableFirstDay)
+        if index >= 0, index < tableDayCount {
+            let offset = dayOffsets[stationTableBase[Int(ref.station)] &+ index]
+            if offset != Int32.min { return Int64(ref.day) * 86_400 + Int64(ref.hour) * 3_600 - Int64(offset) }
+        }
+        return zone(of: ref.station).exactStart(day: ref.day, hour: Int(ref.hour))
+    }
+
+    func zone(of station: Int32) -> ZoneClock { catalog.zones[Int(catalog.zoneOfStation[Int(station)])] }
 
     /// The last bookable date for a station at `now`, if the horizon sets one.
     public func lastBookableDate(station: Int32, at now: Instant) -> LocalDate? {

@@ -18,9 +18,9 @@ struct ZoneClock: Sendable {
     private let transitions: [Int64]
     /// `offsets[i]` holds before `transitions[i]`; the last one after the last transition.
     private let offsets: [Int32]
-    private let tableFirstDay: Int32
+    let tableFirstDay: Int32
     /// Offset at local midnight per day, or `Int32.min` when the offset changes that day.
-    private let dayOffsets: [Int32]
+    let dayOffsets: [Int32]
 
     static let tableDays =
         LocalDate.dayNumber(
@@ -89,7 +89,7 @@ struct ZoneClock: Sendable {
         return exactStart(day: day, hour: hour)
     }
 
-    private func exactStart(day: Int32, hour: Int) -> Int64? {
+    func exactStart(day: Int32, hour: Int) -> Int64? {
         let local = Int64(day) * 86_400 + Int64(hour) * 3_600
         var first: Int64?
         for candidate in [offset(at: local - 86_400), offset(at: local + 86_400)] {
