@@ -1,0 +1,123 @@
+import Foundation
+import SlotScheduler
+
+/// Writes a history as JSON lines, buffered, to `path + ".partial"`; ``finish()`` renames it into
+/// place, ``discard()`` removes it, so a failed run never leaves a half-written file behind.
+final class HistoryWriter {
+    let path: String
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws(SimulationIOError) {
+        self.path = path
+        let partial = path + ".partial"
+        guard FileManager.default.createFile(atPath: partial, contents: nil),
+            let handle = FileHandle(forWritingAtPath: partial)
+        else { throw SimulationIOError(path: path, problem: "cannot create the history file") }
+        self.handle = handle
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    func write(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(10)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    private func flush() {
+        handle.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func finish() throws(SimulationIOError) {
+        flush()
+        try? handle.close()
+        let partial = path + ".partial"
+        try? FileManager.default.removeItem(atPath: path)
+        do { try FileManager.default.moveItem(atPath: partial, toPath: path) } catch {
+            throw SimulationIOError(path: path, problem: "cannot move the history into place")
+        }
+    }
+
+    func discard() {
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: path + ".partial")
+    }
+}
+
+/// One operation of a deterministic run, as kept in the recent-events ring and written to the history.
+struct OpRecord {
+    enum Kind: UInt8 { case reserve, retry, cancel, query, change, step }
+    var seq: Int = 0
+    var now: Int64 = 0
+    var kind: Kind = .reserve
+    var user: UInt64 = 0
+    var cell: Int32 = -1
+    /// Booking made (reserve) or cancelled (cancel).
+    var booking: UInt64 = 0
+    /// `-1` accepted, else an index into `Rejection.Reason.allCases`.
+    var outcome: Int16 = -1
+    var detail: String?
+}
+
+enum Reasons {
+    static let all = Rejection.Reason.allCases
+    static let index: [Rejection.Reason: Int16] = Dictionary(
+        uniqueKeysWithValues: all.enumerated().map { ($0.element, Int16($0.offset)) })
+    @inline(__always)
+    static func code(_ reason: Rejection.Reason?) -> Int16 { reason.flatMap { index[$0] } ?? -1 }
+    static func name(_ code: Int16) -> String { code < 0 ? "accepted" : all[Int(code)].rawValue }
+}
+
+/// Formats history lines; caches slot names per cell.
+struct HistoryFormat {
+    let prepared: PreparedScenario
+    var names: [Int32: String] = [:]
+
+    init(_ p: PreparedScenario) { prepared = p }
+
+    mutating func slotName(_ cell: Int32) -> String {
+        if cell < 0 { return "" }
+        if let name = names[cell] { return name }
+        let name = prepared.slot(ofCell: cell).description
+        if names.count < 1 << 20 { names[cell] = name }
+        return name
+    }
+
+    mutating func line(_ r: OpRecord) -> String {
+        let op: String
+        switch r.kind {
+        case .reserve: op = "reserve"
+        case .retry: op = "reserveWithRequestID"
+        case .cancel: op = "cancel"
+        case .query: op = "query"
+        case .change: op = "changeAvailability"
+        case .step: op = "step"
+        }
+        var s = "{\"seq\":\(r.seq),\"t\":\(r.now),\"op\":\"\(op)\",\"user\":\(r.user)"
+        if r.cell >= 0 { s += ",\"slot\":\"\(slotName(r.cell))\"" }
+        if r.booking != 0 { s += ",\"booking\":\(r.booking)" }
+        s += ",\"result\":\"\(Reasons.name(r.outcome))\""
+        if let d = r.detail { s += ",\"detail\":\(escape(d))" }
+        return s + "}"
+    }
+}
+
+func escape(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}

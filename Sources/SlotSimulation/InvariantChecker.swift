@@ -1,0 +1,352 @@
+import SlotScheduler
+
+/// Checks a threads-mode history: the invariants that can be decided from the history and the
+/// final state, and linearizability per slot and per user.
+///
+/// Every check is conservative: it reports a violation only when *no* order consistent with the
+/// recorded times could explain it (a booking counts as held from its reservation's completion,
+/// and as released from its cancel's invocation).
+struct ThreadsAnalysis {
+    let p: PreparedScenario
+    let history: [TimedOperation]
+    let finalBookings: [Booking]
+    let options: RunOptions
+    var violations = [Int](repeating: 0, count: Invariant.allCases.count)
+    var failures: [Report.Failure] = []
+    var linearizability = Report.Linearizability(
+        status: "linearizable", partitions: 0, unknownPartitions: 0, failingPartition: nil)
+
+    init(p: PreparedScenario, history: [TimedOperation], finalBookings: [Booking], options: RunOptions) {
+        self.p = p
+        self.history = history
+        self.finalBookings = finalBookings
+        self.options = options
+    }
+
+    mutating func violate(_ invariant: Invariant, at index: Int, _ message: String) {
+        violations[Invariant.allCases.firstIndex(of: invariant) ?? 0] += 1
+        guard failures.count < 20 else { return }
+        var format = HistoryFormat(p)
+        let nearby = history.indices.clamped(to: max(0, index - 4)..<min(history.count, index + 4)).map { i in
+            let op = history[i]
+            return
+                "#\(i) process \(op.process) \(op.kind) user \(op.user)"
+                + (op.cell >= 0 ? " \(format.slotName(op.cell))" : "") + (op.booking != 0 ? " booking \(op.booking)" : "")
+                + " → \(op.outcome == -2 ? "error" : Reasons.name(op.outcome)) [\(op.invoke)…\(op.complete) ns]"
+        }
+        failures.append(
+            .init(
+                invariant: "\(invariant.rawValue) \(invariant.name)", seq: index, message: message, nearby: nearby,
+                reproduce: options.reproduce))
+    }
+
+    var isMade: (TimedOperation) -> Bool { { $0.kind == .reserve && $0.outcome == -1 && $0.repeatOf == 0 } }
+
+    mutating func run(budget: Int) {
+        let policy = p.rules.policy
+        // Bookings made, by id.
+        var made: [UInt64: Int] = [:]
+        for (i, op) in history.enumerated() where isMade(op) {
+            if made.updateValue(i, forKey: op.booking) != nil {
+                violate(.I1, at: i, "booking id \(op.booking) was returned by two different reservations")
+            }
+        }
+        // Releases: accepted cancels and displacements, by booking.
+        var releasedAt: [UInt64: Int] = [:]
+        for (i, op) in history.enumerated() {
+            if op.kind == .cancel, op.outcome == -1 { releasedAt[op.booking] = releasedAt[op.booking] ?? i }
+            for id in op.displaced { releasedAt[id] = releasedAt[id] ?? i }
+        }
+        var model = ReferenceModel(p)
+        for change in p.scenario.overrides ?? [] { model.apply(change, displaced: []) }
+        for op in history where op.kind == .change && op.outcome == -1 {
+            if let step = p.steps.first(where: { $0.change?.description == op.detail }), let change = step.change {
+                model.apply(change, displaced: [])
+            }
+        }
+
+        // I1: at no time are two bookings of one slot definitely held.
+        var perCell: [Int32: [(time: Int64, delta: Int, index: Int)]] = [:]
+        for (id, i) in made {
+            let op = history[i]
+            perCell[op.cell, default: []].append((op.complete, 1, i))
+            if let r = releasedAt[id] { perCell[op.cell, default: []].append((history[r].invoke, -1, r)) }
+        }
+        for cell in perCell.keys.sorted() {
+            guard let events = perCell[cell]?.sorted(by: { ($0.time, $0.delta, $0.index) < ($1.time, $1.delta, $1.index) })
+            else { continue }
+            var held = 0
+            for e in events {
+                held += e.delta
+                if held > 1 {
+                    violate(
+                        .I1, at: e.index,
+                        "\(p.slot(ofCell: cell)) was held by \(held) bookings at once (booking \(history[e.index].booking) accepted while another was active)"
+                    )
+                    break
+                }
+            }
+        }
+        // I2: when a booking was made, its user did not already definitely hold `limit` upcoming ones.
+        var perUser: [UInt64: [Int]] = [:]
+        for i in made.values.sorted() { perUser[history[i].user, default: []].append(i) }
+        for user in perUser.keys.sorted() {
+            guard let list = perUser[user] else { continue }
+            let limit = policy.limit(for: UserID(user))
+            guard list.count > limit else { continue }
+            for i in list {
+                let op = history[i]
+                var held = 0
+                for j in list where j != i {
+                    let other = history[j]
+                    guard other.complete < op.invoke, p.starts[Int(other.cell)] + 3_600 > op.now else { continue }
+                    if let r = releasedAt[other.booking], history[r].invoke < op.complete { continue }
+                    held += 1
+                }
+                if held >= limit {
+                    violate(
+                        .I2, at: i,
+                        "user \(user) was given booking \(op.booking) while already holding \(held) upcoming bookings (limit \(limit))"
+                    )
+                    break
+                }
+            }
+        }
+        // I3, I4: each booking made was bookable when made.
+        for i in made.values.sorted() {
+            let op = history[i]
+            let start = p.starts[Int(op.cell)]
+            if start == Int64.min {
+                violate(.I4, at: i, "booking \(op.booking) is at \(p.slot(ofCell: op.cell)), a local time that does not exist")
+                continue
+            }
+            let day = p.firstDay + (op.cell / 24) % Int32(p.days)
+            var horizonOK = true
+            if case .lastDate(let last) = policy.horizon, day > last.dayNumber { horizonOK = false }
+            if start < op.now + policy.minimumNoticeSeconds || !horizonOK {
+                violate(
+                    .I3, at: i,
+                    "booking \(op.booking) of \(p.slot(ofCell: op.cell)) was made at \(Instant(secondsSinceEpoch: op.now)): in the past, too soon or beyond the horizon"
+                )
+            }
+            let mask = model.open[Int(op.cell / 24)]
+            if mask & (1 << UInt32(op.cell % 24)) == 0, op.process >= 0 {
+                violate(.I4, at: i, "booking \(op.booking) of \(p.slot(ofCell: op.cell)) is in closed hours")
+            }
+        }
+        // I5, I6, I9: the final state against the history.
+        let finalByID = Dictionary(finalBookings.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { a, _ in a })
+        if finalBookings.count != made.count {
+            violate(
+                .I5, at: history.count - 1,
+                "the store holds \(finalBookings.count) bookings but \(made.count) reservations were accepted: a refused command changed the state"
+            )
+        }
+        var activeSlots: [Slot: UInt64] = [:]
+        for b in finalBookings where b.status == .active {
+            if let other = activeSlots.updateValue(b.id.rawValue, forKey: b.slot) {
+                violate(.I1, at: made[b.id.rawValue] ?? 0, "bookings \(other) and \(b.id) are both active on \(b.slot)")
+            }
+        }
+        let displacedIDs = Set(history.flatMap(\.displaced))
+        for (i, op) in history.enumerated() {
+            if op.kind == .cancel, op.outcome == -1 {
+                if let made = made[op.booking], history[made].user != op.user {
+                    violate(.I6, at: i, "user \(op.user) cancelled booking \(op.booking) of user \(history[made].user)")
+                }
+                if finalByID[op.booking]?.status == .active {
+                    violate(.I6, at: i, "booking \(op.booking) was cancelled but is still active")
+                }
+            }
+            if op.repeatOf != 0, op.outcome != -1 || op.booking != op.repeatOf {
+                violate(
+                    .I12, at: i,
+                    "repeating request \(op.requestID ?? "") gave \(op.outcome == -1 ? "booking \(op.booking)" : Reasons.name(op.outcome)) instead of booking \(op.repeatOf)"
+                )
+            }
+        }
+        for b in finalBookings where b.status == .displaced && !displacedIDs.contains(b.id.rawValue) {
+            violate(.I9, at: made[b.id.rawValue] ?? 0, "booking \(b.id) was displaced without being reported")
+        }
+        // I11: per slot and per user.
+        checkLinearizability(made: made, budget: budget)
+    }
+
+    func operation(_ i: Int, made: [UInt64: Int]) -> BookingOperation? {
+        let op = history[i]
+        var b = BookingOperation(kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
+        switch (op.kind, op.outcome) {
+        case (.reserve, -1):
+            b.kind = op.repeatOf != 0 ? .repeated : .reserved
+            b.start = p.starts[Int(op.cell)]
+            b.limit = Int32(clamping: p.rules.policy.limit(for: UserID(op.user)))
+        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _):
+            return nil
+        case (.reserve, let code):
+            switch Reasons.all[Int(code)] {
+            case .slotTaken: b.kind = .refusedTaken
+            case .userLimitReached:
+                b.kind = .refusedLimit
+                b.limit = Int32(clamping: p.rules.policy.limit(for: UserID(op.user)))
+            default: b.kind = .refusedOther
+            }
+        case (.cancel, -1): b.kind = .released
+        case (.cancel, let code):
+            b.kind = Reasons.all[Int(code)] == .alreadyCancelled ? .refusedInactive : .neutral
+        }
+        return b
+    }
+
+    mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
+        var slotParts: [Int32: [BookingOperation]] = [:]
+        var userParts: [UInt64: [BookingOperation]] = [:]
+        var firstIndex: [String: Int] = [:]
+        for i in history.indices {
+            guard var op = operation(i, made: made) else { continue }
+            let cell: Int32?
+            let owner: UInt64?
+            if history[i].kind == .cancel {
+                cell = made[op.booking].map { history[$0].cell }
+                owner = made[op.booking].map { history[$0].user }
+                if let m = made[op.booking] { op.start = p.starts[Int(history[m].cell)] }
+            } else {
+                cell = history[i].cell
+                owner = op.user
+            }
+            if let cell {
+                slotParts[cell, default: []].append(op)
+                firstIndex["slot \(cell)"] = firstIndex["slot \(cell)"] ?? i
+            }
+            // A cancel refused because the caller is not the owner says nothing about the owner's state.
+            if let owner, !(history[i].kind == .cancel && op.kind == .neutral) {
+                if history[i].kind == .cancel, owner != op.user { continue }
+                userParts[owner, default: []].append(op)
+                firstIndex["user \(owner)"] = firstIndex["user \(owner)"] ?? i
+            }
+        }
+        // Displacements release bookings in both partitions, at the change's time.
+        for op in history where op.kind == .change && op.outcome == -1 {
+            for id in op.displaced {
+                guard let m = made[id] else { continue }
+                let release = BookingOperation(
+                    kind: .released, booking: id, user: history[m].user, now: op.now, invoke: op.invoke,
+                    complete: op.complete)
+                slotParts[history[m].cell, default: []].append(release)
+                userParts[history[m].user, default: []].append(release)
+            }
+        }
+        var partitions = 0
+        var unknown = 0
+        var failing: String?
+        for cell in slotParts.keys.sorted() {
+            guard let ops = slotParts[cell] else { continue }
+            partitions += 1
+            switch LinearizabilityChecker.check(SlotSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget) {
+            case .linearizable: break
+            case .unknown: unknown += 1
+            case .notLinearizable:
+                if failing == nil {
+                    failing = "slot \(p.slot(ofCell: cell))"
+                    violate(.I11, at: firstIndex["slot \(cell)"] ?? 0, "the history of \(p.slot(ofCell: cell)) is not linearizable")
+                }
+            }
+        }
+        for user in userParts.keys.sorted() {
+            guard let ops = userParts[user] else { continue }
+            partitions += 1
+            switch LinearizabilityChecker.check(UserSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget) {
+            case .linearizable: break
+            case .unknown: unknown += 1
+            case .notLinearizable:
+                if failing == nil {
+                    failing = "user \(user)"
+                    violate(.I11, at: firstIndex["user \(user)"] ?? 0, "the history of user \(user) is not linearizable")
+                }
+            }
+        }
+        linearizability = .init(
+            status: failing != nil ? "not linearizable" : unknown > 0 ? "unknown" : "linearizable",
+            partitions: partitions, unknownPartitions: unknown, failingPartition: failing)
+    }
+
+    func report(threads: Int, elapsed: Double, operations: Int) -> Report {
+        var refused: [Rejection.Reason: Int] = [:]
+        var accepted = 0
+        var cancelled = 0
+        var repeats = 0
+        var queries = 0
+        var changes = 0
+        var displaced = 0
+        var attempts: [Int32: (Int, Int)] = [:]
+        var latencies: [Int64] = []
+        latencies.reserveCapacity(history.count)
+        for op in history {
+            latencies.append(op.complete - op.invoke)
+            if let r = op.reason { refused[r, default: 0] += 1 }
+            switch op.kind {
+            case .reserve:
+                if op.repeatOf != 0 { repeats += 1 }
+                if op.outcome == -1 && op.repeatOf == 0 { accepted += 1 }
+                var a = attempts[op.cell] ?? (0, 0)
+                a.0 += 1
+                if op.outcome == -1 && op.repeatOf == 0 { a.1 += 1 }
+                attempts[op.cell] = a
+            case .cancel: if op.outcome == -1 { cancelled += 1 }
+            case .query: queries += 1
+            case .change:
+                changes += 1
+                displaced += op.displaced.count
+            }
+        }
+        latencies.sort()
+        func percentile(_ q: Double) -> Double? {
+            latencies.isEmpty ? nil : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]) / 1_000
+        }
+        var contention: Report.Contention?
+        if let best = attempts.keys.sorted().max(by: { (attempts[$0]?.0 ?? 0, $1) < (attempts[$1]?.0 ?? 0, $0) }),
+            let (n, ok) = attempts[best]
+        {
+            let ops = history.filter { $0.cell == best }
+            contention = .init(
+                slot: p.slot(ofCell: best).description, attempts: n, accepted: ok, concurrent: Self.maxOverlap(ops),
+                inFlight: Self.maxOverlap(history))
+        }
+        let wanted = Set(p.scenario.expectations?.invariants ?? Invariant.allCases.map(\.rawValue))
+        let invariants = Invariant.allCases.enumerated().map { i, inv in
+            Report.InvariantResult(
+                id: inv.rawValue, name: inv.name,
+                status: inv == .I10 || !wanted.contains(inv.rawValue) ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
+                violations: violations[i])
+        }
+        let reasons = refused.map { Report.ReasonCount(reason: $0.key.rawValue, count: $0.value) }
+            .sorted { ($0.count, $1.reason) > ($1.count, $0.reason) }
+        let ops = operations
+        return Report(
+            scenario: p.scenario.name, file: p.file, seed: p.scenario.seed, mode: "threads", threads: threads,
+            steps: p.steps.count, operations: ops, accepted: accepted, refused: refused.values.reduce(0, +),
+            refusedByReason: reasons, cancelled: cancelled, displaced: displaced, repeats: repeats, queries: queries,
+            availabilityChanges: changes, peakContention: contention, invariants: invariants,
+            linearizability: linearizability, expectations: [], failures: failures,
+            timing: .init(
+                seconds: elapsed, operationsPerSecond: elapsed > 0 ? Double(ops) / elapsed : 0,
+                p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99)),
+            provenance: p.scenario.provenance, attribution: p.scenario.attribution, verdict: "pass")
+    }
+
+    static func maxOverlap(_ ops: [TimedOperation]) -> Int {
+        var events: [(Int64, Int)] = []
+        events.reserveCapacity(ops.count * 2)
+        for op in ops {
+            events.append((op.invoke, 1))
+            events.append((op.complete, -1))
+        }
+        events.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        var current = 0
+        var best = 0
+        for e in events {
+            current += e.1
+            best = max(best, current)
+        }
+        return best
+    }
+}

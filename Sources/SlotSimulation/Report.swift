@@ -1,0 +1,171 @@
+import Foundation
+import SlotScheduler
+
+/// The outcome of a run, for people (``summary``) and machines (JSON via `--report`).
+///
+/// In deterministic mode it holds nothing that depends on the machine or the clock, so the same
+/// scenario and seed give a byte-identical report.
+public struct Report: Codable, Sendable, Equatable {
+    public var scenario: String
+    public var file: String
+    public var seed: UInt64
+    public var mode: String
+    public var threads: Int?
+    public var steps: Int
+    public var operations: Int
+    public var accepted: Int
+    public var refused: Int
+    /// Refusals per reason, most frequent first, ties by name.
+    public var refusedByReason: [ReasonCount]
+    public var cancelled: Int
+    public var displaced: Int
+    public var repeats: Int
+    public var queries: Int
+    public var availabilityChanges: Int
+    public var peakContention: Contention?
+    public var invariants: [InvariantResult]
+    public var linearizability: Linearizability?
+    public var expectations: [ExpectationResult]
+    public var failures: [Failure]
+    public var timing: Timing?
+    public var provenance: Provenance?
+    public var attribution: String?
+    /// `pass`, `invariant broken` or `not linearizable`.
+    public var verdict: String
+
+    public struct ReasonCount: Codable, Sendable, Equatable {
+        public var reason: String
+        public var count: Int
+    }
+    public struct Contention: Codable, Sendable, Equatable {
+        /// The slot with the most reservation attempts.
+        public var slot: String
+        public var attempts: Int
+        public var accepted: Int
+        /// Threads mode: most requests for that slot in flight at once.
+        public var concurrent: Int?
+        /// Threads mode: most requests of any kind in flight at once.
+        public var inFlight: Int?
+    }
+    public struct InvariantResult: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        /// `pass`, `fail` or `not checked`.
+        public var status: String
+        public var violations: Int
+    }
+    public struct Linearizability: Codable, Sendable, Equatable {
+        /// `linearizable`, `not linearizable`, `unknown`, or `sequential` (deterministic mode).
+        public var status: String
+        public var partitions: Int
+        public var unknownPartitions: Int
+        public var failingPartition: String?
+    }
+    public struct ExpectationResult: Codable, Sendable, Equatable {
+        public var what: String
+        public var expected: String
+        public var actual: String
+        public var pass: Bool
+    }
+    public struct Failure: Codable, Sendable, Equatable {
+        public var invariant: String
+        public var seq: Int
+        public var message: String
+        public var nearby: [String]
+        public var reproduce: String
+    }
+    public struct Timing: Codable, Sendable, Equatable {
+        public var seconds: Double
+        public var operationsPerSecond: Double
+        public var p50Microseconds: Double?
+        public var p99Microseconds: Double?
+    }
+
+    public static let countKeys: Set<String> = [
+        "operations", "accepted", "refused", "cancelled", "displaced", "repeats", "queries", "availabilityChanges",
+        "steps",
+    ]
+
+    func count(_ key: String) -> Int {
+        switch key {
+        case "operations": operations
+        case "accepted": accepted
+        case "refused": refused
+        case "cancelled": cancelled
+        case "displaced": displaced
+        case "repeats": repeats
+        case "queries": queries
+        case "availabilityChanges": availabilityChanges
+        case "steps": steps
+        default:
+            refusedByReason.first { "refused.\($0.reason)" == key }?.count ?? 0
+        }
+    }
+
+    public var passed: Bool { verdict == "pass" }
+
+    /// Process exit code: 0 pass, 1 invariant or expectation broken, 2 not linearizable.
+    public var exitCode: Int32 {
+        switch verdict {
+        case "pass": 0
+        case "not linearizable": 2
+        default: 1
+        }
+    }
+
+    public func json() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+
+    /// A summary a person can read at a glance.
+    public var summary: String {
+        var lines: [String] = []
+        lines.append("scenario \(scenario) (\(file)), seed \(seed), \(mode)\(threads.map { " ×\($0)" } ?? "")")
+        lines.append(
+            "  steps \(steps), operations \(operations): accepted \(accepted), refused \(refused), cancelled \(cancelled), displaced \(displaced), repeats \(repeats), queries \(queries), availability changes \(availabilityChanges)"
+        )
+        if !refusedByReason.isEmpty {
+            lines.append("  refused by reason: " + refusedByReason.map { "\($0.reason) \($0.count)" }.joined(separator: ", "))
+        }
+        if let c = peakContention {
+            var text = "  peak contention: \(c.attempts) attempts on \(c.slot) (\(c.accepted) accepted)"
+            if let n = c.concurrent { text += ", \(n) at once" }
+            if let n = c.inFlight { text += "; \(n) requests in flight at most" }
+            lines.append(text)
+        }
+        if let t = timing {
+            var text = String(format: "  time %.3f s, %.0f ops/s", t.seconds, t.operationsPerSecond)
+            if let p50 = t.p50Microseconds, let p99 = t.p99Microseconds {
+                text += String(format: ", latency p50 %.1f µs, p99 %.1f µs", p50, p99)
+            }
+            lines.append(text)
+        }
+        lines.append(
+            "  invariants: "
+                + invariants.map { "\($0.id) \($0.status == "pass" ? "ok" : $0.status)" }.joined(separator: ", "))
+        if let l = linearizability {
+            lines.append(
+                "  linearizability: \(l.status) (\(l.partitions) partitions\(l.unknownPartitions > 0 ? ", \(l.unknownPartitions) unknown" : ""))"
+            )
+        }
+        let failed = expectations.filter { !$0.pass }
+        if !expectations.isEmpty {
+            lines.append("  expectations: \(expectations.count - failed.count)/\(expectations.count) met")
+        }
+        for e in failed { lines.append("    ✗ \(e.what): expected \(e.expected), got \(e.actual)") }
+        if let p = provenance {
+            lines.append(
+                "  imported from \(p.source): \(p.rowsRead) rows, \(p.stepsWritten) steps; skipped "
+                    + (p.skipped.isEmpty ? "none" : p.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
+        }
+        for f in failures.prefix(5) {
+            lines.append("  FAIL \(f.invariant) at operation \(f.seq): \(f.message)")
+            for line in f.nearby { lines.append("    \(line)") }
+            lines.append("  reproduce: \(f.reproduce)")
+        }
+        lines.append("verdict: \(verdict.uppercased())")
+        return lines.joined(separator: "\n")
+    }
+}

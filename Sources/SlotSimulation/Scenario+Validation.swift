@@ -1,0 +1,436 @@
+import Foundation
+import SlotScheduler
+
+/// A scenario checked and compiled for running: rules built, every slot it can touch interned.
+///
+/// The *domain* is every (socket, date, hour) of every date the scenario mentions; each is a
+/// dense cell number, so the simulator and its reference model work on flat arrays.
+public struct PreparedScenario: Sendable {
+    public let scenario: Scenario
+    public let file: String
+    public let rules: Rules
+    /// First date of the domain (day number) and number of dates.
+    let firstDay: Int32
+    let days: Int
+    let socketCount: Int
+    /// Per cell: interned slot and start instant (`Int64.min` for a nonexistent local time).
+    let refs: [SlotRef]
+    let starts: [Int64]
+    /// Cells the workload aims at, and the hot ones among them.
+    let candidates: [Int32]
+    let hot: [Int32]
+    let steps: [CompiledStep]
+    let timeline: [CompiledChange]
+    /// Instant of the first workload operation.
+    let workloadStart: Int64
+    let firstUser: UInt64
+    let userCount: Int
+
+    struct CompiledStep: Sendable {
+        var step: Step
+        var now: Int64
+        var cell: Int32
+        var user: UInt64
+        /// For a cancel, the index of the reserve step whose booking it cancels.
+        var target: Int
+        var change: AvailabilityChange?
+    }
+
+    struct CompiledChange: Sendable {
+        var atOperation: Int
+        var change: AvailabilityChange
+        var rule: DisplacementRule
+    }
+
+    @inline(__always)
+    func cell(socket: Int32, day: Int32, hour: Int32) -> Int32 {
+        (socket &* Int32(days) &+ (day &- firstDay)) &* 24 &+ hour
+    }
+    @inline(__always)
+    func socketDay(ofCell cell: Int32) -> Int32 { cell / 24 }
+    public var cellCount: Int { refs.count }
+    func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
+    public var operations: Int { scenario.workload?.operations ?? 0 }
+}
+
+/// Limits that keep a scenario from exhausting memory.
+public enum ScenarioLimits {
+    public static let maxFileBytes = 64 << 20
+    public static let maxStations = 10_000
+    public static let maxUsers = 10_000_000
+    public static let maxOperations = 100_000_000
+    public static let maxSteps = 1_000_000
+    public static let maxCells = 16_000_000
+    public static let maxDays = 3_660
+}
+
+extension Scenario {
+    /// Reads and decodes a scenario file; nothing is run.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        let data: Data
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            if let size = attributes[.size] as? Int, size > ScenarioLimits.maxFileBytes {
+                throw ScenarioError(
+                    file: path, path: "", value: "\(size) bytes", expected: "at most \(ScenarioLimits.maxFileBytes) bytes")
+            }
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as ScenarioError {
+            throw error
+        } catch {
+            throw ScenarioError(file: path, path: "", value: "an unreadable file", expected: "a readable JSON file")
+        }
+        return try decode(data, file: path)
+    }
+
+    static let knownKeys: Set<String> = [
+        "version", "name", "description", "attribution", "seed", "stations", "overrides", "policy", "clock", "users",
+        "workload", "timeline", "steps", "expectations", "provenance", "$schema",
+    ]
+
+    /// Decodes a scenario, turning every decoding problem into a ``ScenarioError`` with a path.
+    public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {
+        let document: Any
+        do { document = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "malformed JSON"
+            throw ScenarioError(file: file, path: "", value: "malformed JSON (\(detail))", expected: "valid JSON")
+        }
+        guard let object = document as? [String: Any] else {
+            throw ScenarioError(
+                file: file, path: "", value: JSONPath.render(document), expected: "a JSON object (a scenario)")
+        }
+        if let unknown = object.keys.filter({ !knownKeys.contains($0) }).sorted().first {
+            throw ScenarioError(
+                file: file, path: unknown, value: "an unknown field",
+                expected: "one of " + knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", "))
+        }
+        if let version = object["version"] as? Int, version != 1 {
+            throw ScenarioError(file: file, path: "version", value: String(version), expected: "1")
+        }
+        do {
+            return try JSONDecoder().decode(Scenario.self, from: data)
+        } catch let error as DecodingError {
+            switch error {
+            case .typeMismatch(let type, let context):
+                throw ScenarioError(
+                    file: file, path: JSONPath.string(context.codingPath),
+                    value: JSONPath.value(at: context.codingPath, in: document), expected: JSONPath.typeName(type))
+            case .valueNotFound(let type, let context):
+                throw ScenarioError(
+                    file: file, path: JSONPath.string(context.codingPath), value: "null",
+                    expected: JSONPath.typeName(type))
+            case .keyNotFound(let key, let context):
+                throw ScenarioError(
+                    file: file, path: JSONPath.string(context.codingPath + [key]), value: "nothing",
+                    expected: "a required field")
+            case .dataCorrupted(let context):
+                var expected = context.debugDescription
+                if let range = expected.range(of: "expected ") { expected = String(expected[range.upperBound...]) }
+                if expected.contains("Cannot initialize") || expected.contains("Parsed JSON number") {
+                    expected = "a value in range for this field"
+                }
+                throw ScenarioError(
+                    file: file, path: JSONPath.string(context.codingPath),
+                    value: JSONPath.value(at: context.codingPath, in: document), expected: expected)
+            @unknown default:
+                throw ScenarioError(file: file, path: "", value: "undecodable data", expected: "a scenario")
+            }
+        } catch {
+            throw ScenarioError(file: file, path: "", value: "undecodable data", expected: "a scenario")
+        }
+    }
+
+    /// Checks every field and compiles the scenario for running.
+    public func prepare(file: String) throws(ScenarioError) -> PreparedScenario {
+        func fail(_ path: String, _ value: String, _ expected: String) -> ScenarioError {
+            ScenarioError(file: file, path: path, value: value, expected: expected)
+        }
+        func check(_ ok: Bool, _ path: String, _ value: @autoclosure () -> String, _ expected: String)
+            throws(ScenarioError)
+        {
+            if !ok { throw fail(path, value(), expected) }
+        }
+        try check(version == 1, "version", String(version), "1")
+        try check(!name.isEmpty && name.count <= 200, "name", name.debugDescription, "1 to 200 characters")
+        try check(
+            (1...ScenarioLimits.maxStations).contains(stations.count), "stations", "\(stations.count) stations",
+            "1...\(ScenarioLimits.maxStations) stations")
+        let rules: Rules
+        do {
+            rules = try Rules(catalog: try Catalog(stations), policy: policy.policy)
+        } catch {
+            var path = error.field
+            if path.hasPrefix("policy.horizon.rollingDays") { path = "policy.rollingDays" }
+            throw fail(path, error.value, error.expected)
+        }
+        let catalog = rules.catalog
+        try check(
+            (1...ScenarioLimits.maxUsers).contains(users.count), "users.count", String(users.count),
+            "1...\(ScenarioLimits.maxUsers) users")
+        let firstUser = users.firstID ?? 1
+        try check(
+            firstUser <= UInt64.max / 2, "users.firstID", String(firstUser), "an id below \(UInt64.max / 2)")
+        try check(
+            clock.stepSeconds >= 0 && clock.stepSeconds <= 86_400, "clock.stepSeconds", String(clock.stepSeconds),
+            "0...86400 seconds")
+        if let per = clock.operationsPerStep {
+            try check(per >= 1 && per <= 1_000_000_000, "clock.operationsPerStep", String(per), "1 or more")
+        }
+        try check(
+            LocalDate.supportedYears.contains(LocalDate(dayNumber: Int32(clock.start.instant.secondsSinceEpoch / 86_400)).year),
+            "clock.start", clock.start.description, "a time in the years 1900...2399")
+
+        // Every date the scenario mentions, for the domain.
+        var dayLow = Int32.max
+        var dayHigh = Int32.min
+        func include(_ date: LocalDate) {
+            dayLow = min(dayLow, date.dayNumber)
+            dayHigh = max(dayHigh, date.dayNumber)
+        }
+        func socketKnown(_ station: StationID?, _ socket: SocketID?, at path: String) throws(ScenarioError) {
+            guard let station else { throw fail("\(path).station", "nothing", "a station id") }
+            guard let info = catalog.station(station) else {
+                throw fail(
+                    "\(path).station", station.rawValue.debugDescription,
+                    "one of the scenario's stations (" + stations.prefix(5).map(\.id.rawValue).joined(separator: ", ")
+                        + (stations.count > 5 ? ", ..." : "") + ")")
+            }
+            if let socket, !info.sockets.contains(where: { $0.id == socket }) {
+                throw fail(
+                    "\(path).socket", socket.rawValue.debugDescription,
+                    "a socket of station \(station) (" + info.sockets.map(\.id.rawValue).joined(separator: ", ") + ")")
+            }
+        }
+        for (i, change) in (overrides ?? []).enumerated() {
+            try socketKnown(change.station, change.socket, at: "overrides[\(i)]")
+            include(change.date)
+        }
+        var workloadCandidates = 0
+        if let w = workload {
+            try check(
+                (0...ScenarioLimits.maxOperations).contains(w.operations), "workload.operations", String(w.operations),
+                "0...\(ScenarioLimits.maxOperations) operations")
+            let weights: [(String, Int?)] = [
+                ("reserve", w.mix.reserve), ("cancel", w.mix.cancel), ("query", w.mix.query),
+                ("availability", w.mix.availability), ("retry", w.mix.retry),
+            ]
+            for (key, weight) in weights {
+                try check(
+                    (0...1_000_000).contains(weight ?? 0), "workload.mix.\(key)", String(weight ?? 0),
+                    "a weight 0...1000000")
+            }
+            try check(
+                weights.reduce(0) { $0 + ($1.1 ?? 0) } > 0 || w.operations == 0, "workload.mix", "all weights 0",
+                "at least one positive weight")
+            try check(
+                (1...ScenarioLimits.maxDays).contains(w.dates.days), "workload.dates.days", String(w.dates.days),
+                "1...\(ScenarioLimits.maxDays) days")
+            include(w.dates.from)
+            include(w.dates.from.adding(days: w.dates.days - 1))
+            let hours = w.hours ?? .allDay
+            try check(!hours.isEmpty, "workload.hours", "[]", "at least one hour 0...23")
+            workloadCandidates = catalog.socketCount * w.dates.days * hours.count
+            if let hot = w.hotness {
+                try check(
+                    (0...min(10_000, workloadCandidates)).contains(hot.slots), "workload.hotness.slots",
+                    String(hot.slots), "0...\(min(10_000, workloadCandidates)) (no more than the candidate slots)")
+                try check(
+                    hot.share.isFinite && (0...1).contains(hot.share), "workload.hotness.share", String(hot.share),
+                    "a fraction 0...1")
+            }
+            if let c = w.concurrency {
+                try check((1...1024).contains(c), "workload.concurrency", String(c), "1...1024 workers")
+            }
+        }
+        for (i, change) in (timeline ?? []).enumerated() {
+            try socketKnown(change.station, change.socket, at: "timeline[\(i)]")
+            try check(
+                (0...(workload?.operations ?? 0)).contains(change.atOperation), "timeline[\(i)].atOperation",
+                String(change.atOperation), "0...workload.operations")
+            include(change.date)
+        }
+        let steps = self.steps ?? []
+        try check(
+            steps.count <= ScenarioLimits.maxSteps, "steps", "\(steps.count) steps", "at most \(ScenarioLimits.maxSteps)")
+        let reasons = Set(Rejection.Reason.allCases.map(\.rawValue))
+        let statuses = Set(SlotStatus.allCases.map(\.rawValue))
+        var labels: [String: Int] = [:]
+        var now = clock.start.instant.secondsSinceEpoch
+        var times: [Int64] = []
+        for (i, step) in steps.enumerated() {
+            let path = "steps[\(i)]"
+            if let at = step.at {
+                try check(
+                    at.instant.secondsSinceEpoch >= now, "\(path).at", at.description,
+                    "a time not before the previous step (\(Instant(secondsSinceEpoch: now)))")
+                now = at.instant.secondsSinceEpoch
+            }
+            times.append(now)
+            if step.at == nil { now += clock.stepSeconds }
+            switch step.op {
+            case .reserve, .query:
+                try socketKnown(step.station, step.socket, at: path)
+                guard step.socket != nil else { throw fail("\(path).socket", "nothing", "a socket id") }
+                guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
+                include(date)
+                guard let hour = step.hour else { throw fail("\(path).hour", "nothing", "an hour 0...23") }
+                try check((0...23).contains(hour), "\(path).hour", String(hour), "an hour 0...23")
+                if step.op == .reserve {
+                    guard step.user != nil else { throw fail("\(path).user", "nothing", "a user id") }
+                    if let label = step.label {
+                        try check(
+                            labels.updateValue(i, forKey: label) == nil, "\(path).label", label.debugDescription,
+                            "a label not used by an earlier step")
+                    }
+                }
+            case .cancel:
+                guard step.user != nil else { throw fail("\(path).user", "nothing", "a user id") }
+                guard let label = step.booking else {
+                    throw fail("\(path).booking", "nothing", "the label of an earlier reserve step")
+                }
+                try check(
+                    labels[label] != nil, "\(path).booking", label.debugDescription,
+                    "the label of an earlier reserve step")
+            case .changeAvailability:
+                try socketKnown(step.station, step.socket, at: path)
+                guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
+                include(date)
+                for (j, label) in (step.expectDisplaced ?? []).enumerated() {
+                    try check(
+                        labels[label] != nil, "\(path).expectDisplaced[\(j)]", label.debugDescription,
+                        "the label of an earlier reserve step")
+                }
+            }
+            if let expect = step.expect {
+                let valid =
+                    step.op == .query ? statuses.contains(expect) : expect == "accepted" || reasons.contains(expect)
+                try check(
+                    valid, "\(path).expect", expect.debugDescription,
+                    step.op == .query
+                        ? "a slot status (" + SlotStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+                        : "accepted or a refusal reason (" + Rejection.Reason.allCases.map(\.rawValue).joined(
+                            separator: ", ") + ")")
+            }
+        }
+        if let e = expectations {
+            for (i, id) in (e.invariants ?? []).enumerated() {
+                try check(
+                    Invariant(rawValue: id) != nil, "expectations.invariants[\(i)]", id.debugDescription,
+                    "one of " + Invariant.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            for key in (e.counts ?? [:]).keys.sorted() {
+                let valid =
+                    Report.countKeys.contains(key)
+                    || (key.hasPrefix("refused.") && reasons.contains(String(key.dropFirst("refused.".count))))
+                try check(
+                    valid, "expectations.counts.\(key)", key.debugDescription,
+                    Report.countKeys.sorted().joined(separator: ", ") + " or refused.<reason>")
+                if let range = e.counts?[key] {
+                    for (name, value) in [("min", range.min), ("max", range.max), ("exactly", range.exactly)] {
+                        if let value {
+                            try check(
+                                value >= 0, "expectations.counts.\(key).\(name)", String(value), "a count of 0 or more")
+                        }
+                    }
+                }
+            }
+        }
+
+        // The domain.
+        if dayLow > dayHigh {
+            let today = Int32(clock.start.instant.secondsSinceEpoch / 86_400)
+            (dayLow, dayHigh) = (today, today)
+        }
+        let days = Int(dayHigh - dayLow) + 1
+        try check(
+            days <= ScenarioLimits.maxDays, "(dates)", "\(days) days from first to last date",
+            "at most \(ScenarioLimits.maxDays) days between the earliest and latest date mentioned")
+        let cells = catalog.socketCount * days * 24
+        try check(
+            cells <= ScenarioLimits.maxCells, "stations", "\(catalog.socketCount) sockets × \(days) days × 24 hours",
+            "at most \(ScenarioLimits.maxCells) socket-hours in the scenario's dates")
+        var refs: [SlotRef] = []
+        refs.reserveCapacity(cells)
+        var starts: [Int64] = []
+        starts.reserveCapacity(cells)
+        for station in stations {
+            for socket in station.sockets {
+                for d in 0..<days {
+                    for hour in 0..<24 {
+                        let slot = Slot(
+                            station: station.id, socket: socket.id, date: LocalDate(dayNumber: dayLow + Int32(d)),
+                            hour: hour)
+                        guard let ref = try? catalog.resolve(slot) else {
+                            throw fail("stations", station.id.rawValue, "stations the catalog accepts")
+                        }
+                        refs.append(ref)
+                        starts.append(catalog.start(of: ref)?.secondsSinceEpoch ?? Int64.min)
+                    }
+                }
+            }
+        }
+        let days32 = Int32(days)
+        func cellOf(_ ref: SlotRef) -> Int32 { (ref.socket &* days32 &+ (ref.day &- dayLow)) &* 24 &+ ref.hour }
+
+        var candidates: [Int32] = []
+        var hot: [Int32] = []
+        var rng = SplitMix64(seed: seed ^ 0x5EED_CE11)
+        if let w = workload {
+            let hours = Array(w.hours ?? .allDay)
+            let first = w.dates.from.dayNumber - dayLow
+            candidates.reserveCapacity(workloadCandidates)
+            for socket in 0..<Int32(catalog.socketCount) {
+                for d in first..<(first + Int32(w.dates.days)) {
+                    for h in hours { candidates.append((socket &* days32 &+ d) &* 24 &+ Int32(h)) }
+                }
+            }
+            // Hot slots: open, existing local times, chosen by the seed.
+            let wanted = w.hotness?.slots ?? 0
+            var picked = Set<Int32>()
+            var tries = 0
+            while hot.count < wanted && tries < wanted * 100 + 1000 {
+                tries += 1
+                let c = candidates[rng.below(candidates.count)]
+                if starts[Int(c)] == Int64.min || picked.contains(c) { continue }
+                picked.insert(c)
+                hot.append(c)
+            }
+            while hot.count < wanted {
+                hot.append(candidates[hot.count % candidates.count])
+            }
+        }
+        var compiled: [PreparedScenario.CompiledStep] = []
+        compiled.reserveCapacity(steps.count)
+        for (i, step) in steps.enumerated() {
+            var c = PreparedScenario.CompiledStep(
+                step: step, now: times[i], cell: -1, user: step.user ?? 0, target: -1, change: nil)
+            switch step.op {
+            case .reserve, .query:
+                if let station = step.station, let socket = step.socket, let date = step.date, let hour = step.hour,
+                    let ref = try? catalog.resolve(Slot(station: station, socket: socket, date: date, hour: hour))
+                {
+                    c.cell = cellOf(ref)
+                }
+            case .cancel:
+                c.target = step.booking.flatMap { labels[$0] } ?? -1
+            case .changeAvailability:
+                if let station = step.station, let date = step.date {
+                    c.change = AvailabilityChange(station: station, socket: step.socket, date: date, hours: step.hours)
+                }
+            }
+            compiled.append(c)
+        }
+        let timeline = (timeline ?? []).enumerated().sorted { ($0.element.atOperation, $0.offset) < ($1.element.atOperation, $1.offset) }
+            .map {
+                PreparedScenario.CompiledChange(
+                    atOperation: $0.element.atOperation,
+                    change: AvailabilityChange(
+                        station: $0.element.station, socket: $0.element.socket, date: $0.element.date,
+                        hours: $0.element.hours), rule: $0.element.onBookings ?? .displace)
+            }
+        return PreparedScenario(
+            scenario: self, file: file, rules: rules, firstDay: dayLow, days: days, socketCount: catalog.socketCount,
+            refs: refs, starts: starts, candidates: candidates, hot: hot, steps: compiled, timeline: timeline,
+            workloadStart: now, firstUser: firstUser, userCount: users.count)
+    }
+}

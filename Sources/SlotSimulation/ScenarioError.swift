@@ -1,0 +1,97 @@
+import Foundation
+import SlotScheduler
+
+/// Why a scenario file was refused: the file, where in it (a JSON path such as
+/// `stations[2].sockets[0].powerKW`), the value found and what was expected.
+public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var path: String
+    public var value: String
+    public var expected: String
+
+    public init(file: String, path: String, value: String, expected: String) {
+        self.file = file
+        self.path = path
+        self.value = value
+        self.expected = expected
+    }
+
+    public var description: String {
+        "\(file): \(path.isEmpty ? "(document)" : path): found \(value); expected \(expected)"
+    }
+}
+
+/// A file could not be written or read for a reason other than its content.
+public struct SimulationIOError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+    public var description: String { "\(path): \(problem)" }
+}
+
+enum JSONPath {
+    static func string(_ path: [any CodingKey]) -> String {
+        var result = ""
+        for key in path {
+            if let i = key.intValue {
+                result += "[\(i)]"
+            } else {
+                result += result.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return result
+    }
+
+    /// The JSON text of the value at `path` in `document`, shortened.
+    static func value(at path: [any CodingKey], in document: Any?) -> String {
+        var node = document
+        for key in path {
+            if let i = key.intValue, let array = node as? [Any] {
+                node = i < array.count ? array[i] : nil
+            } else if let object = node as? [String: Any] {
+                node = object[key.stringValue]
+            } else {
+                node = nil
+            }
+        }
+        guard let node else { return "nothing" }
+        return render(node)
+    }
+
+    static func render(_ node: Any) -> String {
+        let text: String
+        if node is NSNull {
+            text = "null"
+        } else if let s = node as? String {
+            text = s.debugDescription
+        } else if let n = node as? NSNumber {
+            text = n.stringValue
+        } else if JSONSerialization.isValidJSONObject(node),
+            let data = try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys]),
+            let s = String(data: data, encoding: .utf8)
+        {
+            text = s
+        } else {
+            text = String(describing: node)
+        }
+        return text.count > 80 ? String(text.prefix(77)) + "..." : text
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is UInt64.Type, is UInt.Type: return "a non-negative integer"
+        case is Double.Type: return "a number"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "a value of type \(name)"
+        }
+    }
+}

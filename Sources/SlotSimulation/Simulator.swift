@@ -1,0 +1,573 @@
+import Foundation
+import SlotScheduler
+
+/// How a run reports and where it writes.
+public struct RunOptions: Sendable {
+    /// Write the history as JSON lines here.
+    public var historyPath: String?
+    /// Print a progress line on standard error when a run takes more than two seconds.
+    public var progress: Bool
+    /// The command line that reproduces this run, printed on failure.
+    public var reproduce: String
+    /// Stop at the first invariant violation (the default) or keep counting.
+    public var stopAtFirstFailure: Bool
+
+    public init(historyPath: String? = nil, progress: Bool = false, reproduce: String = "", stopAtFirstFailure: Bool = true) {
+        self.historyPath = historyPath
+        self.progress = progress
+        self.reproduce = reproduce
+        self.stopAtFirstFailure = stopAtFirstFailure
+    }
+}
+
+/// Runs scenarios. See ``runDeterministic(_:options:)`` and ``runThreads(_:service:threads:options:)``.
+public enum Simulator {
+    /// Runs a scenario on one thread against a ``Ledger``, every choice from the scenario's seed.
+    /// The report and history are byte-identical for the same scenario and seed.
+    public static func runDeterministic(_ p: PreparedScenario, options: RunOptions = RunOptions()) throws(
+        SimulationIOError
+    ) -> Report {
+        let history = try options.historyPath.map { path throws(SimulationIOError) in try HistoryWriter(path: path) }
+        var run = DeterministicRun(p, options: options, history: history)
+        run.execute()
+        do { try history?.finish() } catch {
+            history?.discard()
+            throw error
+        }
+        return run.report()
+    }
+}
+
+struct Progress {
+    let enabled: Bool
+    let total: Int
+    let began = ContinuousClock.now
+    var shown = false
+    var last = ContinuousClock.now
+
+    init(enabled: Bool, total: Int) {
+        self.enabled = enabled
+        self.total = total
+    }
+
+    mutating func tick(_ done: Int) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        guard now - began > .seconds(2), now - last > .milliseconds(500) else { return }
+        last = now
+        shown = true
+        let seconds = Double((now - began).components.seconds) + Double((now - began).components.attoseconds) * 1e-18
+        let pct = total > 0 ? Double(done) * 100 / Double(total) : 100
+        let line = String(format: "\r  %d/%d operations (%.0f%%), %.0f ops/s   ", done, total, pct, Double(done) / seconds)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func end() {
+        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+struct DeterministicRun {
+    let p: PreparedScenario
+    let options: RunOptions
+    let history: HistoryWriter?
+    var format: HistoryFormat
+    var ledger: Ledger
+    var model: ReferenceModel
+    var rng: SplitMix64
+    var ring = [OpRecord](repeating: OpRecord(), count: 16)
+    var seq = 0
+    var operationsDone = 0
+    var accepted = 0
+    var refused = [Int](repeating: 0, count: Reasons.all.count)
+    var cancelled = 0
+    var displaced = 0
+    var repeats = 0
+    var queries = 0
+    var changes = 0
+    var attempts: [Int32]
+    var acceptedPerCell: [Int32]
+    var violations = [Int](repeating: 0, count: Invariant.allCases.count)
+    var failures: [Report.Failure] = []
+    var expectationResults: [Report.ExpectationResult] = []
+    var stopped = false
+    /// Recent accepted requests with a request id: user, id, cell, booking.
+    var requests: [(user: UInt64, id: RequestID, cell: Int32, booking: UInt64)] = []
+    var requestMap: [String: (cell: Int32, booking: UInt64)] = [:]
+    var stepBookings: [Int: UInt64] = [:]
+    /// Users who recently got a booking: cancels pick among them, so cancellations and rebookings happen.
+    var recentBookers = [UInt64](repeating: 0, count: 256)
+    var recentCount = 0
+
+    init(_ p: PreparedScenario, options: RunOptions, history: HistoryWriter?) {
+        self.p = p
+        self.options = options
+        self.history = history
+        format = HistoryFormat(p)
+        ledger = Ledger(rules: p.rules, journaling: false, expectedUsers: min(p.userCount, 1 << 22))
+        model = ReferenceModel(p)
+        rng = SplitMix64(seed: p.scenario.seed)
+        attempts = [Int32](repeating: 0, count: p.cellCount)
+        acceptedPerCell = [Int32](repeating: 0, count: p.cellCount)
+    }
+
+    // MARK: Recording
+
+    @inline(__always)
+    mutating func record(_ r: OpRecord) {
+        ring[r.seq & 15] = r
+        if let history { history.write(format.line(r)) }
+    }
+
+    mutating func violate(_ invariant: Invariant, _ message: String) {
+        violations[Invariant.allCases.firstIndex(of: invariant) ?? 0] += 1
+        if failures.count < 20 {
+            var nearby: [String] = []
+            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.line(ring[s & 15])) }
+            failures.append(
+                Report.Failure(
+                    invariant: "\(invariant.rawValue) \(invariant.name)", seq: seq, message: message, nearby: nearby,
+                    reproduce: options.reproduce))
+        }
+        if options.stopAtFirstFailure { stopped = true }
+    }
+
+    func invariantFor(_ expected: Rejection.Reason) -> Invariant {
+        switch expected {
+        case .slotTaken: .I1
+        case .userLimitReached: .I2
+        case .slotInPast, .tooSoon, .beyondHorizon: .I3
+        case .nonexistentLocalTime, .socketClosed, .outsideOpeningHours: .I4
+        case .conflictingRequestID: .I12
+        default: .I10
+        }
+    }
+
+    /// Compares a reservation's outcome with the model and updates the model.
+    @inline(__always)
+    mutating func judgeReserve(
+        cell: Int32, user u: Int32, userID: UInt64, now: Int64, expected: Rejection.Reason?,
+        actual: Rejection.Reason?, booking: UInt64
+    ) {
+        attempts[Int(cell)] &+= 1
+        if let actual {
+            refused[Int(Reasons.code(actual))] += 1
+        } else {
+            accepted += 1
+            acceptedPerCell[Int(cell)] &+= 1
+        }
+        if expected == actual {
+            if actual == nil {
+                model.accept(cell, user: u, id: booking)
+                recentBookers[recentCount & 255] = userID
+                recentCount &+= 1
+            }
+            return
+        }
+        let slot = p.slot(ofCell: cell)
+        if let expected, actual == nil {
+            violate(
+                invariantFor(expected),
+                "reservation of \(slot) by user \(userID) was accepted (booking \(booking)) but the rules say \(expected.rawValue)"
+            )
+            model.accept(cell, user: u, id: booking)
+        } else if let actual, expected == nil {
+            let invariant: Invariant = actual == .slotTaken && model.freed[Int(cell)] != 0 ? .I6 : .I10
+            violate(
+                invariant,
+                "reservation of \(slot) by user \(userID) was refused with \(actual.rawValue) but the slot was free and bookable"
+            )
+        } else {
+            violate(
+                .I10,
+                "reservation of \(slot) by user \(userID) was refused with \(actual?.rawValue ?? "?") where the rules say \(expected?.rawValue ?? "?")"
+            )
+        }
+    }
+
+    // MARK: Commands
+
+    @inline(__always)
+    mutating func reserveFast(cell: Int32, userID: UInt64, now: Int64) {
+        let u = model.user(userID)
+        let expected = model.expectReserve(cell, user: u, at: now)
+        let a = ledger.attempt(p.refs[Int(cell)], for: UserID(userID), at: Instant(secondsSinceEpoch: now))
+        let booking = a.booking?.rawValue ?? 0
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: .reserve, user: userID, cell: cell, booking: booking,
+                outcome: Reasons.code(a.reason)))
+        judgeReserve(cell: cell, user: u, userID: userID, now: now, expected: expected, actual: a.reason, booking: booking)
+    }
+
+    /// A reservation through the full API, with an optional request id. Returns the outcome.
+    @discardableResult
+    mutating func reserveSlow(cell: Int32, userID: UInt64, requestID: RequestID?, now: Int64, kind: OpRecord.Kind)
+        -> (Rejection.Reason?, UInt64)
+    {
+        let u = model.user(userID)
+        var expected: Rejection.Reason?
+        var repeatOf: UInt64?
+        let key = requestID.map { "\(userID)|\($0.rawValue)" }
+        if let key, let seen = requestMap[key] {
+            if seen.cell == cell { repeatOf = seen.booking } else { expected = .conflictingRequestID }
+        } else {
+            expected = model.expectReserve(cell, user: u, at: now)
+        }
+        let request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID), requestID: requestID)
+        var actual: Rejection.Reason?
+        var booking: UInt64 = 0
+        do {
+            booking = try ledger.reserve(request, at: Instant(secondsSinceEpoch: now)).id.rawValue
+        } catch {
+            actual = error.reason
+        }
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: booking,
+                outcome: Reasons.code(actual), detail: requestID.map { "requestID \($0.rawValue)" }))
+        if let repeatOf {
+            repeats += 1
+            if actual != nil || booking != repeatOf {
+                violate(
+                    .I12,
+                    "repeating request \(requestID?.rawValue ?? "") gave \(actual?.rawValue ?? "booking \(booking)") instead of booking \(repeatOf)"
+                )
+            }
+            return (actual, booking)
+        }
+        judgeReserve(cell: cell, user: u, userID: userID, now: now, expected: expected, actual: actual, booking: booking)
+        if actual == nil, let key, let requestID, expected == nil {
+            requestMap[key] = (cell, booking)
+            if requests.count < 64 {
+                requests.append((userID, requestID, cell, booking))
+            } else {
+                requests[rng.below(64)] = (userID, requestID, cell, booking)
+            }
+        }
+        return (actual, booking)
+    }
+
+    @discardableResult
+    mutating func cancel(_ b: Int32, by userID: UInt64, now: Int64, kind: OpRecord.Kind = .cancel) -> Rejection.Reason? {
+        let u = model.user(userID)
+        let expected = model.expectCancel(b, by: u, at: now)
+        let id = model.bID[Int(b)]
+        let cell = model.bCell[Int(b)]
+        var actual: Rejection.Reason?
+        do { try ledger.cancel(BookingID(id), by: UserID(userID), at: Instant(secondsSinceEpoch: now)) } catch {
+            actual = error.reason
+        }
+        record(OpRecord(seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: id, outcome: Reasons.code(actual)))
+        if let actual { refused[Int(Reasons.code(actual))] += 1 } else { cancelled += 1 }
+        let slot = p.slot(ofCell: cell)
+        switch (expected, actual) {
+        case (nil, nil):
+            model.release(b, as: .cancelled)
+            if let status = try? ledger.status(of: slot, at: Instant(secondsSinceEpoch: now)), status == .booked {
+                violate(.I6, "booking \(id) of \(slot) was cancelled by its owner but the slot is still booked")
+            }
+        case (let e?, nil):
+            violate(
+                e == .notOwner ? .I6 : .I10,
+                "cancel of booking \(id) (\(slot)) by user \(userID) was accepted but the rules say \(e.rawValue)")
+            model.release(b, as: .cancelled)
+        case (nil, let a?):
+            violate(.I10, "cancel of booking \(id) (\(slot)) by its owner was refused with \(a.rawValue)")
+        case (let e?, let a?) where e != a:
+            violate(.I10, "cancel of booking \(id) (\(slot)) was refused with \(a.rawValue) where the rules say \(e.rawValue)")
+        default: break
+        }
+        return actual
+    }
+
+    mutating func query(cell: Int32, now: Int64, userID: UInt64) -> SlotStatus? {
+        queries += 1
+        let expected = model.expectStatus(cell, at: now)
+        let slot = p.slot(ofCell: cell)
+        let actual = try? ledger.status(of: slot, at: Instant(secondsSinceEpoch: now))
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: .query, user: userID, cell: cell, outcome: -1,
+                detail: actual?.rawValue ?? "error"))
+        if actual != expected {
+            violate(.I10, "status of \(slot) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)")
+        }
+        return actual
+    }
+
+    @discardableResult
+    mutating func change(_ change: AvailabilityChange, rule: DisplacementRule, now: Int64, userID: UInt64 = 0)
+        -> (Rejection.Reason?, [UInt64])
+    {
+        changes += 1
+        let expected = model.expectedDisplaced(by: change)
+        var actual: Rejection.Reason?
+        var moved: [Booking] = []
+        do { moved = try ledger.changeAvailability(change, onBookings: rule, at: Instant(secondsSinceEpoch: now)) } catch {
+            actual = error.reason
+        }
+        let ids = moved.map(\.id.rawValue)
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: .change, user: userID, outcome: Reasons.code(actual),
+                detail: change.description + (rule == .refuse ? " (refuse)" : "")
+                    + (ids.isEmpty ? "" : "; displaced " + ids.map(String.init).joined(separator: ","))))
+        if let actual { refused[Int(Reasons.code(actual))] += 1 }
+        let expectRefusal = rule == .refuse && !expected.isEmpty
+        if expectRefusal {
+            if actual != .slotHasBookings {
+                violate(
+                    .I9,
+                    "\(change) under refuse had \(expected.count) bookings in the way but gave \(actual?.rawValue ?? "acceptance")"
+                )
+            }
+            return (actual, [])
+        }
+        if let actual {
+            violate(.I10, "\(change) was refused with \(actual.rawValue)")
+            return (actual, [])
+        }
+        displaced += ids.count
+        let got = ids.compactMap { model.idMap[$0] }.sorted()
+        if got != expected || got.count != ids.count {
+            let want = expected.map { String(model.bID[Int($0)]) }.joined(separator: ",")
+            violate(
+                .I9,
+                "\(change) displaced bookings [\(ids.map(String.init).joined(separator: ","))] but the bookings in closed hours were [\(want)]"
+            )
+        }
+        model.apply(change, displaced: expected)
+        return (nil, ids)
+    }
+
+    // MARK: The run
+
+    mutating func execute() {
+        let start = p.scenario.clock.start.instant.secondsSinceEpoch
+        for change in p.scenario.overrides ?? [] {
+            _ = try? ledger.changeAvailability(change, at: Instant(secondsSinceEpoch: start))
+            model.apply(change, displaced: [])
+        }
+        for (i, step) in p.steps.enumerated() where !stopped {
+            runStep(i, step)
+            seq += 1
+        }
+        if let w = p.scenario.workload, !stopped { runWorkload(w) }
+        reconcile()
+    }
+
+    mutating func expectStep(_ i: Int, _ step: PreparedScenario.CompiledStep, got: String) {
+        guard let want = step.step.expect else { return }
+        let what = "steps[\(i)] \(step.step.op.rawValue)" + (step.step.note.map { " (\($0))" } ?? "")
+        expectationResults.append(.init(what: what, expected: want, actual: got, pass: want == got))
+        if want != got, failures.count < 20 {
+            var nearby: [String] = []
+            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.line(ring[s & 15])) }
+            failures.append(
+                .init(
+                    invariant: "expectation", seq: seq, message: "\(what): expected \(want), got \(got)",
+                    nearby: nearby, reproduce: options.reproduce))
+        }
+    }
+
+    mutating func runStep(_ i: Int, _ step: PreparedScenario.CompiledStep) {
+        switch step.step.op {
+        case .reserve:
+            let (reason, booking) = reserveSlow(
+                cell: step.cell, userID: step.user, requestID: step.step.requestID, now: step.now, kind: .step)
+            if reason == nil { stepBookings[i] = booking }
+            expectStep(i, step, got: reason?.rawValue ?? "accepted")
+        case .cancel:
+            guard let booking = stepBookings[step.target], let b = model.idMap[booking] else {
+                record(OpRecord(seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking)))
+                expectStep(i, step, got: Rejection.Reason.unknownBooking.rawValue)
+                return
+            }
+            let reason = cancel(b, by: step.user, now: step.now, kind: .cancel)
+            expectStep(i, step, got: reason?.rawValue ?? "accepted")
+        case .query:
+            let status = query(cell: step.cell, now: step.now, userID: step.user)
+            expectStep(i, step, got: status?.rawValue ?? "error")
+        case .changeAvailability:
+            guard let c = step.change else { return }
+            let (reason, ids) = change(c, rule: step.step.onBookings ?? .displace, now: step.now, userID: step.user)
+            expectStep(i, step, got: reason?.rawValue ?? "accepted")
+            if let labels = step.step.expectDisplaced {
+                let labelOf = Dictionary(
+                    (p.scenario.steps ?? []).enumerated().compactMap { index, s in
+                        s.label.flatMap { label in stepBookings[index].map { ($0, label) } }
+                    }, uniquingKeysWith: { a, _ in a })
+                let got = ids.map { labelOf[$0] ?? "booking \($0)" }.sorted()
+                let want = labels.sorted()
+                let what = "steps[\(i)] displaced"
+                expectationResults.append(
+                    .init(
+                        what: what, expected: "[" + want.joined(separator: ", ") + "]",
+                        actual: "[" + got.joined(separator: ", ") + "]", pass: got == want))
+                if got != want, failures.count < 20 {
+                    failures.append(
+                        .init(
+                            invariant: "expectation", seq: seq,
+                            message: "\(what): expected [\(want.joined(separator: ", "))], got [\(got.joined(separator: ", "))]",
+                            nearby: [], reproduce: options.reproduce))
+                }
+            }
+        }
+    }
+
+    mutating func runWorkload(_ w: Workload) {
+        let reserveW = w.mix.reserve
+        let cancelW = reserveW + (w.mix.cancel ?? 0)
+        let queryW = cancelW + (w.mix.query ?? 0)
+        let changeW = queryW + (w.mix.availability ?? 0)
+        let total = changeW + (w.mix.retry ?? 0)
+        let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
+        let hotThreshold = UInt64(hotShare * 0x1p53)
+        let step = p.scenario.clock.stepSeconds
+        let perStep = p.scenario.clock.operationsPerStep ?? 1
+        let users = p.userCount
+        let firstUser = p.firstUser
+        let candidates = p.candidates
+        let hot = p.hot
+        var now = p.workloadStart
+        var untilTick = perStep
+        var nextChange = 0
+        var progress = Progress(enabled: options.progress, total: w.operations)
+        var op = 0
+        while op < w.operations && !stopped {
+            while nextChange < p.timeline.count && p.timeline[nextChange].atOperation <= op {
+                let c = p.timeline[nextChange]
+                change(c.change, rule: c.rule, now: now)
+                seq += 1
+                nextChange += 1
+            }
+            let roll = total > 0 ? rng.below(total) : 0
+            var userID = firstUser &+ UInt64(rng.below(users))
+            if roll < reserveW {
+                let cell = (rng.next() >> 11) < hotThreshold ? hot[rng.below(hot.count)] : candidates[rng.below(candidates.count)]
+                reserveFast(cell: cell, userID: userID, now: now)
+            } else if roll < cancelW {
+                if recentCount > 0 { userID = recentBookers[rng.below(min(recentCount, 256))] }
+                let u = model.user(userID)
+                let list = model.upcoming[Int(u)]
+                if rng.below(8) == 0 {
+                    // Someone else's booking: must be refused (notOwner) and change nothing.
+                    let other = model.upcoming[Int(model.user(firstUser &+ UInt64(rng.below(users))))]
+                    if let b = other.isEmpty ? nil : other[rng.below(other.count)], model.bUser[Int(b)] != u {
+                        cancel(b, by: userID, now: now)
+                    } else {
+                        record(OpRecord(seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
+                    }
+                } else if !list.isEmpty {
+                    cancel(list[rng.below(list.count)], by: userID, now: now)
+                } else {
+                    record(OpRecord(seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
+                }
+            } else if roll < queryW {
+                _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)
+            } else if roll < changeW {
+                let cell = candidates[rng.below(candidates.count)]
+                let socketDay = cell / 24
+                let socket = Int(socketDay / Int32(p.days))
+                let date = LocalDate(dayNumber: p.firstDay + socketDay % Int32(p.days))
+                let station = Int(model.stationOfSocket[socket])
+                let info = p.rules.catalog.stations[station]
+                let socketID = info.sockets[socket - Int(model.socketBase[station])].id
+                let hours: HourSet?
+                switch rng.below(4) {
+                case 0, 1: hours = .closed
+                case 2: hours = HourSet(mask: UInt32(truncatingIfNeeded: rng.next()))
+                default: hours = nil
+                }
+                let rule: DisplacementRule = rng.below(4) == 0 ? .refuse : .displace
+                change(
+                    AvailabilityChange(station: info.id, socket: socketID, date: date, hours: hours), rule: rule,
+                    now: now, userID: userID)
+            } else {
+                if !requests.isEmpty, rng.below(2) == 0 {
+                    let r = requests[rng.below(requests.count)]
+                    let cell = rng.below(4) == 0 ? candidates[rng.below(candidates.count)] : r.cell
+                    reserveSlow(cell: cell, userID: r.user, requestID: r.id, now: now, kind: .retry)
+                } else {
+                    let cell = candidates[rng.below(candidates.count)]
+                    reserveSlow(cell: cell, userID: userID, requestID: RequestID("r\(seq)"), now: now, kind: .retry)
+                }
+            }
+            seq += 1
+            op += 1
+            untilTick -= 1
+            if untilTick == 0 {
+                untilTick = perStep
+                now &+= step
+            }
+            if op & 0xFFFF == 0 { progress.tick(op) }
+        }
+        operationsDone = op
+        progress.end()
+    }
+
+    /// End-of-run checks of the whole state against the model.
+    mutating func reconcile() {
+        guard !stopped else { return }
+        let want = model.activeCount
+        let got = ledger.activeBookingCount
+        if want != got {
+            violate(
+                .I5,
+                "the scheduler holds \(got) active bookings but the accepted, cancelled and displaced commands leave \(want): a refused or reported command changed the state"
+            )
+        }
+    }
+
+    func report() -> Report {
+        var reasons: [Report.ReasonCount] = []
+        for (i, n) in refused.enumerated() where n > 0 {
+            reasons.append(.init(reason: Reasons.all[i].rawValue, count: n))
+        }
+        reasons.sort { ($0.count, $1.reason) > ($1.count, $0.reason) }
+        var contention: Report.Contention?
+        if let best = attempts.indices.max(by: { (attempts[$0], $1) < (attempts[$1], $0) }), attempts[best] > 0 {
+            contention = .init(
+                slot: p.slot(ofCell: Int32(best)).description, attempts: Int(attempts[best]),
+                accepted: Int(acceptedPerCell[best]))
+        }
+        let wanted = Set((p.scenario.expectations?.invariants ?? Invariant.allCases.map(\.rawValue)))
+        let invariants = Invariant.allCases.enumerated().map { i, inv in
+            Report.InvariantResult(
+                id: inv.rawValue, name: inv.name,
+                status: inv == .I11 || !wanted.contains(inv.rawValue)
+                    ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
+                violations: violations[i])
+        }
+        var report = Report(
+            scenario: p.scenario.name, file: p.file, seed: p.scenario.seed, mode: "deterministic", threads: nil,
+            steps: p.steps.count, operations: operationsDone, accepted: accepted, refused: refused.reduce(0, +),
+            refusedByReason: reasons, cancelled: cancelled, displaced: displaced, repeats: repeats, queries: queries,
+            availabilityChanges: changes, peakContention: contention, invariants: invariants,
+            linearizability: .init(status: "sequential", partitions: 0, unknownPartitions: 0, failingPartition: nil),
+            expectations: expectationResults, failures: failures, timing: nil, provenance: p.scenario.provenance,
+            attribution: p.scenario.attribution, verdict: "pass")
+        report.finish(expectations: p.scenario.expectations)
+        return report
+    }
+}
+
+extension Report {
+    /// Adds the count expectations and sets the verdict.
+    mutating func finish(expectations: Expectations?) {
+        for key in (expectations?.counts ?? [:]).keys.sorted() {
+            guard let range = expectations?.counts?[key] else { continue }
+            let n = count(key)
+            self.expectations.append(.init(what: "count \(key)", expected: range.description, actual: String(n), pass: range.contains(n)))
+        }
+        let broken = invariants.contains { $0.status == "fail" && $0.id != "I11" }
+        if broken || self.expectations.contains(where: { !$0.pass }) {
+            verdict = "invariant broken"
+        } else if linearizability?.status == "not linearizable" {
+            verdict = "not linearizable"
+        } else {
+            verdict = "pass"
+        }
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import SlotScheduler
+import Synchronization
+
+/// One operation of a threads-mode history: what was asked, what came back, and when.
+public struct TimedOperation: Sendable {
+    public enum Kind: UInt8, Sendable { case reserve, cancel, query, change }
+    /// Worker number; -1 for scripted steps (run before the workers).
+    public var process: Int32
+    public var kind: Kind
+    public var user: UInt64
+    public var cell: Int32
+    /// Booking made (reserve) or cancelled (cancel).
+    public var booking: UInt64
+    /// `-1` accepted, `-2` an error that is not a refusal, else a reason code.
+    public var outcome: Int16
+    /// For a repeated request id: the booking the first request made.
+    public var repeatOf: UInt64
+    public var requestID: String?
+    public var now: Int64
+    /// Monotonic nanoseconds since the run began.
+    public var invoke: Int64
+    public var complete: Int64
+    public var displaced: [UInt64]
+    public var detail: String?
+
+    public init(
+        process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, outcome: Int16 = -1,
+        repeatOf: UInt64 = 0, requestID: String? = nil, now: Int64, invoke: Int64, complete: Int64,
+        displaced: [UInt64] = [], detail: String? = nil
+    ) {
+        self.process = process
+        self.kind = kind
+        self.user = user
+        self.cell = cell
+        self.booking = booking
+        self.outcome = outcome
+        self.repeatOf = repeatOf
+        self.requestID = requestID
+        self.now = now
+        self.invoke = invoke
+        self.complete = complete
+        self.displaced = displaced
+        self.detail = detail
+    }
+
+    public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }
+}
+
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+struct MonotonicClock: Sendable {
+    let base = ContinuousClock.now
+    func nanoseconds() -> Int64 {
+        let d = ContinuousClock.now - base
+        return d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000
+    }
+}
+
+extension Simulator {
+    /// Runs the scenario with `threads` concurrent workers against one shared `service`, records
+    /// a history of invoke/complete events, then checks the invariants and linearizability
+    /// (per slot and per user). Scripted steps run first, one at a time; the workload's
+    /// availability changes and timeline are not run in this mode (see the README).
+    public static func runThreads(
+        _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions = RunOptions(),
+        linearizabilityBudget: Int = 2_000_000
+    ) async throws(SimulationIOError) -> Report {
+        let clock = MonotonicClock()
+        var history: [TimedOperation] = []
+        let start = p.scenario.clock.start.instant.secondsSinceEpoch
+        for change in p.scenario.overrides ?? [] {
+            _ = try? await service.changeAvailability(change, onBookings: .displace, at: Instant(secondsSinceEpoch: start))
+        }
+        var expectations: [Report.ExpectationResult] = []
+        var stepBookings: [Int: UInt64] = [:]
+        var labelOf: [UInt64: String] = [:]
+        for (i, step) in p.steps.enumerated() {
+            let now = Instant(secondsSinceEpoch: step.now)
+            var op = TimedOperation(
+                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now, invoke: clock.nanoseconds(),
+                complete: 0)
+            var got = "accepted"
+            do {
+                switch step.step.op {
+                case .reserve:
+                    op.requestID = step.step.requestID?.rawValue
+                    if let id = step.step.requestID,
+                        let earlier = history.first(where: {
+                            $0.kind == .reserve && $0.outcome == -1 && $0.user == step.user && $0.requestID == id.rawValue
+                        }), earlier.cell == step.cell
+                    {
+                        op.repeatOf = earlier.booking
+                    }
+                    let b = try await service.reserve(
+                        ReservationRequest(slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
+                        at: now)
+                    op.booking = b.id.rawValue
+                    stepBookings[i] = b.id.rawValue
+                    if let label = step.step.label { labelOf[b.id.rawValue] = label }
+                case .cancel:
+                    op.kind = .cancel
+                    guard let id = stepBookings[step.target] else { throw Rejection(.unknownBooking) }
+                    op.booking = id
+                    _ = try await service.cancel(BookingID(id), by: UserID(step.user), at: now)
+                case .query:
+                    op.kind = .query
+                    let slot = p.slot(ofCell: step.cell)
+                    let view = try await service.dayView(of: slot.station, on: slot.date, at: now)
+                    got = view.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
+                    op.detail = got
+                case .changeAvailability:
+                    op.kind = .change
+                    guard let change = step.change else { break }
+                    op.detail = change.description
+                    let moved = try await service.changeAvailability(
+                        change, onBookings: step.step.onBookings ?? .displace, at: now)
+                    op.displaced = moved.map(\.id.rawValue)
+                    if let labels = step.step.expectDisplaced {
+                        let have = op.displaced.map { labelOf[$0] ?? "booking \($0)" }.sorted()
+                        expectations.append(
+                            .init(
+                                what: "steps[\(i)] displaced", expected: "[" + labels.sorted().joined(separator: ", ") + "]",
+                                actual: "[" + have.joined(separator: ", ") + "]", pass: have == labels.sorted()))
+                    }
+                }
+            } catch let rejection as Rejection {
+                op.outcome = Reasons.code(rejection.reason)
+                got = rejection.reason.rawValue
+            } catch {
+                op.outcome = -2
+                got = "error: \(error)"
+            }
+            op.complete = clock.nanoseconds()
+            history.append(op)
+            if let want = step.step.expect {
+                expectations.append(
+                    .init(
+                        what: "steps[\(i)] \(step.step.op.rawValue)" + (step.step.note.map { " (\($0))" } ?? ""),
+                        expected: want, actual: got, pass: want == got))
+            }
+        }
+
+        let workers = max(1, threads)
+        let total = p.scenario.workload?.operations ?? 0
+        let counter = Counter()
+        let began = clock.nanoseconds()
+        let results: [[TimedOperation]] = await withTaskGroup(of: (Int, [TimedOperation]).self) { group in
+            for w in 0..<workers {
+                let share = total / workers + (w < total % workers ? 1 : 0)
+                group.addTask {
+                    (w, await worker(w, operations: share, p: p, service: service, clock: clock, counter: counter))
+                }
+            }
+            var collected = [[TimedOperation]](repeating: [], count: workers)
+            for await (w, ops) in group { collected[w] = ops }
+            return collected
+        }
+        let elapsed = Double(clock.nanoseconds() - began) / 1e9
+        for ops in results { history.append(contentsOf: ops) }
+        history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+
+        if let path = options.historyPath {
+            let writer = try HistoryWriter(path: path)
+            var format = HistoryFormat(p)
+            writeTimedHistory(history, to: writer, format: &format)
+            do { try writer.finish() } catch {
+                writer.discard()
+                throw error
+            }
+        }
+        let finalBookings = (try? await service.allBookingsByID()) ?? []
+        var analysis = ThreadsAnalysis(p: p, history: history, finalBookings: finalBookings, options: options)
+        analysis.run(budget: linearizabilityBudget)
+        var report = analysis.report(threads: workers, elapsed: elapsed, operations: total)
+        report.expectations = expectations
+        report.finish(expectations: p.scenario.expectations)
+        return report
+    }
+
+    static func worker(
+        _ w: Int, operations: Int, p: PreparedScenario, service: any BookingService, clock: MonotonicClock,
+        counter: Counter
+    ) async -> [TimedOperation] {
+        guard let workload = p.scenario.workload, operations > 0 else { return [] }
+        var rng = SplitMix64(seed: p.scenario.seed &+ UInt64(w + 1) &* 0x9E37_79B9_7F4A_7C15)
+        var ops: [TimedOperation] = []
+        ops.reserveCapacity(operations)
+        let mix = workload.mix
+        let reserveW = mix.reserve
+        let cancelW = reserveW + (mix.cancel ?? 0)
+        let queryW = cancelW + (mix.query ?? 0)
+        let changeW = queryW + (mix.availability ?? 0)
+        let totalW = max(1, changeW + (mix.retry ?? 0))
+        let hotShare = p.hot.isEmpty ? 0 : (workload.hotness?.share ?? 0)
+        let perStep = Int64(p.scenario.clock.operationsPerStep ?? 1)
+        var mine: [(id: UInt64, user: UInt64)] = []
+        var lastRequest: (user: UInt64, id: String, cell: Int32, booking: UInt64)?
+        for i in 0..<operations {
+            let index = counter.value.add(1, ordering: .relaxed).oldValue
+            let nowSeconds = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(index) / perStep)
+            let now = Instant(secondsSinceEpoch: nowSeconds)
+            var roll = rng.below(totalW)
+            if roll >= queryW && roll < changeW { roll = 0 }  // availability changes: not in threads mode
+            let userID = p.firstUser &+ UInt64(rng.below(p.userCount))
+            let cell =
+                rng.chance(hotShare) ? p.hot[rng.below(p.hot.count)] : p.candidates[rng.below(p.candidates.count)]
+            var op = TimedOperation(process: Int32(w), kind: .reserve, user: userID, cell: cell, now: nowSeconds, invoke: 0, complete: 0)
+            var request: ReservationRequest?
+            if roll < reserveW {
+                request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID))
+            } else if roll < cancelW {
+                op.kind = .cancel
+                guard !mine.isEmpty else { continue }
+                let pick = rng.below(mine.count)
+                let target = mine[pick]
+                op.booking = target.id
+                if rng.below(8) != 0 { op.user = target.user }
+                op.cell = -1
+                op.invoke = clock.nanoseconds()
+                do {
+                    _ = try await service.cancel(BookingID(target.id), by: UserID(op.user), at: now)
+                    mine.remove(at: pick)
+                } catch let r as Rejection {
+                    op.outcome = Reasons.code(r.reason)
+                    if r.reason != .notOwner { mine.remove(at: pick) }
+                } catch { op.outcome = -2 }
+                op.complete = clock.nanoseconds()
+                ops.append(op)
+                continue
+            } else if roll < queryW {
+                op.kind = .query
+                let slot = p.slot(ofCell: cell)
+                op.invoke = clock.nanoseconds()
+                let view = try? await service.dayView(of: slot.station, on: slot.date, at: now)
+                op.complete = clock.nanoseconds()
+                op.detail = view?.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
+                ops.append(op)
+                continue
+            } else {
+                if let last = lastRequest, rng.below(2) == 0 {
+                    op.user = last.user
+                    op.cell = last.cell
+                    op.requestID = last.id
+                    op.repeatOf = last.booking
+                } else {
+                    op.requestID = "w\(w)-\(i)"
+                }
+                request = ReservationRequest(
+                    slot: p.slot(ofCell: op.cell), user: UserID(op.user), requestID: op.requestID.map { RequestID($0) })
+            }
+            guard let request else { continue }
+            op.invoke = clock.nanoseconds()
+            do {
+                let b = try await service.reserve(request, at: now)
+                op.booking = b.id.rawValue
+            } catch let r as Rejection {
+                op.outcome = Reasons.code(r.reason)
+            } catch { op.outcome = -2 }
+            op.complete = clock.nanoseconds()
+            if op.outcome == -1 && op.repeatOf == 0 {
+                mine.append((op.booking, op.user))
+                if let id = op.requestID { lastRequest = (op.user, id, op.cell, op.booking) }
+            }
+            ops.append(op)
+        }
+        return ops
+    }
+
+    static func writeTimedHistory(_ history: [TimedOperation], to writer: HistoryWriter, format: inout HistoryFormat) {
+        var events: [(time: Int64, index: Int, isReturn: Bool)] = []
+        events.reserveCapacity(history.count * 2)
+        for (i, op) in history.enumerated() {
+            events.append((op.invoke, i, false))
+            events.append((op.complete, i, true))
+        }
+        events.sort { ($0.time, $0.isReturn ? 1 : 0, $0.index) < ($1.time, $1.isReturn ? 1 : 0, $1.index) }
+        for e in events {
+            let op = history[e.index]
+            let name =
+                switch op.kind {
+                case .reserve: "reserve"
+                case .cancel: "cancel"
+                case .query: "query"
+                case .change: "changeAvailability"
+                }
+            var s = "{\"process\":\(op.process),\"type\":\"\(e.isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke")\",\"time\":\(e.time),\"index\":\(e.index),\"op\":\"\(name)\",\"user\":\(op.user),\"now\":\(op.now)"
+            if op.cell >= 0 { s += ",\"slot\":\"\(format.slotName(op.cell))\"" }
+            if let id = op.requestID { s += ",\"requestID\":\(escape(id))" }
+            if e.isReturn || op.kind == .cancel, op.booking != 0 { s += ",\"booking\":\(op.booking)" }
+            if e.isReturn {
+                s += ",\"result\":\"\(op.outcome == -2 ? "error" : Reasons.name(op.outcome))\""
+                if !op.displaced.isEmpty { s += ",\"displaced\":[\(op.displaced.map(String.init).joined(separator: ","))]" }
+                if let d = op.detail { s += ",\"detail\":\(escape(d))" }
+            }
+            writer.write(s + "}")
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import ArgumentParser
+import Foundation
+import SlotScheduler
+import SlotSchedulerPostgres
+import SlotSimulation
+
+@main
+struct ScheduleSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schedule-sim",
+        abstract: "Replays many concurrent users against the booking rules and proves no double-booking.",
+        discussion: """
+            A scenario file (Scenarios/*.json, see Scenarios/README.md) describes stations, rules, a clock, \
+            users and a workload. `run` plays it deterministically from its seed (the default) or with real \
+            threads (--threads N), checks the invariants I1-I6, I9, I11, I12 and the scenario's expectations, \
+            and prints a summary.
+
+            Exit codes: 0 pass, 1 an invariant or expectation broke, 2 history not linearizable, \
+            64 usage error, 65 bad scenario data.
+
+            Examples:
+              schedule-sim run Scenarios/rush-hour.json
+              schedule-sim run Scenarios/city-wide.json --threads 4 --report report.json
+              schedule-sim check Scenarios/*.json
+              schedule-sim import ../shared/data/dundee-charging-sessions-2018-06-06_2018-09-06.csv
+            """,
+        subcommands: [Run.self, Check.self, Import.self],
+        defaultSubcommand: nil)
+}
+
+/// Prints a scenario error and exits 65.
+func refuse(_ error: ScenarioError) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    return ExitCode(65)
+}
+
+func load(_ path: String, seed: UInt64? = nil, operations: Int? = nil) throws -> PreparedScenario {
+    let result = Result { () throws(ScenarioError) -> PreparedScenario in
+        var scenario = try Scenario.load(path: path)
+        if let seed { scenario.seed = seed }
+        if let operations {
+            guard (0...ScenarioLimits.maxOperations).contains(operations) else {
+                throw ScenarioError(
+                    file: path, path: "--operations", value: String(operations),
+                    expected: "0...\(ScenarioLimits.maxOperations)")
+            }
+            if scenario.workload == nil {
+                throw ScenarioError(file: path, path: "workload", value: "nothing", expected: "a workload to resize")
+            }
+            scenario.workload?.operations = operations
+        }
+        return try scenario.prepare(file: path)
+    }
+    switch result {
+    case .success(let prepared): return prepared
+    case .failure(let error): throw refuse(error)
+    }
+}
+
+func writeAtomically(_ data: Data, to path: String) throws(ExitCode) {
+    do {
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        FileHandle.standardError.write(Data("error: cannot write \(path): \(error.localizedDescription)\n".utf8))
+        throw ExitCode(73)
+    }
+}
+
+func shellQuote(_ s: String) -> String {
+    s.allSatisfy({ $0.isLetter || $0.isNumber || "/._-=:".contains($0) }) ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+extension ScheduleSim {
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a scenario and check the invariants.",
+            discussion: """
+                Deterministic mode (default) drives the single-threaded Ledger from the scenario's seed: \
+                the same scenario and seed give a byte-identical report and history. --threads N runs N \
+                concurrent workers against one shared Scheduler (any BookingService), records \
+                invoke/complete times and checks linearizability per slot and per user.
+                """)
+
+        @Argument(help: "The scenario file (JSON).")
+        var scenario: String
+
+        @Option(help: "Use this seed instead of the scenario's.")
+        var seed: UInt64?
+
+        @Option(help: "Run N concurrent workers against one shared scheduler instead of the deterministic mode.")
+        var threads: Int?
+
+        @Option(help: "Override the workload's number of operations (for benchmarks).")
+        var operations: Int?
+
+        @Option(help: "Write the report as JSON to this file.")
+        var report: String?
+
+        @Option(help: "Write the history as JSON lines to this file (streamed in deterministic mode).")
+        var history: String?
+
+        @Flag(help: "Run twice and check that the report and history are byte-identical.")
+        var checkDeterminism = false
+
+        @Option(help: "On failure, write a smaller scenario that still fails to this file.")
+        var shrink: String?
+
+        @Option(help: "Where bookings are kept in threads mode: `memory` (the in-process Scheduler).")
+        var store: String = "memory"
+
+        @Option(help: "Scheduler shards in threads mode.")
+        var shards: Int = 16
+
+        @Flag(help: "Print only the verdict line.")
+        var quiet = false
+
+        func validate() throws {
+            if let threads, !(1...1024).contains(threads) {
+                throw ValidationError("--threads must be 1...1024")
+            }
+            if checkDeterminism && threads != nil {
+                throw ValidationError("--check-determinism applies to the deterministic mode only")
+            }
+            if !(1...4096).contains(shards) { throw ValidationError("--shards must be 1...4096") }
+        }
+
+        /// The store threads mode drives. Add other stores here, e.g.
+        /// `if url.hasPrefix("postgres") { return try await PostgresBookingService(url: url, rules: rules) }`.
+        func makeService(_ url: String, rules: Rules) async throws -> any BookingService {
+            if url == "memory" { return Scheduler(rules: rules, shards: shards) }
+            throw ValidationError("unknown --store \(url); only `memory` is available in this build")
+        }
+
+        var reproduce: String {
+            var parts = ["swift", "run", "-c", "release", "schedule-sim", "run", shellQuote(scenario)]
+            if let seed { parts += ["--seed", String(seed)] }
+            if let threads { parts += ["--threads", String(threads)] }
+            if let operations { parts += ["--operations", String(operations)] }
+            return parts.joined(separator: " ")
+        }
+
+        func run() async throws {
+            let prepared = try load(scenario, seed: seed, operations: operations)
+            let options = RunOptions(historyPath: history, progress: !quiet, reproduce: reproduce)
+            let began = ContinuousClock.now
+            var result: Report
+            do {
+                if let threads {
+                    let service = try await makeService(store, rules: prepared.rules)
+                    result = try await Simulator.runThreads(prepared, service: service, threads: threads, options: options)
+                } else {
+                    result = try Simulator.runDeterministic(prepared, options: options)
+                }
+            } catch let error as SimulationIOError {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(73)
+            }
+            let elapsed = ContinuousClock.now - began
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            if checkDeterminism {
+                try checkTwice(prepared, first: result)
+            }
+            if let report { try writeAtomically(result.json(), to: report) }
+            if quiet {
+                print("verdict: \(result.verdict.uppercased())")
+            } else {
+                print(result.summary)
+                if threads == nil {
+                    let ops = result.operations + result.steps
+                    print(
+                        String(
+                            format: "  wall time %.3f s (%.0f operations/s including checks)", seconds,
+                            seconds > 0 ? Double(ops) / seconds : 0))
+                }
+            }
+            if !result.passed, let shrink, threads == nil {
+                let smaller = Shrinker.shrink(prepared.scenario, file: scenario) { candidate in
+                    (try? Simulator.runDeterministic(candidate, options: RunOptions()))?.passed == false
+                }
+                try writeAtomically(DundeeImporter.encode(smaller), to: shrink)
+                print(
+                    "  shrunk: \(smaller.workload?.operations ?? 0) operations, \(smaller.steps?.count ?? 0) steps → \(shrink)\n  reproduce: swift run -c release schedule-sim run \(shellQuote(shrink))"
+                )
+            }
+            if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+        }
+
+        func checkTwice(_ prepared: PreparedScenario, first: Report) throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "schedule-sim-\(ProcessInfo.processInfo.processIdentifier)")
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var reports: [Data] = []
+            var histories: [Data] = []
+            for run in 0..<2 {
+                let path = directory.appendingPathComponent("history-\(run).jsonl").path
+                let report = try Simulator.runDeterministic(prepared, options: RunOptions(historyPath: path))
+                reports.append(report.json())
+                histories.append(FileManager.default.contents(atPath: path) ?? Data())
+            }
+            let same = reports[0] == reports[1] && histories[0] == histories[1] && reports[0] == first.json()
+            print(
+                same
+                    ? "  determinism: two more runs gave byte-identical reports and histories (\(histories[0].count) bytes of history)"
+                    : "  determinism: FAILED — two runs of the same seed differ")
+            if !same { throw ExitCode(1) }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate scenario files without running them (exit 65 on the first bad one).")
+
+        @Argument(help: "Scenario files.")
+        var scenarios: [String]
+
+        func run() throws {
+            for path in scenarios {
+                let p = try load(path)
+                print(
+                    "\(path): ok — \(p.scenario.name): \(p.scenario.stations.count) stations, \(p.rules.catalog.socketCount) sockets, \(p.scenario.users.count) users, \(p.operations) operations, \(p.scenario.steps?.count ?? 0) steps"
+                )
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn the Dundee charging-session CSV into a replay scenario.",
+            discussion: """
+                Each real session becomes a reservation of its connector for its start hour, requested \
+                --lead-hours before. The importer counts what it skipped and why; the report of the replay \
+                counts the sessions that collide. Contains public sector information licensed under the \
+                Open Government Licence v3.0.
+                """)
+
+        @Argument(help: "The CSV file (dundee-charging-sessions-*.csv).")
+        var csv: String
+
+        @Option(name: .shortAndLong, help: "Where to write the scenario.")
+        var output: String = "Scenarios/dundee-2018.json"
+
+        @Option(help: "How many hours ahead each booking is requested.")
+        var leadHours: Int = 3
+
+        func validate() throws {
+            if !(0...720).contains(leadHours) { throw ValidationError("--lead-hours must be 0...720") }
+        }
+
+        func run() throws {
+            let scenario: Scenario
+            do { scenario = try DundeeImporter.makeScenario(csvPath: csv, leadHours: leadHours) } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(66)
+            }
+            do { _ = try scenario.prepare(file: output) } catch { throw refuse(error) }
+            try writeAtomically(DundeeImporter.encode(scenario), to: output)
+            let p = scenario.provenance
+            print(
+                "wrote \(output): \(scenario.stations.count) stations, \(scenario.stations.reduce(0) { $0 + $1.sockets.count }) connectors, \(scenario.steps?.count ?? 0) booking requests from \(p?.rowsRead ?? 0) rows"
+            )
+            for (reason, n) in (p?.skipped ?? [:]).sorted(by: { $0.key < $1.key }) { print("  skipped \(n): \(reason)") }
+            for note in p?.notes ?? [] { print("  note: \(note)") }
+        }
+    }
+}
