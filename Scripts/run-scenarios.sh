@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every bundled scenario with the release build of schedule-sim; fails on the first failure.
+# Also checks determinism on one scenario and runs two in threads mode (linearizability).
+# Usage: Scripts/run-scenarios.sh   (from anywhere; CI calls it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build -c release --product schedule-sim
+BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+
+scenarios=()
+for file in Scenarios/*.json; do
+    [[ "$file" == *schema.json ]] || scenarios+=("$file")
+done
+"$BIN" check "${scenarios[@]}"
+
+failed=0
+for scenario in "${scenarios[@]}"; do
+    echo "=== $scenario"
+    if ! "$BIN" run "$scenario"; then
+        echo "FAILED: $scenario" >&2
+        failed=1
+    fi
+done
+
+echo "=== determinism"
+"$BIN" run Scenarios/rush-hour.json --check-determinism --quiet || failed=1
+echo "=== threads"
+"$BIN" run Scenarios/rush-hour.json --threads 4 --quiet || failed=1
+"$BIN" run Scenarios/cancel-and-rebook.json --threads 4 --quiet || failed=1
+
+if [[ $failed -ne 0 ]]; then
+    echo "some scenarios failed" >&2
+    exit 1
+fi
+echo "all scenarios passed"
