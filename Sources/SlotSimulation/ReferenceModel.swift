@@ -78,6 +78,8 @@ struct ReferenceModel {
         for mask in regular { open.append(contentsOf: repeatElement(mask, count: p.days)) }
         firstUser = p.firstUser
         userCount = p.userCount
+        todayAt = [Int64](repeating: Int64.min, count: p.rules.catalog.stations.count)
+        todayValue = [Int32](repeating: 0, count: p.rules.catalog.stations.count)
         userIDs = []
         let defaultLimit = Int32(clamping: policy.maxUpcomingBookings)
         limits = [Int32](repeating: defaultLimit, count: p.userCount)
@@ -86,6 +88,21 @@ struct ReferenceModel {
             let offset = entry.user.rawValue - firstUser
             if offset < UInt64(p.userCount) { limits[Int(offset)] = Int32(clamping: entry.limit) }
         }
+    }
+
+    /// Per station: the `now` its local date was last computed at, and that date.
+    var todayAt: [Int64] = []
+    var todayValue: [Int32] = []
+
+    /// The station's local date at `now`, cached while `now` stays the same.
+    @inline(__always)
+    mutating func today(station: Int, at now: Int64) -> Int32 {
+        if todayAt[station] == now { return todayValue[station] }
+        let id = rules.catalog.stations[station].id
+        let value = rules.catalog.localDate(of: id, at: Instant(secondsSinceEpoch: now))?.dayNumber ?? Int32.max
+        todayAt[station] = now
+        todayValue[station] = value
+        return value
     }
 
     /// The dense index of a user id.
@@ -124,13 +141,8 @@ struct ReferenceModel {
         if start < now &+ notice { return .tooSoon }
         let day = firstDay &+ (cell / 24) % days
         if let lastDay, day > lastDay { return .beyondHorizon }
-        if let rollingDays {
-            let station = rules.catalog.stations[Int(stationOfSocket[Int(cell / 24 / days)])].id
-            if let today = rules.catalog.localDate(of: station, at: Instant(secondsSinceEpoch: now)),
-                day > today.dayNumber &+ rollingDays
-            {
-                return .beyondHorizon
-            }
+        if let rollingDays, day > today(station: Int(stationOfSocket[Int(cell / 24 / days)]), at: now) &+ rollingDays {
+            return .beyondHorizon
         }
         let mask = open[Int(cell / 24)]
         if mask == 0 { return .socketClosed }
