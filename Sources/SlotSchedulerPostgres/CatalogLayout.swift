@@ -69,7 +69,8 @@ struct CatalogLayout: Sendable {
             throw PostgresStoreError(.unexpectedRow, operation: operation, message: "booking \(id) status \(status)")
         }
         return Booking(
-            id: BookingID(UInt64(bitPattern: id)), slot: try slot(socket: socket, day: day, hour: hour, operation: operation),
+            id: BookingID(UInt64(bitPattern: id)),
+            slot: try slot(socket: socket, day: day, hour: hour, operation: operation),
             user: UserID(UInt64(bitPattern: user)), start: Instant(secondsSinceEpoch: start),
             createdAt: Instant(secondsSinceEpoch: created), requestID: request.map(RequestID.init(rawValue:)),
             reminderOffsetSeconds: reminder, status: parsed)

@@ -93,7 +93,8 @@ extension PostgresBookingService {
         let rows = try await client.query("SELECT policy_json, policy_version FROM deployment", logger: logger)
             .collect()
         guard let row = rows.first else {
-            throw PostgresStoreError(.invalidStoredConfiguration, operation: "read policy", message: "no deployment row")
+            throw PostgresStoreError(
+                .invalidStoredConfiguration, operation: "read policy", message: "no deployment row")
         }
         let (text, version) = try CatalogLayout.decoding("read policy") { try row.decode((String, Int32).self) }
         do {
@@ -111,23 +112,27 @@ extension PostgresBookingService {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw PostgresStoreError(.invalidStoredConfiguration, operation: "encode", message: String(describing: error))
+            throw PostgresStoreError(
+                .invalidStoredConfiguration, operation: "encode", message: String(describing: error))
         }
     }
 
-    /// Splits a migration into statements: a statement ends with `;` at the end of a line followed
-    /// by a blank line (function bodies contain no blank lines).
+    /// Splits a migration into statements: a statement ends at a line ending in `;` outside a
+    /// `$fn$ ... $fn$` function body.
     static func statements(of sql: String) -> [String] {
         var result: [String] = []
-        var current = ""
-        for block in sql.components(separatedBy: "\n\n") {
-            current += current.isEmpty ? block : "\n\n" + block
-            if current.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix(";") {
-                result.append(current)
-                current = ""
+        var current: [Substring] = []
+        var inBody = false
+        for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+            current.append(line)
+            if line.components(separatedBy: "$fn$").count % 2 == 0 { inBody.toggle() }
+            if !inBody, line.trimmingCharacters(in: .whitespaces).hasSuffix(";") {
+                result.append(current.joined(separator: "\n"))
+                current = []
             }
         }
-        if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { result.append(current) }
+        let rest = current.joined(separator: "\n")
+        if !rest.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { result.append(rest) }
         return result
     }
 
@@ -150,7 +155,11 @@ extension PostgresBookingService {
         while true {
             attempt += 1
             do {
-                return try await body()
+                do { return try await body() } catch let wrapped as PostgresTransactionError {
+                    // Report what went wrong inside the transaction, not the wrapper.
+                    throw wrapped.closureError ?? wrapped.beginError ?? wrapped.commitError ?? wrapped.rollbackError
+                        ?? PostgresStoreError(.database, operation: operation, message: "transaction failed")
+                }
             } catch let error as PSQLError {
                 let failure = classify(error, operation: operation, idempotent: idempotent)
                 guard failure.retry, attempt < attempts else {

@@ -212,7 +212,8 @@ public final class PostgresBookingService: BookingService {
                 let ids = displaced.map { Int64(bitPattern: $0.id.rawValue) }
                 if !ids.isEmpty {
                     try await connection.query(
-                        "UPDATE bookings SET status = 'displaced' WHERE id = ANY(\(ids)::bigint[])", logger: self.logger)
+                        "UPDATE bookings SET status = 'displaced' WHERE id = ANY(\(ids)::bigint[])", logger: self.logger
+                    )
                     try await connection.query(
                         """
                         UPDATE user_quota q SET n = q.n - x.c

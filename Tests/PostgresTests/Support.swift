@@ -1,0 +1,109 @@
+import Foundation
+import SlotScheduler
+import SlotSchedulerPostgres
+import Testing
+
+/// The database the suite runs against, from `SLOTSCHEDULER_DATABASE_URL`.
+enum TestDatabase {
+    static let url: String? = {
+        let value = ProcessInfo.processInfo.environment[PostgresConfiguration.environmentVariable]
+        return value?.isEmpty == false ? value : nil
+    }()
+    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+    static let restartCommand: String? = {
+        let value = ProcessInfo.processInfo.environment["SLOTSCHEDULER_PG_RESTART_CMD"]
+        return value?.isEmpty == false ? value : nil
+    }()
+    static let skipMessage =
+        "SLOTSCHEDULER_DATABASE_URL is not set: skipping the PostgreSQL tests "
+        + "(run them with Scripts/with-postgres.sh swift test --filter PostgresTests)"
+
+    /// A fresh schema name, so tests never see each other's rows.
+    static func freshSchema(_ tag: String) -> String {
+        "t_\(tag)_\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    static func configuration(schema: String) throws -> PostgresConfiguration {
+        guard let url else { throw PostgresStoreError(.missingConfiguration, operation: "test", message: skipMessage) }
+        return try PostgresConfiguration(url: url, schema: schema)
+    }
+
+    static func store(
+        schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy
+    ) async throws -> PostgresBookingService {
+        try await PostgresBookingService(
+            configuration: try configuration(schema: schema), stations: stations, policy: policy)
+    }
+
+    /// Runs a shell command (the server restart) and returns its exit status.
+    static func shell(_ command: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+enum Fixture {
+    static let london = "Europe/London"
+    static let stations: [Station] = [
+        Station(
+            id: "north", name: "North", city: "Leeds", timeZone: london,
+            sockets: [
+                Socket(id: "1", connector: .ccs, powerKW: 150),
+                Socket(id: "2", connector: .type2, powerKW: 22),
+                Socket(id: "night", connector: .type2, powerKW: 11, openingHours: HourSet(0..<6)),
+            ], openingHours: HourSet(6..<22)),
+        Station(
+            id: "south", name: "South", city: "Brighton", timeZone: london,
+            sockets: [Socket(id: "A", connector: .ccs, powerKW: 50), Socket(id: "B", connector: .chademo, powerKW: 50)]),
+    ]
+    static let policy = Policy(
+        maxUpcomingBookings: 3, horizon: .rollingDays(30), minimumNotice: .seconds(3_600),
+        cancellationCutoff: .seconds(7_200), userLimits: [.init(user: 99, limit: 1)])
+
+    static func date(_ text: String) -> LocalDate {
+        (try? LocalDate(parsing: text)) ?? LocalDate(dayNumber: 0)
+    }
+    /// 2030-03-01 08:00 UTC (08:00 in London).
+    static let now = Instant.utc(date("2030-03-01"), hour: 8)
+    static let day = date("2030-03-02")
+
+    static func slot(_ station: StationID = "north", _ socket: SocketID = "1", _ date: LocalDate = day, hour: Int)
+        -> Slot
+    {
+        Slot(station: station, socket: socket, date: date, hour: hour)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for command sequences.
+struct Seeded: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Checks I1 (no two active bookings share a slot) and I2 (nobody holds more upcoming bookings
+/// than their limit at `now`) on a final state; returns the violations.
+func invariantViolations(_ bookings: [Booking], rules: Rules, at now: Instant) -> [String] {
+    var problems: [String] = []
+    var bySlot: [Slot: BookingID] = [:]
+    var upcoming: [UserID: Int] = [:]
+    for booking in bookings where booking.status == .active {
+        if let other = bySlot.updateValue(booking.id, forKey: booking.slot) {
+            problems.append("I1: bookings \(other) and \(booking.id) both hold \(booking.slot)")
+        }
+        if booking.isUpcoming(at: now) { upcoming[booking.user, default: 0] += 1 }
+    }
+    for (user, count) in upcoming where count > rules.limit(for: user) {
+        problems.append("I2: user \(user) holds \(count) upcoming bookings, limit \(rules.limit(for: user))")
+    }
+    return problems
+}
