@@ -5,7 +5,7 @@
 /// step atomic by holding both books exclusively for its duration.
 enum Decisions {
     /// Reserves `ref` for `user`, checking, in order: request id, time rules
-    /// (``Rules/checkTime(_:reminder:now:)``), availability, occupancy, the user's limit.
+    /// (`Rules.checkTime`), availability, occupancy, the user's limit.
     ///
     /// - Complexity: O(1), plus O(*k*) in the user's active bookings once they reach the limit.
     @inline(__always)
@@ -35,7 +35,7 @@ enum Decisions {
         }
         let u = users.findOrInsert(user, limit: rules.hasUserLimits ? rules.limit(for: user) : rules.defaultLimit)
         let limit = users.users[u].limit
-        if users.upcomingCount(u, at: now, reaching: limit) >= limit {
+        if users.upcomingCount(u, at: now, reaching: limit) > limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }
         // Commit.

@@ -1,5 +1,5 @@
 /// A state change. Replaying a ledger's events onto an empty ledger with the same rules rebuilds
-/// the identical state (``Ledger/init(rules:replaying:)``).
+/// the identical state (``Ledger/init(rules:replaying:journaling:)``).
 public enum Event: Hashable, Codable, Sendable {
     /// A booking was made (as it was when made).
     case reserved(Booking)

@@ -25,13 +25,18 @@ public struct Ledger: Sendable {
         users.prefault(bookings: bookings)
     }
 
+    /// Validates the stations and policy and creates an empty ledger.
+    public init(stations: [Station], policy: Policy) throws(InvalidValue) {
+        self.init(rules: try Rules(catalog: try Catalog(stations), policy: policy))
+    }
+
     public var catalog: Catalog { rules.catalog }
     public var policy: Policy { rules.policy }
 
     /// Books one slot for one user at `now`, or throws why not. A refusal changes nothing.
     ///
     /// Repeating a ``ReservationRequest/requestID`` returns the booking it made.
-    /// - Complexity: O(1) amortised; see ``Decisions``.
+    /// - Complexity: O(1) amortised; the checks run in the order the ``Rejection/Reason`` list gives.
     public mutating func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
         let ref = try rules.catalog.resolve(request.slot)
         let reminder = request.reminderSeconds

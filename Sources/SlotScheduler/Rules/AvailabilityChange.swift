@@ -40,7 +40,7 @@ public struct AvailabilityChange: Hashable, Codable, Sendable, CustomStringConve
 /// What an availability change does with bookings in hours it closes.
 public enum DisplacementRule: String, Hashable, Codable, Sendable {
     /// Cancel them, mark them ``Booking/Status-swift.enum/displaced``, emit a
-    /// ``Event/displaced(_:at:)`` for each, and return them to the caller. The default.
+    /// ``Event/displaced(_:user:at:)`` for each, and return them to the caller. The default.
     case displace
     /// Refuse the whole change with ``Rejection/Reason/slotHasBookings``; nothing changes.
     case refuse

@@ -10,7 +10,7 @@ public struct Rules: Sendable {
     let rollingDays: Int32?
     let defaultLimit: Int
     /// Every zone's offset table end to end (zone-major), and each station's start in it:
-    /// the hot path reads these flat arrays instead of copying a ``ZoneClock``.
+    /// the hot path reads these flat arrays instead of copying a `ZoneClock`.
     let stationTableBase: [Int]
     let dayOffsets: [Int32]
     let tableFirstDay: Int32

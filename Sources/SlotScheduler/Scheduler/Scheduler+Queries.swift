@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Scheduler {
     /// The booking with `id`, in its current status.
     public func booking(_ id: BookingID) -> Booking? {

@@ -1,12 +1,10 @@
-import Synchronization
-
 /// The thread-safe face of the booking rules: safe to call from many threads and tasks at once.
 ///
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
 /// slower than one on a 2-core machine. So the state is split: stations are spread over
 /// *shards* (station index modulo the shard count) and users over *stripes* (a hash of the
-/// user id), each with its own `Mutex`. A reservation locks its station's shard, then its user's
-/// stripe, and runs the same ``Decisions`` as ``Ledger`` while holding both: validation and insert
+/// user id), each with its own lock (`Locked`, a pthread mutex). A reservation locks its station's shard, then its user's
+/// stripe, and runs the same `Decisions` as ``Ledger`` while holding both: validation and insert
 /// are one atomic step for the slot *and* for the user's limit. Calls on different stations and
 /// users take different locks and run in parallel.
 ///
@@ -19,13 +17,13 @@ public final class Scheduler: Sendable {
     private let stripeMask: Int
 
     final class Shard: Sendable {
-        let book: Mutex<SlotBook>
-        init(_ book: SlotBook) { self.book = Mutex(book) }
+        let book: Locked<SlotBook>
+        init(_ book: SlotBook) { self.book = Locked(book) }
     }
 
     final class Stripe: Sendable {
-        let book: Mutex<UserBook>
-        init(_ book: UserBook) { self.book = Mutex(book) }
+        let book: Locked<UserBook>
+        init(_ book: UserBook) { self.book = Locked(book) }
     }
 
     /// Creates an empty scheduler.
