@@ -35,7 +35,7 @@ enum Decisions {
         }
         let u = users.findOrInsert(user, limit: rules.hasUserLimits ? rules.limit(for: user) : rules.defaultLimit)
         let limit = users.users[u].limit
-        if users.upcomingCount(u, at: now, reaching: limit) > limit {
+        if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }
         // Commit.
