@@ -35,9 +35,20 @@ if [[ ${#names[@]} -eq 0 ]]; then
     mapfile -t names < <(python3 "$MUTANTS" --list)
 fi
 
+# Others may be editing other targets of this checkout: wait (up to ~10 min) until the
+# unmutated sources build, so a broken neighbour is not mistaken for a mutant that does not compile.
+wait_for_clean_build() {
+    for _ in $(seq 1 20); do
+        swift build --build-tests >"$LOGDIR/clean-build.log" 2>&1 && return 0
+        echo "   (clean build fails, waiting 30 s; see $LOGDIR/clean-build.log)" >&2
+        sleep 30
+    done
+    return 1
+}
+
 echo "Baseline: building and running the property suite on the unmutated sources..." >&2
-if ! swift build --build-tests >"$LOGDIR/baseline-build.log" 2>&1; then
-    echo "baseline build failed; see $LOGDIR/baseline-build.log" >&2
+if ! wait_for_clean_build; then
+    echo "baseline build failed; see $LOGDIR/clean-build.log" >&2
     exit 1
 fi
 if ! swift test --skip-build --filter PropertyTests >"$LOGDIR/baseline-test.log" 2>&1; then
@@ -50,6 +61,11 @@ survivors=0
 for name in "${names[@]}"; do
     TARGET=$(python3 "$MUTANTS" --target "$name") || { rows+=("| \`$name\` | ? | unknown mutant | ✗ |"); survivors=$((survivors + 1)); continue; }
     description=$(python3 "$MUTANTS" --describe "$name")
+    if ! wait_for_clean_build; then
+        rows+=("| \`$name\` | $description | clean sources do not build; not tested | ✗ |")
+        survivors=$((survivors + 1))
+        continue
+    fi
     BACKUP=$(mktemp "${TMPDIR:-/tmp}/mutant-backup.XXXXXX")
     cp "$TARGET" "$BACKUP"
     echo "== $name: $description" >&2
