@@ -11,12 +11,30 @@ public struct RunOptions: Sendable {
     public var reproduce: String
     /// Stop at the first invariant violation (the default) or keep counting.
     public var stopAtFirstFailure: Bool
+    /// Threads mode: which of several processes sharing one store this is.
+    public var process: ProcessPart
 
-    public init(historyPath: String? = nil, progress: Bool = false, reproduce: String = "", stopAtFirstFailure: Bool = true) {
+    /// Process `index` of `count` processes driving one shared store: it runs its share of the
+    /// workload, numbers its workers after the other processes' and records times on the
+    /// machine's monotonic clock, so the histories can be checked together.
+    public struct ProcessPart: Sendable, Equatable {
+        public var index: Int
+        public var count: Int
+        public init(index: Int = 0, count: Int = 1) {
+            self.index = index
+            self.count = max(1, count)
+        }
+    }
+
+    public init(
+        historyPath: String? = nil, progress: Bool = false, reproduce: String = "", stopAtFirstFailure: Bool = true,
+        process: ProcessPart = ProcessPart()
+    ) {
         self.historyPath = historyPath
         self.progress = progress
         self.reproduce = reproduce
         self.stopAtFirstFailure = stopAtFirstFailure
+        self.process = process
     }
 }
 
@@ -24,9 +42,9 @@ public struct RunOptions: Sendable {
 public enum Simulator {
     /// Runs a scenario on one thread against a ``Ledger``, every choice from the scenario's seed.
     /// The report and history are byte-identical for the same scenario and seed.
-    public static func runDeterministic(_ p: PreparedScenario, options: RunOptions = RunOptions()) throws(
-        SimulationIOError
-    ) -> Report {
+    public static func runDeterministic(_ p: PreparedScenario, options: RunOptions = RunOptions())
+        throws(SimulationIOError) -> Report
+    {
         let history = try options.historyPath.map { path throws(SimulationIOError) in try HistoryWriter(path: path) }
         var run = DeterministicRun(p, options: options, history: history)
         run.execute()
@@ -58,7 +76,8 @@ struct Progress {
         shown = true
         let seconds = Double((now - began).components.seconds) + Double((now - began).components.attoseconds) * 1e-18
         let pct = total > 0 ? Double(done) * 100 / Double(total) : 100
-        let line = String(format: "\r  %d/%d operations (%.0f%%), %.0f ops/s   ", done, total, pct, Double(done) / seconds)
+        let line = String(
+            format: "\r  %d/%d operations (%.0f%%), %.0f ops/s   ", done, total, pct, Double(done) / seconds)
         FileHandle.standardError.write(Data(line.utf8))
     }
 
@@ -197,7 +216,8 @@ struct DeterministicRun {
             OpRecord(
                 seq: seq, now: now, kind: .reserve, user: userID, cell: cell, booking: booking,
                 outcome: Reasons.code(a.reason)))
-        judgeReserve(cell: cell, user: u, userID: userID, now: now, expected: expected, actual: a.reason, booking: booking)
+        judgeReserve(
+            cell: cell, user: u, userID: userID, now: now, expected: expected, actual: a.reason, booking: booking)
     }
 
     /// A reservation through the full API, with an optional request id. Returns the outcome.
@@ -236,7 +256,8 @@ struct DeterministicRun {
             }
             return (actual, booking)
         }
-        judgeReserve(cell: cell, user: u, userID: userID, now: now, expected: expected, actual: actual, booking: booking)
+        judgeReserve(
+            cell: cell, user: u, userID: userID, now: now, expected: expected, actual: actual, booking: booking)
         if actual == nil, let key, let requestID, expected == nil {
             requestMap[key] = (cell, booking)
             if requests.count < 64 {
@@ -249,7 +270,8 @@ struct DeterministicRun {
     }
 
     @discardableResult
-    mutating func cancel(_ b: Int32, by userID: UInt64, now: Int64, kind: OpRecord.Kind = .cancel) -> Rejection.Reason? {
+    mutating func cancel(_ b: Int32, by userID: UInt64, now: Int64, kind: OpRecord.Kind = .cancel) -> Rejection.Reason?
+    {
         let u = model.user(userID)
         let expected = model.expectCancel(b, by: u, at: now)
         let id = model.bID[Int(b)]
@@ -258,7 +280,9 @@ struct DeterministicRun {
         do { try ledger.cancel(BookingID(id), by: UserID(userID), at: Instant(secondsSinceEpoch: now)) } catch {
             actual = error.reason
         }
-        record(OpRecord(seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: id, outcome: Reasons.code(actual)))
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: id, outcome: Reasons.code(actual)))
         if let actual { refused[Int(Reasons.code(actual))] += 1 } else { cancelled += 1 }
         let slot = p.slot(ofCell: cell)
         switch (expected, actual) {
@@ -275,7 +299,9 @@ struct DeterministicRun {
         case (nil, let a?):
             violate(.I10, "cancel of booking \(id) (\(slot)) by its owner was refused with \(a.rawValue)")
         case (let e?, let a?) where e != a:
-            violate(.I10, "cancel of booking \(id) (\(slot)) was refused with \(a.rawValue) where the rules say \(e.rawValue)")
+            violate(
+                .I10,
+                "cancel of booking \(id) (\(slot)) was refused with \(a.rawValue) where the rules say \(e.rawValue)")
         default: break
         }
         return actual
@@ -291,7 +317,8 @@ struct DeterministicRun {
                 seq: seq, now: now, kind: .query, user: userID, cell: cell, outcome: -1,
                 detail: actual?.rawValue ?? "error"))
         if actual != expected {
-            violate(.I10, "status of \(slot) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)")
+            violate(
+                .I10, "status of \(slot) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)")
         }
         return actual
     }
@@ -304,7 +331,9 @@ struct DeterministicRun {
         let expected = model.expectedDisplaced(by: change)
         var actual: Rejection.Reason?
         var moved: [Booking] = []
-        do { moved = try ledger.changeAvailability(change, onBookings: rule, at: Instant(secondsSinceEpoch: now)) } catch {
+        do {
+            moved = try ledger.changeAvailability(change, onBookings: rule, at: Instant(secondsSinceEpoch: now))
+        } catch {
             actual = error.reason
         }
         let ids = moved.map(\.id.rawValue)
@@ -380,7 +409,10 @@ struct DeterministicRun {
             expectStep(i, step, got: reason?.rawValue ?? "accepted")
         case .cancel:
             guard let booking = stepBookings[step.target], let b = model.idMap[booking] else {
-                record(OpRecord(seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking)))
+                record(
+                    OpRecord(
+                        seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking))
+                )
                 expectStep(i, step, got: Rejection.Reason.unknownBooking.rawValue)
                 return
             }
@@ -409,7 +441,8 @@ struct DeterministicRun {
                     failures.append(
                         .init(
                             invariant: "expectation", seq: seq,
-                            message: "\(what): expected [\(want.joined(separator: ", "))], got [\(got.joined(separator: ", "))]",
+                            message:
+                                "\(what): expected [\(want.joined(separator: ", "))], got [\(got.joined(separator: ", "))]",
                             nearby: [], reproduce: options.reproduce))
                 }
             }
@@ -445,7 +478,9 @@ struct DeterministicRun {
             let roll = total > 0 ? rng.below(total) : 0
             var userID = firstUser &+ UInt64(rng.below(users))
             if roll < reserveW {
-                let cell = (rng.next() >> 11) < hotThreshold ? hot[rng.below(hot.count)] : candidates[rng.below(candidates.count)]
+                let cell =
+                    (rng.next() >> 11) < hotThreshold
+                    ? hot[rng.below(hot.count)] : candidates[rng.below(candidates.count)]
                 reserveFast(cell: cell, userID: userID, now: now)
             } else if roll < cancelW {
                 if recentCount > 0 { userID = recentBookers[rng.below(min(recentCount, 256))] }
@@ -457,12 +492,17 @@ struct DeterministicRun {
                     if let b = other.isEmpty ? nil : other[rng.below(other.count)], model.bUser[Int(b)] != u {
                         cancel(b, by: userID, now: now)
                     } else {
-                        record(OpRecord(seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
+                        record(
+                            OpRecord(
+                                seq: seq, now: now, kind: .cancel, user: userID, outcome: -1,
+                                detail: "nothing to cancel"))
                     }
                 } else if !list.isEmpty {
                     cancel(list[rng.below(list.count)], by: userID, now: now)
                 } else {
-                    record(OpRecord(seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
+                    record(
+                        OpRecord(
+                            seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
                 }
             } else if roll < queryW {
                 _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)
@@ -559,7 +599,8 @@ extension Report {
         for key in (expectations?.counts ?? [:]).keys.sorted() {
             guard let range = expectations?.counts?[key] else { continue }
             let n = count(key)
-            self.expectations.append(.init(what: "count \(key)", expected: range.description, actual: String(n), pass: range.contains(n)))
+            self.expectations.append(
+                .init(what: "count \(key)", expected: range.description, actual: String(n), pass: range.contains(n)))
         }
         let broken = invariants.contains { $0.status == "fail" && $0.id != "I11" }
         if broken || self.expectations.contains(where: { !$0.pass }) {

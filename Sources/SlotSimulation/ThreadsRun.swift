@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SlotScheduler
 import Synchronization
@@ -51,12 +52,13 @@ final class Counter: Sendable {
     let value = Atomic<Int>(0)
 }
 
+/// Monotonic nanoseconds since the run began, or, when `shared`, since the machine booted: the
+/// system-wide monotonic clock, so the histories of several processes on one machine share one
+/// time line.
 struct MonotonicClock: Sendable {
-    let base = ContinuousClock.now
-    func nanoseconds() -> Int64 {
-        let d = ContinuousClock.now - base
-        return d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000
-    }
+    let base: UInt64
+    init(shared: Bool = false) { base = shared ? 0 : DispatchTime.now().uptimeNanoseconds }
+    func nanoseconds() -> Int64 { Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- base) }
 }
 
 extension Simulator {
@@ -68,11 +70,46 @@ extension Simulator {
         _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions = RunOptions(),
         linearizabilityBudget: Int = 2_000_000
     ) async throws(SimulationIOError) -> Report {
-        let clock = MonotonicClock()
+        let recorded = try await recordThreads(p, service: service, threads: threads, options: options)
+        let finalBookings = (try? await service.allBookingsByID()) ?? []
+        var analysis = ThreadsAnalysis(p: p, history: recorded.history, finalBookings: finalBookings, options: options)
+        analysis.run(budget: linearizabilityBudget)
+        var report = analysis.report(
+            threads: recorded.workers, elapsed: recorded.elapsed, operations: recorded.operations)
+        report.expectations = recorded.expectations
+        report.finish(expectations: p.scenario.expectations)
+        return report
+    }
+
+    /// Runs this process's share of the workload (``RunOptions/process``) and writes the history,
+    /// without checking it: the checks need every process's history and the store's final state
+    /// (``verifyProcesses(_:historyPaths:finalBookings:options:linearizabilityBudget:)``).
+    /// Returns the number of operations and the seconds they took.
+    public static func runThreadsShare(
+        _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions
+    ) async throws(SimulationIOError) -> (operations: Int, seconds: Double) {
+        let recorded = try await recordThreads(p, service: service, threads: threads, options: options)
+        return (recorded.operations, recorded.elapsed)
+    }
+
+    struct ThreadsRecording {
+        var history: [TimedOperation]
+        var expectations: [Report.ExpectationResult]
+        var workers: Int
+        var elapsed: Double
+        var operations: Int
+    }
+
+    static func recordThreads(
+        _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions
+    ) async throws(SimulationIOError) -> ThreadsRecording {
+        let part = options.process
+        let clock = MonotonicClock(shared: part.count > 1)
         var history: [TimedOperation] = []
         let start = p.scenario.clock.start.instant.secondsSinceEpoch
         for change in p.scenario.overrides ?? [] {
-            _ = try? await service.changeAvailability(change, onBookings: .displace, at: Instant(secondsSinceEpoch: start))
+            _ = try? await service.changeAvailability(
+                change, onBookings: .displace, at: Instant(secondsSinceEpoch: start))
         }
         var expectations: [Report.ExpectationResult] = []
         var stepBookings: [Int: UInt64] = [:]
@@ -80,7 +117,8 @@ extension Simulator {
         for (i, step) in p.steps.enumerated() {
             let now = Instant(secondsSinceEpoch: step.now)
             var op = TimedOperation(
-                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now, invoke: clock.nanoseconds(),
+                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now,
+                invoke: clock.nanoseconds(),
                 complete: 0)
             var got = "accepted"
             do {
@@ -89,13 +127,15 @@ extension Simulator {
                     op.requestID = step.step.requestID?.rawValue
                     if let id = step.step.requestID,
                         let earlier = history.first(where: {
-                            $0.kind == .reserve && $0.outcome == -1 && $0.user == step.user && $0.requestID == id.rawValue
+                            $0.kind == .reserve && $0.outcome == -1 && $0.user == step.user
+                                && $0.requestID == id.rawValue
                         }), earlier.cell == step.cell
                     {
                         op.repeatOf = earlier.booking
                     }
                     let b = try await service.reserve(
-                        ReservationRequest(slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
+                        ReservationRequest(
+                            slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
                         at: now)
                     op.booking = b.id.rawValue
                     stepBookings[i] = b.id.rawValue
@@ -122,7 +162,8 @@ extension Simulator {
                         let have = op.displaced.map { labelOf[$0] ?? "booking \($0)" }.sorted()
                         expectations.append(
                             .init(
-                                what: "steps[\(i)] displaced", expected: "[" + labels.sorted().joined(separator: ", ") + "]",
+                                what: "steps[\(i)] displaced",
+                                expected: "[" + labels.sorted().joined(separator: ", ") + "]",
                                 actual: "[" + have.joined(separator: ", ") + "]", pass: have == labels.sorted()))
                     }
                 }
@@ -144,14 +185,21 @@ extension Simulator {
         }
 
         let workers = max(1, threads)
-        let total = p.scenario.workload?.operations ?? 0
+        let all = p.scenario.workload?.operations ?? 0
+        // This process's share; workers are numbered across processes.
+        let total = all / part.count + (part.index < all % part.count ? 1 : 0)
         let counter = Counter()
         let began = clock.nanoseconds()
         let results: [[TimedOperation]] = await withTaskGroup(of: (Int, [TimedOperation]).self) { group in
             for w in 0..<workers {
                 let share = total / workers + (w < total % workers ? 1 : 0)
                 group.addTask {
-                    (w, await worker(w, operations: share, p: p, service: service, clock: clock, counter: counter))
+                    (
+                        w,
+                        await worker(
+                            part.index * workers + w, operations: share, p: p, service: service, clock: clock,
+                            counter: counter, part: part)
+                    )
                 }
             }
             var collected = [[TimedOperation]](repeating: [], count: workers)
@@ -171,18 +219,13 @@ extension Simulator {
                 throw error
             }
         }
-        let finalBookings = (try? await service.allBookingsByID()) ?? []
-        var analysis = ThreadsAnalysis(p: p, history: history, finalBookings: finalBookings, options: options)
-        analysis.run(budget: linearizabilityBudget)
-        var report = analysis.report(threads: workers, elapsed: elapsed, operations: total)
-        report.expectations = expectations
-        report.finish(expectations: p.scenario.expectations)
-        return report
+        return ThreadsRecording(
+            history: history, expectations: expectations, workers: workers, elapsed: elapsed, operations: total)
     }
 
     static func worker(
         _ w: Int, operations: Int, p: PreparedScenario, service: any BookingService, clock: MonotonicClock,
-        counter: Counter
+        counter: Counter, part: RunOptions.ProcessPart = .init()
     ) async -> [TimedOperation] {
         guard let workload = p.scenario.workload, operations > 0 else { return [] }
         var rng = SplitMix64(seed: p.scenario.seed &+ UInt64(w + 1) &* 0x9E37_79B9_7F4A_7C15)
@@ -199,7 +242,8 @@ extension Simulator {
         var mine: [(id: UInt64, user: UInt64)] = []
         var lastRequest: (user: UInt64, id: String, cell: Int32, booking: UInt64)?
         for i in 0..<operations {
-            let index = counter.value.add(1, ordering: .relaxed).oldValue
+            // Processes interleave their operation numbers, so their clocks advance together.
+            let index = counter.value.add(1, ordering: .relaxed).oldValue * part.count + part.index
             let nowSeconds = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(index) / perStep)
             let now = Instant(secondsSinceEpoch: nowSeconds)
             var roll = rng.below(totalW)
@@ -207,7 +251,8 @@ extension Simulator {
             let userID = p.firstUser &+ UInt64(rng.below(p.userCount))
             let cell =
                 rng.chance(hotShare) ? p.hot[rng.below(p.hot.count)] : p.candidates[rng.below(p.candidates.count)]
-            var op = TimedOperation(process: Int32(w), kind: .reserve, user: userID, cell: cell, now: nowSeconds, invoke: 0, complete: 0)
+            var op = TimedOperation(
+                process: Int32(w), kind: .reserve, user: userID, cell: cell, now: nowSeconds, invoke: 0, complete: 0)
             var request: ReservationRequest?
             if roll < reserveW {
                 request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID))
@@ -286,13 +331,17 @@ extension Simulator {
                 case .query: "query"
                 case .change: "changeAvailability"
                 }
-            var s = "{\"process\":\(op.process),\"type\":\"\(e.isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke")\",\"time\":\(e.time),\"index\":\(e.index),\"op\":\"\(name)\",\"user\":\(op.user),\"now\":\(op.now)"
-            if op.cell >= 0 { s += ",\"slot\":\"\(format.slotName(op.cell))\"" }
+            var s =
+                "{\"process\":\(op.process),\"type\":\"\(e.isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke")\",\"time\":\(e.time),\"index\":\(e.index),\"op\":\"\(name)\",\"user\":\(op.user),\"now\":\(op.now)"
+            if op.cell >= 0 { s += ",\"slot\":\"\(format.slotName(op.cell))\",\"cell\":\(op.cell)" }
+            if op.repeatOf != 0, !e.isReturn { s += ",\"repeatOf\":\(op.repeatOf)" }
             if let id = op.requestID { s += ",\"requestID\":\(escape(id))" }
             if e.isReturn || op.kind == .cancel, op.booking != 0 { s += ",\"booking\":\(op.booking)" }
             if e.isReturn {
                 s += ",\"result\":\"\(op.outcome == -2 ? "error" : Reasons.name(op.outcome))\""
-                if !op.displaced.isEmpty { s += ",\"displaced\":[\(op.displaced.map(String.init).joined(separator: ","))]" }
+                if !op.displaced.isEmpty {
+                    s += ",\"displaced\":[\(op.displaced.map(String.init).joined(separator: ","))]"
+                }
                 if let d = op.detail { s += ",\"detail\":\(escape(d))" }
             }
             writer.write(s + "}")

@@ -21,10 +21,11 @@ struct ScheduleSim: AsyncParsableCommand {
             Examples:
               schedule-sim run Scenarios/rush-hour.json
               schedule-sim run Scenarios/city-wide.json --threads 4 --report report.json
+              schedule-sim run Scenarios/rush-hour.json --store postgres://app@127.0.0.1/bookings?schema=sim
               schedule-sim check Scenarios/*.json
               schedule-sim import ../shared/data/dundee-charging-sessions-2018-06-06_2018-09-06.csv
             """,
-        subcommands: [Run.self, Check.self, Import.self],
+        subcommands: [Run.self, VerifyStore.self, Check.self, Import.self],
         defaultSubcommand: nil)
 }
 
@@ -67,10 +68,107 @@ func writeAtomically(_ data: Data, to path: String) throws(ExitCode) {
 }
 
 func shellQuote(_ s: String) -> String {
-    s.allSatisfy({ $0.isLetter || $0.isNumber || "/._-=:".contains($0) }) ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    s.allSatisfy({ $0.isLetter || $0.isNumber || "/._-=:".contains($0) })
+        ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// A store that could not be reached or used: printed, exit 69 (service unavailable).
+struct StoreFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+    func exit() -> ExitCode {
+        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        return ExitCode(69)
+    }
+}
+
+/// `--store URL` or `--store env`, as a PostgreSQL configuration.
+func storeConfiguration(_ store: String) throws(ValidationError) -> PostgresConfiguration {
+    do {
+        if store == "env" { return try PostgresConfiguration.fromEnvironment() }
+        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+            return try PostgresConfiguration(url: store)
+        }
+    } catch {
+        throw ValidationError("--store: \(error)")
+    }
+    throw ValidationError("unknown --store \(store); use `memory`, a postgres:// URL or `env`")
+}
+
+/// Connects to the database store with the scenario's stations and policy (exit 69 if it cannot).
+func connect(_ store: String, prepared: PreparedScenario) async throws -> PostgresBookingService {
+    let configuration = try storeConfiguration(store)
+    do {
+        return try await PostgresBookingService(
+            configuration: configuration, stations: prepared.scenario.stations, policy: prepared.rules.policy)
+    } catch {
+        throw StoreFailure("cannot open the store: \(error)").exit()
+    }
 }
 
 extension ScheduleSim {
+    struct VerifyStore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-store",
+            abstract: "Check several processes' histories against a database store's final state.",
+            discussion: """
+                After N `run --store URL --process-index i --process-count N --history hi.jsonl` processes \
+                have finished, reads every booking from the store and every history, and checks I1-I6, I9, \
+                I12 and linearizability (I11) per slot and per user across all processes. Pass the same \
+                scenario, --seed and --operations as the runs. Exit codes as for `run`; 69 if the store \
+                cannot be reached.
+                """)
+
+        @Option(help: "The database: a postgres:// URL or `env` (SLOTSCHEDULER_DATABASE_URL).")
+        var store: String
+
+        @Option(help: "The scenario file the processes ran.")
+        var scenario: String
+
+        @Option(help: "A history file written by one process; repeat for each process.")
+        var history: [String]
+
+        @Option(help: "The --seed the processes ran with, if any.")
+        var seed: UInt64?
+
+        @Option(help: "The --operations the processes ran with, if any.")
+        var operations: Int?
+
+        @Option(help: "Write the report as JSON to this file.")
+        var report: String?
+
+        @Flag(help: "Print only the verdict line.")
+        var quiet = false
+
+        func validate() throws {
+            _ = try storeConfiguration(store)
+            if history.isEmpty { throw ValidationError("give at least one --history FILE") }
+        }
+
+        func run() async throws {
+            let prepared = try load(scenario, seed: seed, operations: operations)
+            let service = try await connect(store, prepared: prepared)
+            let finalBookings: [Booking]
+            do { finalBookings = try await service.allBookingsByID() } catch {
+                await service.shutdown()
+                throw StoreFailure("cannot read the bookings: \(error)").exit()
+            }
+            await service.shutdown()
+            let result: Report
+            do {
+                result = try Simulator.verifyProcesses(
+                    prepared, historyPaths: history, finalBookings: finalBookings,
+                    options: RunOptions(reproduce: "schedule-sim verify-store (see the runs' command lines)"))
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(65)
+            }
+            if let report { try writeAtomically(result.json(), to: report) }
+            print(quiet ? "verdict: \(result.verdict.uppercased())" : result.summary)
+            if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+        }
+    }
+
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a scenario and check the invariants.",
@@ -105,8 +203,24 @@ extension ScheduleSim {
         @Option(help: "On failure, write a smaller scenario that still fails to this file.")
         var shrink: String?
 
-        @Option(help: "Where bookings are kept in threads mode: `memory` (the in-process Scheduler).")
+        @Option(
+            help: """
+                Where bookings are kept in threads mode: `memory` (the in-process Scheduler), a \
+                postgres://user@host[:port]/database[?schema=name] URL, or `env` (the URL in \
+                SLOTSCHEDULER_DATABASE_URL). A database store implies threads mode (--threads defaults \
+                to the workload's concurrency, else 4).
+                """)
         var store: String = "memory"
+
+        @Option(help: "With --process-count: which process this is (0-based).")
+        var processIndex: Int = 0
+
+        @Option(
+            help: """
+                Run this process's share of the workload as one of N processes driving the same database \
+                store; needs --history. The checks then run once, over every history: see verify-store.
+                """)
+        var processCount: Int = 1
 
         @Option(help: "Scheduler shards in threads mode.")
         var shards: Int = 16
@@ -122,13 +236,24 @@ extension ScheduleSim {
                 throw ValidationError("--check-determinism applies to the deterministic mode only")
             }
             if !(1...4096).contains(shards) { throw ValidationError("--shards must be 1...4096") }
+            if !(1...1024).contains(processCount) { throw ValidationError("--process-count must be 1...1024") }
+            if !(0..<processCount).contains(processIndex) {
+                throw ValidationError("--process-index must be 0...\(processCount - 1)")
+            }
+            if store != "memory" {
+                _ = try storeConfiguration(store)
+                if checkDeterminism { throw ValidationError("--check-determinism does not apply to a database store") }
+            }
+            if processCount > 1 {
+                if store == "memory" { throw ValidationError("--process-count needs a database --store") }
+                if history == nil { throw ValidationError("--process-count needs --history FILE (for verify-store)") }
+                if shrink != nil { throw ValidationError("--shrink does not apply to one of several processes") }
+            }
         }
 
-        /// The store threads mode drives. Add other stores here, e.g.
-        /// `if url.hasPrefix("postgres") { return try await PostgresBookingService(url: url, rules: rules) }`.
-        func makeService(_ url: String, rules: Rules) async throws -> any BookingService {
-            if url == "memory" { return Scheduler(rules: rules, shards: shards) }
-            throw ValidationError("unknown --store \(url); only `memory` is available in this build")
+        /// Threads: as given, else the workload's concurrency (or 4) with a database store.
+        func threadCount(_ prepared: PreparedScenario) -> Int? {
+            threads ?? (store == "memory" ? nil : min(1024, max(1, prepared.scenario.workload?.concurrency ?? 4)))
         }
 
         var reproduce: String {
@@ -136,22 +261,65 @@ extension ScheduleSim {
             if let seed { parts += ["--seed", String(seed)] }
             if let threads { parts += ["--threads", String(threads)] }
             if let operations { parts += ["--operations", String(operations)] }
+            if store != "memory" { parts += ["--store", store.hasPrefix("postgres") ? "URL" : store] }
             return parts.joined(separator: " ")
         }
 
         func run() async throws {
             let prepared = try load(scenario, seed: seed, operations: operations)
-            let options = RunOptions(historyPath: history, progress: !quiet, reproduce: reproduce)
+            if store == "memory" {
+                try await run(prepared, service: nil)
+                return
+            }
+            if processCount > 1,
+                !(prepared.scenario.steps ?? []).isEmpty || !(prepared.scenario.overrides ?? []).isEmpty
+            {
+                throw refuse(
+                    ScenarioError(
+                        file: scenario, path: "steps", value: "scripted steps or overrides",
+                        expected: "a workload-only scenario for --process-count > 1"))
+            }
+            let service = try await connect(store, prepared: prepared)
+            do {
+                if processCount == 1 {
+                    let existing = try await service.allBookingsByID().count
+                    if existing > 0 {
+                        throw StoreFailure(
+                            "the database schema already holds \(existing) bookings; use a fresh one (?schema=NAME)")
+                    }
+                }
+                try await run(prepared, service: service)
+            } catch {
+                await service.shutdown()
+                if let failure = error as? StoreFailure { throw failure.exit() }
+                throw error
+            }
+            await service.shutdown()
+        }
+
+        func run(_ prepared: PreparedScenario, service: (any BookingService)?) async throws {
+            let options = RunOptions(
+                historyPath: history, progress: !quiet, reproduce: reproduce,
+                process: .init(index: processIndex, count: processCount))
             let began = ContinuousClock.now
             var result: Report
+            let threads = threadCount(prepared)
             do {
-                if let threads {
-                    let service = try await makeService(store, rules: prepared.rules)
-                    result = try await Simulator.runThreads(prepared, service: service, threads: threads, options: options)
+                if let threads, processCount > 1, let service {
+                    let (ops, seconds) = try await Simulator.runThreadsShare(
+                        prepared, service: service, threads: threads, options: options)
+                    print(
+                        "process \(processIndex)/\(processCount): \(ops) operations in "
+                            + String(format: "%.3f s", seconds) + ", history → \(history ?? "-")")
+                    return
+                } else if let threads {
+                    let service = service ?? Scheduler(rules: prepared.rules, shards: shards)
+                    result = try await Simulator.runThreads(
+                        prepared, service: service, threads: threads, options: options)
                 } else {
                     result = try Simulator.runDeterministic(prepared, options: options)
                 }
-            } catch let error as SimulationIOError {
+            } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(73)
             }
@@ -259,7 +427,9 @@ extension ScheduleSim {
             print(
                 "wrote \(output): \(scenario.stations.count) stations, \(scenario.stations.reduce(0) { $0 + $1.sockets.count }) connectors, \(scenario.steps?.count ?? 0) booking requests from \(p?.rowsRead ?? 0) rows"
             )
-            for (reason, n) in (p?.skipped ?? [:]).sorted(by: { $0.key < $1.key }) { print("  skipped \(n): \(reason)") }
+            for (reason, n) in (p?.skipped ?? [:]).sorted(by: { $0.key < $1.key }) {
+                print("  skipped \(n): \(reason)")
+            }
             for note in p?.notes ?? [] { print("  note: \(note)") }
         }
     }

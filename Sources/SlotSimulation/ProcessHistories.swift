@@ -1,0 +1,104 @@
+import Foundation
+import SlotScheduler
+
+extension Simulator {
+    /// Checks the histories of several processes that drove one shared store (each written by a
+    /// threads-mode run with ``RunOptions/process``), together with the store's final state:
+    /// I1-I6, I9, I12 and linearizability (I11) per slot and per user across every process.
+    ///
+    /// Times must come from one clock: the processes ran on one machine with more than one
+    /// process (``RunOptions/ProcessPart/count`` > 1), which records the machine's monotonic clock.
+    public static func verifyProcesses(
+        _ p: PreparedScenario, historyPaths: [String], finalBookings: [Booking], options: RunOptions = RunOptions(),
+        linearizabilityBudget: Int = 2_000_000
+    ) throws(SimulationIOError) -> Report {
+        var history: [TimedOperation] = []
+        for path in historyPaths { history += try readTimedHistory(path: path, p) }
+        history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+        let workers = Set(history.lazy.filter { $0.process >= 0 }.map(\.process)).count
+        let first = history.map(\.invoke).min() ?? 0
+        let last = history.map(\.complete).max() ?? 0
+        var analysis = ThreadsAnalysis(p: p, history: history, finalBookings: finalBookings, options: options)
+        analysis.run(budget: linearizabilityBudget)
+        var report = analysis.report(threads: workers, elapsed: Double(last - first) / 1e9, operations: p.operations)
+        report.mode = "processes"
+        report.finish(expectations: p.scenario.expectations)
+        return report
+    }
+
+    /// One line of a threads-mode history (see ``writeTimedHistory(_:to:format:)``).
+    struct TimedLine: Decodable {
+        var process: Int32
+        var type: String
+        var time: Int64
+        var index: Int
+        var op: String
+        var user: UInt64
+        var now: Int64
+        var cell: Int32?
+        var requestID: String?
+        var booking: UInt64?
+        var repeatOf: UInt64?
+        var result: String?
+        var displaced: [UInt64]?
+        var detail: String?
+    }
+
+    /// Reads a threads-mode history back into operations. Every invoke must have its return.
+    static func readTimedHistory(path: String, _ p: PreparedScenario) throws(SimulationIOError) -> [TimedOperation] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SimulationIOError(path: path, problem: "cannot read the history")
+        }
+        let decoder = JSONDecoder()
+        var open: [Int: TimedOperation] = [:]
+        var done: [(Int, TimedOperation)] = []
+        var lineNumber = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            lineNumber += 1
+            func bad(_ why: String) -> SimulationIOError {
+                SimulationIOError(path: path, problem: "line \(lineNumber): \(why)")
+            }
+            let entry: TimedLine
+            do { entry = try decoder.decode(TimedLine.self, from: Data(line)) } catch {
+                throw bad("not a threads-mode history line")
+            }
+            if let cell = entry.cell, !(0..<Int32(clamping: p.cellCount)).contains(cell) {
+                throw bad("cell \(cell) is not in this scenario (was the history written for another one?)")
+            }
+            if entry.type == "invoke" {
+                let kind: TimedOperation.Kind
+                switch entry.op {
+                case "reserve": kind = .reserve
+                case "cancel": kind = .cancel
+                case "query": kind = .query
+                case "changeAvailability": kind = .change
+                default: throw bad("unknown operation \(entry.op)")
+                }
+                if kind == .reserve && entry.cell == nil { throw bad("a reservation without its cell") }
+                open[entry.index] = TimedOperation(
+                    process: entry.process, kind: kind, user: entry.user, cell: entry.cell ?? -1,
+                    booking: entry.booking ?? 0, repeatOf: entry.repeatOf ?? 0, requestID: entry.requestID,
+                    now: entry.now, invoke: entry.time, complete: entry.time)
+                continue
+            }
+            guard var op = open.removeValue(forKey: entry.index) else { throw bad("a return without its invoke") }
+            op.complete = entry.time
+            if let booking = entry.booking { op.booking = booking }
+            op.displaced = entry.displaced ?? []
+            op.detail = entry.detail
+            switch (entry.type, entry.result) {
+            case ("ok", _): op.outcome = -1
+            case ("info", _): op.outcome = -2
+            case ("fail", let name?):
+                guard let reason = Rejection.Reason(rawValue: name) else { throw bad("unknown refusal \(name)") }
+                op.outcome = Reasons.code(reason)
+            default: throw bad("unknown event \(entry.type)")
+            }
+            done.append((entry.index, op))
+        }
+        if let index = open.keys.min() {
+            throw SimulationIOError(path: path, problem: "operation \(index) was invoked but never returned")
+        }
+        return done.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+}
