@@ -72,7 +72,8 @@ extension Scenario {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             if let size = attributes[.size] as? Int, size > ScenarioLimits.maxFileBytes {
                 throw ScenarioError(
-                    file: path, path: "", value: "\(size) bytes", expected: "at most \(ScenarioLimits.maxFileBytes) bytes")
+                    file: path, path: "", value: "\(size) bytes",
+                    expected: "at most \(ScenarioLimits.maxFileBytes) bytes")
             }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as ScenarioError {
@@ -103,6 +104,12 @@ extension Scenario {
             throw ScenarioError(
                 file: file, path: unknown, value: "an unknown field",
                 expected: "one of " + knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", "))
+        }
+        if let seed = object["seed"] as? NSNumber, !(seed is Bool),
+            seed.doubleValue < 0 || seed.doubleValue != seed.doubleValue.rounded()
+        {
+            throw ScenarioError(
+                file: file, path: "seed", value: seed.stringValue, expected: "an integer 0...18446744073709551615")
         }
         if let version = object["version"] as? Int, version != 1 {
             throw ScenarioError(file: file, path: "version", value: String(version), expected: "1")
@@ -177,7 +184,8 @@ extension Scenario {
             try check(per >= 1 && per <= 1_000_000_000, "clock.operationsPerStep", String(per), "1 or more")
         }
         try check(
-            LocalDate.supportedYears.contains(LocalDate(dayNumber: Int32(clock.start.instant.secondsSinceEpoch / 86_400)).year),
+            LocalDate.supportedYears.contains(
+                LocalDate(dayNumber: Int32(clock.start.instant.secondsSinceEpoch / 86_400)).year),
             "clock.start", clock.start.description, "a time in the years 1900...2399")
 
         // Every date the scenario mentions, for the domain.
@@ -251,7 +259,8 @@ extension Scenario {
         }
         let steps = self.steps ?? []
         try check(
-            steps.count <= ScenarioLimits.maxSteps, "steps", "\(steps.count) steps", "at most \(ScenarioLimits.maxSteps)")
+            steps.count <= ScenarioLimits.maxSteps, "steps", "\(steps.count) steps",
+            "at most \(ScenarioLimits.maxSteps)")
         let reasons = Set(Rejection.Reason.allCases.map(\.rawValue))
         let statuses = Set(SlotStatus.allCases.map(\.rawValue))
         var labels: [String: Int] = [:]
@@ -308,8 +317,9 @@ extension Scenario {
                     valid, "\(path).expect", expect.debugDescription,
                     step.op == .query
                         ? "a slot status (" + SlotStatus.allCases.map(\.rawValue).joined(separator: ", ") + ")"
-                        : "accepted or a refusal reason (" + Rejection.Reason.allCases.map(\.rawValue).joined(
-                            separator: ", ") + ")")
+                        : "accepted or a refusal reason ("
+                            + Rejection.Reason.allCases.map(\.rawValue).joined(
+                                separator: ", ") + ")")
             }
         }
         if let e = expectations {
@@ -420,14 +430,16 @@ extension Scenario {
             }
             compiled.append(c)
         }
-        let timeline = (timeline ?? []).enumerated().sorted { ($0.element.atOperation, $0.offset) < ($1.element.atOperation, $1.offset) }
-            .map {
-                PreparedScenario.CompiledChange(
-                    atOperation: $0.element.atOperation,
-                    change: AvailabilityChange(
-                        station: $0.element.station, socket: $0.element.socket, date: $0.element.date,
-                        hours: $0.element.hours), rule: $0.element.onBookings ?? .displace)
-            }
+        let timeline = (timeline ?? []).enumerated().sorted {
+            ($0.element.atOperation, $0.offset) < ($1.element.atOperation, $1.offset)
+        }
+        .map {
+            PreparedScenario.CompiledChange(
+                atOperation: $0.element.atOperation,
+                change: AvailabilityChange(
+                    station: $0.element.station, socket: $0.element.socket, date: $0.element.date,
+                    hours: $0.element.hours), rule: $0.element.onBookings ?? .displace)
+        }
         return PreparedScenario(
             scenario: self, file: file, rules: rules, firstDay: dayLow, days: days, socketCount: catalog.socketCount,
             refs: refs, starts: starts, candidates: candidates, hot: hot, steps: compiled, timeline: timeline,

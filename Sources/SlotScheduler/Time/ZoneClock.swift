@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Converts between a station's local (date, hour) and instants, with an explicit DST rule.
 ///
@@ -27,9 +28,19 @@ struct ZoneClock: Sendable {
             year: 2000, month: 1, day: 1)..<LocalDate.dayNumber(
             year: 2100, month: 1, day: 1)
 
+    /// Foundation's time-zone code is not safe to call from several threads at once on Linux
+    /// (an exclusivity violation when catalogs are built concurrently), so reading the
+    /// transitions is serialised.
+    private static let foundationLock = Mutex<Void>(())
+
     init?(identifier: String) {
+        guard let (transitions, offsets) = Self.foundationLock.withLock({ _ in Self.transitions(of: identifier) })
+        else { return nil }
+        self.init(identifier: identifier, transitions: transitions, offsets: offsets)
+    }
+
+    private static func transitions(of identifier: String) -> ([Int64], [Int32])? {
         guard let zone = TimeZone(identifier: identifier) else { return nil }
-        self.identifier = identifier
         var transitions: [Int64] = []
         var offsets: [Int32] = []
         let start = Date(timeIntervalSince1970: -2_208_988_800)  // 1900-01-01
@@ -46,6 +57,11 @@ struct ZoneClock: Sendable {
             }
             cursor = next
         }
+        return (transitions, offsets)
+    }
+
+    private init(identifier: String, transitions: [Int64], offsets: [Int32]) {
+        self.identifier = identifier
         self.transitions = transitions
         self.offsets = offsets
         tableFirstDay = Self.tableDays.lowerBound

@@ -1,0 +1,134 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+@testable import SlotSimulation
+
+@Suite struct BadInput {
+    func baseJSON() throws -> [String: Any] {
+        var s = Fixtures.small()
+        s.steps = [Step(op: .reserve, user: 1, station: "s1", socket: "1", date: Fixtures.date("2018-06-07"), hour: 9)]
+        let object = try JSONSerialization.jsonObject(with: Fixtures.encode(s))
+        return try #require(object as? [String: Any])
+    }
+
+    func error(_ mutate: (inout [String: Any]) -> Void) throws -> ScenarioError? {
+        var object = try baseJSON()
+        mutate(&object)
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return error(data)
+    }
+
+    func error(_ data: Data) -> ScenarioError? {
+        do {
+            _ = try Scenario.decode(data, file: "bad.json").prepare(file: "bad.json")
+            return nil
+        } catch { return error }
+    }
+
+    func set(_ object: inout [String: Any], _ path: [String], _ value: Any) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            object[first] = value
+            return
+        }
+        if let index = Int(path[1]), var array = object[first] as? [[String: Any]] {
+            set(&array[index], Array(path.dropFirst(2)), value)
+            object[first] = array
+        } else {
+            var inner = object[first] as? [String: Any] ?? [:]
+            set(&inner, Array(path.dropFirst()), value)
+            object[first] = inner
+        }
+    }
+
+    @Test func baseIsValid() throws {
+        #expect(try error { _ in } == nil)
+    }
+
+    @Test func malformedJSON() {
+        let e = error(Data("{\"version\": 1, \"name\": ".utf8))
+        #expect(e?.expected == "valid JSON")
+        #expect(e?.file == "bad.json")
+    }
+
+    @Test(
+        arguments: [
+            (["users", "count"], "\"many\"", "users.count", "an integer"),
+            (["seed"], "-1", "seed", "an integer"),
+            (["stations", "0", "sockets", "0", "powerKW"], "\"fast\"", "stations[0].sockets[0].powerKW", "a number"),
+            (["steps", "0", "station"], "\"nowhere\"", "steps[0].station", "one of the scenario's stations"),
+            (["steps", "0", "socket"], "\"9\"", "steps[0].socket", "a socket of station s1"),
+            (["steps", "0", "hour"], "24", "steps[0].hour", "an hour 0...23"),
+            (["stations", "0", "openingHours"], "[8, 24]", "stations[0].openingHours", "an hour 0...23"),
+            (["users", "count"], "-5", "users.count", "1...10000000 users"),
+            (["workload", "operations"], "-1", "workload.operations", "0...100000000 operations"),
+            (["workload", "mix", "cancel"], "-3", "workload.mix.cancel", "a weight"),
+            (["workload", "dates", "from"], "\"2018-02-30\"", "workload.dates.from", "a day 1...28"),
+            (["steps", "0", "date"], "\"June 7th\"", "steps[0].date", "YYYY-MM-DD"),
+            (["clock", "start"], "\"yesterday\"", "clock.start", "a UTC time"),
+            (["stations", "0", "timeZone"], "\"Mars/Olympus_Mons\"", "stations[0].timeZone", "IANA time zone"),
+            (["users", "count"], "1000000000", "users.count", "1...10000000 users"),
+            (["workload", "dates", "days"], "100000", "workload.dates.days", "1...3660 days"),
+            (["version"], "2", "version", "1"),
+            (["policy", "maxUpcomingBookings"], "-1", "policy.maxUpcomingBookings", "a count"),
+            (["workload", "hotness", "share"], "1.5", "workload.hotness.share", "a fraction"),
+            (["typo"], "1", "typo", "one of"),
+        ] as [([String], String, String, String)])
+    func refusedWithPath(path: [String], json: String, expectedPath: String, expected: String) throws {
+        let value = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+        let e = try error { set(&$0, path, value) }
+        let found = try #require(e, "\(expectedPath) should be refused")
+        #expect(found.path == expectedPath, "\(found)")
+        #expect(found.expected.contains(expected), "\(found)")
+        #expect(found.file == "bad.json")
+        #expect(!found.value.isEmpty)
+    }
+
+    @Test func missingField() throws {
+        let e = try error { $0["clock"] = nil }
+        #expect(e?.path == "clock")
+        #expect(e?.expected == "a required field")
+    }
+
+    @Test func cancelOfUnknownLabel() throws {
+        let e = try error {
+            $0["steps"] = [["op": "cancel", "user": 1, "booking": "nope"]]
+        }
+        #expect(e?.path == "steps[0].booking")
+    }
+
+    @Test func missingFileIsRefused() {
+        #expect(throws: ScenarioError.self) { try Scenario.load(path: "/nonexistent/scenario.json") }
+    }
+}
+
+@Suite struct Importer {
+    @Test func dundeeRowsBecomeStepsAndSkipsAreCounted() throws {
+        let csv = """
+            Charging event,User ID,CP ID,Connector,Start Date,Start Time,End Date,End Time,Total kWh,Cost,Site,Group,Model,,,
+            3,601,50914,1,06/09/2018,10:55,06/09/2018,12:03,22.2,0,"Lochee Charging Hub, Dundee",G,APT 22kW Dual Outlet,,,
+            2,602H,50914,1,06/09/2018,10:05,,,7.0,0,"Lochee Charging Hub, Dundee",G,APT 22kW Dual Outlet,,,
+            1,603,50349,2,06/09/2018,09:38,06/09/2018,09:48,7.08,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,
+            1,603,50349,2,06/09/2018,09:38,06/09/2018,09:48,7.08,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,
+            4,604,50349,2,31/09/2018,09:38,,,1,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,
+            broken row
+            """
+        let path = Fixtures.temporaryPath("dundee.csv")
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scenario = try DundeeImporter.makeScenario(csvPath: path, leadHours: 3)
+        #expect(scenario.stations.map(\.id.rawValue) == ["greenmarket-multi-car-park", "lochee-charging-hub"])
+        #expect(scenario.stations[0].sockets.first?.powerKW == 50)
+        #expect(scenario.steps?.count == 3)
+        #expect(scenario.provenance?.skipped["duplicate charging event number"] == 1)
+        #expect(scenario.provenance?.skipped["unparseable start date or time"] == 1)
+        #expect(scenario.provenance?.skipped["malformed row (fewer than 13 columns)"] == 1)
+        #expect(scenario.attribution?.contains("Open Government Licence v3.0") == true)
+        let report = try Simulator.runDeterministic(scenario.prepare(file: "dundee.json"))
+        #expect(report.verdict == "pass", "\(report.summary)")
+        #expect(report.refusedByReason.first { $0.reason == "slotTaken" }?.count == 1)  // 10:05 and 10:55 on one connector
+        let reparsed = try Scenario.decode(DundeeImporter.encode(scenario), file: "x.json")
+        #expect(reparsed == scenario)
+    }
+}

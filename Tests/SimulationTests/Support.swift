@@ -1,0 +1,106 @@
+import Foundation
+import SlotScheduler
+import Synchronization
+
+@testable import SlotSimulation
+
+enum Fixtures {
+    static func date(_ text: String) -> LocalDate {
+        (try? LocalDate(parsing: text)) ?? LocalDate(dayNumber: 0)
+    }
+
+    static func time(_ text: String) -> Timestamp {
+        (try? Timestamp(parsing: text)) ?? Timestamp(Instant(secondsSinceEpoch: 0))
+    }
+
+    /// A small scenario: one station, a few sockets, a random workload.
+    static func small(operations: Int = 3_000, users: Int = 30, limit: Int = 3, seed: UInt64 = 7) -> Scenario {
+        Scenario(
+            name: "small", seed: seed,
+            stations: [
+                Station(
+                    id: "s1", name: "Station 1", city: "Dundee", timeZone: "Europe/London",
+                    sockets: [
+                        Socket(id: "1", connector: .ccs, powerKW: 50), Socket(id: "2", connector: .type2, powerKW: 22),
+                    ])
+            ],
+            policy: ScenarioPolicy(maxUpcomingBookings: limit, cancellationCutoffSeconds: 600),
+            clock: ScenarioClock(start: time("2018-06-06T08:00:00Z"), stepSeconds: 1),
+            users: UserPopulation(count: users),
+            workload: Workload(
+                operations: operations, mix: .init(reserve: 70, cancel: 15, query: 5, availability: 2, retry: 8),
+                dates: .init(from: date("2018-06-07"), days: 2), hours: HourSet(8..<20),
+                hotness: .init(slots: 3, share: 0.5)))
+    }
+
+    static func prepared(_ scenario: Scenario) throws -> PreparedScenario {
+        try scenario.prepare(file: "test.json")
+    }
+
+    static func encode(_ scenario: Scenario) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(scenario)
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("simtests-\(UUID().uuidString)-\(name)").path
+    }
+}
+
+final class FakeIDs: Sendable {
+    let next = Atomic<UInt64>(1 << 50)
+    func make() -> BookingID { BookingID(next.add(1, ordering: .relaxed).newValue) }
+}
+
+/// A deliberately broken store: a check-then-insert race, modelled by answering "yes" when the
+/// slot is taken.
+struct DoubleBookingService: BookingService {
+    let inner: Scheduler
+    let ids = FakeIDs()
+    var rules: Rules { inner.rules }
+
+    func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        do { return try inner.reserve(request, at: now) } catch {
+            guard error.reason == .slotTaken else { throw error }
+            return Booking(id: ids.make(), slot: request.slot, user: request.user, start: now, createdAt: now)
+        }
+    }
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.cancel(id, by: user, at: now)
+    }
+    func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
+        async throws -> [Booking]
+    {
+        try inner.changeAvailability(change, onBookings: rule, at: now)
+    }
+    func bookings(of user: UserID, at now: Instant) async throws -> UserBookings { inner.bookings(of: user, at: now) }
+    func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
+        try inner.dayView(of: station, on: date, at: now)
+    }
+    func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+}
+
+/// A deliberately broken store: checks the limit only in the UI (i.e. with a much higher limit).
+struct LimitIgnoringService: BookingService {
+    let inner: Scheduler
+    let strict: Rules
+    var rules: Rules { strict }
+
+    func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        try inner.reserve(request, at: now)
+    }
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.cancel(id, by: user, at: now)
+    }
+    func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
+        async throws -> [Booking]
+    {
+        try inner.changeAvailability(change, onBookings: rule, at: now)
+    }
+    func bookings(of user: UserID, at now: Instant) async throws -> UserBookings { inner.bookings(of: user, at: now) }
+    func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
+        try inner.dayView(of: station, on: date, at: now)
+    }
+    func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+}
