@@ -99,7 +99,9 @@ public enum DundeeImporter {
             if let last = userText.last, last.isLetter, let ascii = last.uppercased().unicodeScalars.first?.value {
                 letter = UInt64(ascii) - 64
                 userText.removeLast()
-                notes["user ids with a trailing letter (kept as separate users: id × 100 + letter number)", default: 0] += 1
+                notes[
+                    "user ids with a trailing letter (kept as separate users: id × 100 + letter number)", default: 0] +=
+                    1
             }
             guard let userNumber = UInt64(userText), userNumber < 1 << 40 else {
                 skipped["user id not a number", default: 0] += 1
@@ -200,10 +202,14 @@ public enum DundeeImporter {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var head = scenario
         head.steps = nil
-        guard var text = (try? encoder.encode(head)).flatMap({ String(data: $0, encoding: .utf8) }) else { return Data() }
+        guard var text = (try? encoder.encode(head)).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            return Data()
+        }
         let compact = JSONEncoder()
         compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let steps = (scenario.steps ?? []).compactMap { (try? compact.encode($0)).flatMap { String(data: $0, encoding: .utf8) } }
+        let steps = (scenario.steps ?? []).compactMap {
+            (try? compact.encode($0)).flatMap { String(data: $0, encoding: .utf8) }
+        }
         if !steps.isEmpty, let close = text.lastIndex(of: "}") {
             text = String(text[..<close]).trimmingCharacters(in: .whitespacesAndNewlines)
             text += ",\n  \"steps\" : [\n    " + steps.joined(separator: ",\n    ") + "\n  ]\n}"

@@ -31,7 +31,8 @@ struct ThreadsAnalysis {
             let op = history[i]
             return
                 "#\(i) process \(op.process) \(op.kind) user \(op.user)"
-                + (op.cell >= 0 ? " \(format.slotName(op.cell))" : "") + (op.booking != 0 ? " booking \(op.booking)" : "")
+                + (op.cell >= 0 ? " \(format.slotName(op.cell))" : "")
+                + (op.booking != 0 ? " booking \(op.booking)" : "")
                 + " → \(op.outcome == -2 ? "error" : Reasons.name(op.outcome)) [\(op.invoke)…\(op.complete) ns]"
         }
         failures.append(
@@ -73,7 +74,9 @@ struct ThreadsAnalysis {
             if let r = releasedAt[id] { perCell[op.cell, default: []].append((history[r].invoke, -1, r)) }
         }
         for cell in perCell.keys.sorted() {
-            guard let events = perCell[cell]?.sorted(by: { ($0.time, $0.delta, $0.index) < ($1.time, $1.delta, $1.index) })
+            guard
+                let events = perCell[cell]?.sorted(by: { ($0.time, $0.delta, $0.index) < ($1.time, $1.delta, $1.index) }
+                )
             else { continue }
             var held = 0
             for e in events {
@@ -117,7 +120,9 @@ struct ThreadsAnalysis {
             let op = history[i]
             let start = p.starts[Int(op.cell)]
             if start == Int64.min {
-                violate(.I4, at: i, "booking \(op.booking) is at \(p.slot(ofCell: op.cell)), a local time that does not exist")
+                violate(
+                    .I4, at: i,
+                    "booking \(op.booking) is at \(p.slot(ofCell: op.cell)), a local time that does not exist")
                 continue
             }
             let day = p.firstDay + (op.cell / 24) % Int32(p.days)
@@ -174,7 +179,8 @@ struct ThreadsAnalysis {
 
     func operation(_ i: Int, made: [UInt64: Int]) -> BookingOperation? {
         let op = history[i]
-        var b = BookingOperation(kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
+        var b = BookingOperation(
+            kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
         switch (op.kind, op.outcome) {
         case (.reserve, -1):
             b.kind = op.repeatOf != 0 ? .repeated : .reserved
@@ -241,26 +247,33 @@ struct ThreadsAnalysis {
         for cell in slotParts.keys.sorted() {
             guard let ops = slotParts[cell] else { continue }
             partitions += 1
-            switch LinearizabilityChecker.check(SlotSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget) {
+            switch LinearizabilityChecker.check(
+                SlotSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget)
+            {
             case .linearizable: break
             case .unknown: unknown += 1
             case .notLinearizable:
                 if failing == nil {
                     failing = "slot \(p.slot(ofCell: cell))"
-                    violate(.I11, at: firstIndex["slot \(cell)"] ?? 0, "the history of \(p.slot(ofCell: cell)) is not linearizable")
+                    violate(
+                        .I11, at: firstIndex["slot \(cell)"] ?? 0,
+                        "the history of \(p.slot(ofCell: cell)) is not linearizable")
                 }
             }
         }
         for user in userParts.keys.sorted() {
             guard let ops = userParts[user] else { continue }
             partitions += 1
-            switch LinearizabilityChecker.check(UserSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget) {
+            switch LinearizabilityChecker.check(
+                UserSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget)
+            {
             case .linearizable: break
             case .unknown: unknown += 1
             case .notLinearizable:
                 if failing == nil {
                     failing = "user \(user)"
-                    violate(.I11, at: firstIndex["user \(user)"] ?? 0, "the history of user \(user) is not linearizable")
+                    violate(
+                        .I11, at: firstIndex["user \(user)"] ?? 0, "the history of user \(user) is not linearizable")
                 }
             }
         }
@@ -300,7 +313,8 @@ struct ThreadsAnalysis {
         }
         latencies.sort()
         func percentile(_ q: Double) -> Double? {
-            latencies.isEmpty ? nil : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]) / 1_000
+            latencies.isEmpty
+                ? nil : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]) / 1_000
         }
         var contention: Report.Contention?
         if let best = attempts.keys.sorted().max(by: { (attempts[$0]?.0 ?? 0, $1) < (attempts[$1]?.0 ?? 0, $0) }),
@@ -315,7 +329,8 @@ struct ThreadsAnalysis {
         let invariants = Invariant.allCases.enumerated().map { i, inv in
             Report.InvariantResult(
                 id: inv.rawValue, name: inv.name,
-                status: inv == .I10 || !wanted.contains(inv.rawValue) ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
+                status: inv == .I10 || !wanted.contains(inv.rawValue)
+                    ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
                 violations: violations[i])
         }
         let reasons = refused.map { Report.ReasonCount(reason: $0.key.rawValue, count: $0.value) }

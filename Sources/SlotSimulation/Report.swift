@@ -127,7 +127,8 @@ public struct Report: Codable, Sendable, Equatable {
             "  steps \(steps), operations \(operations): accepted \(accepted), refused \(refused), cancelled \(cancelled), displaced \(displaced), repeats \(repeats), queries \(queries), availability changes \(availabilityChanges)"
         )
         if !refusedByReason.isEmpty {
-            lines.append("  refused by reason: " + refusedByReason.map { "\($0.reason) \($0.count)" }.joined(separator: ", "))
+            lines.append(
+                "  refused by reason: " + refusedByReason.map { "\($0.reason) \($0.count)" }.joined(separator: ", "))
         }
         if let c = peakContention {
             var text = "  peak contention: \(c.attempts) attempts on \(c.slot) (\(c.accepted) accepted)"
@@ -158,7 +159,9 @@ public struct Report: Codable, Sendable, Equatable {
         if let p = provenance {
             lines.append(
                 "  imported from \(p.source): \(p.rowsRead) rows, \(p.stepsWritten) steps; skipped "
-                    + (p.skipped.isEmpty ? "none" : p.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
+                    + (p.skipped.isEmpty
+                        ? "none"
+                        : p.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")))
         }
         for f in failures.prefix(5) {
             lines.append("  FAIL \(f.invariant) at operation \(f.seq): \(f.message)")

@@ -127,7 +127,8 @@ import Testing
         #expect(scenario.attribution?.contains("Open Government Licence v3.0") == true)
         let report = try Simulator.runDeterministic(scenario.prepare(file: "dundee.json"))
         #expect(report.verdict == "pass", "\(report.summary)")
-        #expect(report.refusedByReason.first { $0.reason == "slotTaken" }?.count == 1)  // 10:05 and 10:55 on one connector
+        // 10:05 and 10:55 on one connector collide.
+        #expect(report.refusedByReason.first { $0.reason == "slotTaken" }?.count == 1)
         let reparsed = try Scenario.decode(DundeeImporter.encode(scenario), file: "x.json")
         #expect(reparsed == scenario)
     }
