@@ -36,13 +36,16 @@ public enum Shrinker {
                 if attempt(c) { best = c }
             }
         }
-        best.timeline = shrinkList(best.timeline ?? [], runs: &runs, maxRuns: maxRuns) { list in
+        // The budget is read through a closure: passing `runs` inout while `attempt` also
+        // updates it would be an exclusivity violation.
+        let hasBudget = { runs < maxRuns }
+        best.timeline = shrinkList(best.timeline ?? [], hasBudget: hasBudget) { list in
             var c = best
             c.timeline = list
             return attempt(c)
         }
         if best.timeline?.isEmpty == true { best.timeline = nil }
-        best.steps = shrinkList(best.steps ?? [], runs: &runs, maxRuns: maxRuns) { list in
+        best.steps = shrinkList(best.steps ?? [], hasBudget: hasBudget) { list in
             var c = best
             c.steps = list
             return attempt(c)
@@ -54,12 +57,12 @@ public enum Shrinker {
     }
 
     /// Removes chunks, halving the chunk size, while `stillFails` holds.
-    static func shrinkList<T>(_ list: [T], runs: inout Int, maxRuns: Int, stillFails: ([T]) -> Bool) -> [T] {
+    static func shrinkList<T>(_ list: [T], hasBudget: () -> Bool, stillFails: ([T]) -> Bool) -> [T] {
         var current = list
         var chunk = max(1, current.count / 2)
-        while chunk >= 1 && !current.isEmpty && runs < maxRuns {
+        while chunk >= 1 && !current.isEmpty && hasBudget() {
             var start = 0
-            while start < current.count && runs < maxRuns {
+            while start < current.count && hasBudget() {
                 var candidate = current
                 candidate.removeSubrange(start..<min(current.count, start + chunk))
                 if stillFails(candidate) { current = candidate } else { start += chunk }
