@@ -10,7 +10,7 @@ BIN="$(swift build -c release --show-bin-path)/schedule-sim"
 
 scenarios=()
 for file in Scenarios/*.json; do
-    [[ "$file" == *schema.json ]] || scenarios+=("$file")
+    [[ "$file" == *schema.json || "$file" == *.report.json ]] || scenarios+=("$file")
 done
 "$BIN" check "${scenarios[@]}"
 
