@@ -12,8 +12,11 @@ extension PostgresBookingService {
         let catalogJSON = try json(catalog.stations)
         let policyJSON = try json(policy)
         let schema = configuration.schema
-        try await retry(operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts) {
-            try await client.withTransaction(logger: logger) { connection in
+        try await retry(
+            operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
+            deadline: configuration.attemptTimeout
+        ) {
+            try await transaction(client: client, logger: logger) { connection in
                 let lockKey = "slotscheduler:" + schema
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 // The name is validated by PostgresConfiguration ([a-z_][a-z0-9_]*), so quoting is safe.
@@ -84,14 +87,16 @@ extension PostgresBookingService {
                     """, logger: logger)
             }
         }
-        return try await retry(operation: "read policy", idempotent: true, attempts: configuration.maximumAttempts) {
+        return try await retry(
+            operation: "read policy", idempotent: true, attempts: configuration.maximumAttempts,
+            deadline: configuration.attemptTimeout
+        ) {
             try await readPolicy(client: client, logger: logger)
         }
     }
 
     static func readPolicy(client: PostgresClient, logger: Logger) async throws -> (Policy, Int32) {
-        let rows = try await client.query("SELECT policy_json, policy_version FROM deployment", logger: logger)
-            .collect()
+        let rows = try await rows("SELECT policy_json, policy_version FROM deployment", client: client, logger: logger)
         guard let row = rows.first else {
             throw PostgresStoreError(
                 .invalidStoredConfiguration, operation: "read policy", message: "no deployment row")
@@ -139,23 +144,26 @@ extension PostgresBookingService {
     // MARK: - Retries
 
     func retrying<T: Sendable>(
-        _ operation: String, idempotent: Bool, _ body: @Sendable () async throws -> T
+        _ operation: String, idempotent: Bool, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await Self.retry(
-            operation: operation, idempotent: idempotent, attempts: configuration.maximumAttempts, body)
+            operation: operation, idempotent: idempotent, attempts: configuration.maximumAttempts,
+            deadline: configuration.attemptTimeout, body)
     }
 
     /// Runs `body`, repeating it (with a growing pause) after a serialization failure or deadlock,
-    /// which the server rolled back, and, when `idempotent`, after a lost connection. Refusals and
-    /// store errors pass through unchanged.
+    /// which the server rolled back, and, when `idempotent`, after a lost connection or an attempt
+    /// that got no answer within `deadline` (see `withDeadline`). Refusals and store errors pass
+    /// through unchanged.
     static func retry<T: Sendable>(
-        operation: String, idempotent: Bool, attempts: Int, _ body: @Sendable () async throws -> T
+        operation: String, idempotent: Bool, attempts: Int, deadline: Duration,
+        _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                do { return try await body() } catch let wrapped as PostgresTransactionError {
+                do { return try await withDeadline(deadline, body) } catch let wrapped as PostgresTransactionError {
                     // Report what went wrong inside the transaction, not the wrapper.
                     throw wrapped.closureError ?? wrapped.beginError ?? wrapped.commitError ?? wrapped.rollbackError
                         ?? PostgresStoreError(.database, operation: operation, message: "transaction failed")
@@ -171,6 +179,20 @@ extension PostgresBookingService {
                     throw failure.error
                 }
                 // 10, 20, 40, ... ms, at most 1.3 s: enough to ride out a server restart.
+                try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+            } catch let abandoned as AbandonedCall {
+                let why =
+                    switch abandoned {
+                    case .connectionClosed: "the connection was closed"
+                    case .deadline(let limit): "no answer within \(limit)"
+                    }
+                guard idempotent else {
+                    throw PostgresStoreError(.outcomeUnknown, operation: operation, message: why)
+                }
+                guard attempt < attempts else {
+                    throw PostgresStoreError(
+                        .retriesExhausted, operation: operation, message: "\(attempts) attempts: \(why)")
+                }
                 try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
             }
         }

@@ -96,7 +96,7 @@ public final class PostgresBookingService: BookingService {
                 """
             // Idempotent only with a request id: without one, a lost reply leaves the outcome unknown.
             let row = try await retrying("reserve", idempotent: request.requestID != nil) {
-                try await self.client.query(query, logger: self.logger).collect().first
+                try await self.rows(query).first
             }
             guard let row else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "slot_reserve returned no row")
@@ -130,7 +130,7 @@ public final class PostgresBookingService: BookingService {
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         let rules = rules
         let result: Result<Booking, Rejection> = try await retrying("cancel", idempotent: false) {
-            try await self.client.withTransaction(logger: self.logger) { connection in
+            try await self.transaction { connection in
                 let rows = try await connection.query(
                     "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(Int64(bitPattern: id.rawValue)) FOR UPDATE",
                     logger: self.logger
@@ -172,7 +172,7 @@ public final class PostgresBookingService: BookingService {
         let masks = targets.map { Int32(bitPattern: change.hours?.mask ?? layout.regular[Int($0)]) }
         let day = change.date.dayNumber
         let result: Result<[Booking], Rejection> = try await retrying("changeAvailability", idempotent: false) {
-            try await self.client.withTransaction(logger: self.logger) { connection in
+            try await self.transaction { connection in
                 // Exclusive with reservations of these socket-days (they take the lock shared).
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(s, \(day)) FROM unnest(\(targets)::integer[]) AS s ORDER BY s",
@@ -242,12 +242,11 @@ public final class PostgresBookingService: BookingService {
         let rules = try Rules(catalog: catalog, policy: policy)
         let json = try Self.json(policy)
         let version: Int32? = try await retrying("updatePolicy", idempotent: true) {
-            let rows = try await self.client.query(
+            let rows = try await self.rows(
                 """
                 UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
                 RETURNING policy_version
-                """, logger: self.logger
-            ).collect()
+                """)
             return try rows.first.map { row in
                 try CatalogLayout.decoding("updatePolicy") { try row.decode(Int32.self) }
             }
@@ -287,21 +286,25 @@ public final class PostgresBookingService: BookingService {
         let day = date.dayNumber
         let (masks, taken) = try await retrying("dayView", idempotent: true) {
             var masks: [Int32: UInt32] = [:]
-            let maskRows = try await self.client.query(
+            let maskRows = try await self.rows(
                 """
                 SELECT socket_idx, mask FROM availability
                 WHERE socket_idx >= \(base) AND socket_idx < \(base + count) AND day = \(day)
-                """, logger: self.logger)
-            for try await (socket, mask) in maskRows.decode((Int32, Int32).self) {
+                """)
+            for row in maskRows {
+                let (socket, mask) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
                 masks[socket] = UInt32(bitPattern: mask)
             }
             var taken = Set<Int32>()
-            let takenRows = try await self.client.query(
+            let takenRows = try await self.rows(
                 """
                 SELECT socket_idx, hour FROM bookings
                 WHERE station_idx = \(first) AND day = \(day) AND status = 'active'
-                """, logger: self.logger)
-            for try await (socket, hour) in takenRows.decode((Int32, Int32).self) { taken.insert(socket * 24 + hour) }
+                """)
+            for row in takenRows {
+                let (socket, hour) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
+                taken.insert(socket * 24 + hour)
+            }
             return (masks, taken)
         }
         var sockets: [DayView.SocketDay] = []
@@ -350,7 +353,7 @@ public final class PostgresBookingService: BookingService {
 
     private func selectBookings(_ query: PostgresQuery, operation: String) async throws -> [Booking] {
         let rows = try await retrying(operation, idempotent: true) {
-            try await self.client.query(query, logger: self.logger).collect()
+            try await self.rows(query)
         }
         return try rows.map { try layout.booking($0, operation: operation) }
     }

@@ -18,6 +18,9 @@ public struct PostgresConfiguration: Hashable, Sendable {
     public var maximumConnections: Int = 16
     /// Attempts per operation on serialization failures, deadlocks and lost connections.
     public var maximumAttempts: Int = 8
+    /// How long one attempt may wait for the server (including waiting for a pooled connection)
+    /// before it is abandoned and treated as a lost connection.
+    public var attemptTimeout: Duration = .seconds(10)
 
     public init(
         host: String, port: Int = 5432, username: String, password: String? = nil, database: String,

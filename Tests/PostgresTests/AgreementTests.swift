@@ -47,7 +47,9 @@ enum Outcome: Equatable, CustomStringConvertible {
     }
 }
 
-@Suite(.serialized, .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
+@Suite(
+    .serialized, .sharedDatabase,
+    .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
 struct AgreementTests {
     /// The same fixed, seeded command sequence on the in-memory ledger and on PostgreSQL gives the
     /// same results, refusal for refusal, and the same final state. The sequence reaches every

@@ -4,7 +4,9 @@ import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
 
-@Suite(.serialized, .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
+@Suite(
+    .serialized, .sharedDatabase,
+    .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
 struct StoreTests {
     let now = Fixture.now
 

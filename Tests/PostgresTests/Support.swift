@@ -3,6 +3,12 @@ import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The database the suite runs against, from `SLOTSCHEDULER_DATABASE_URL`.
 enum TestDatabase {
     static let url: String? = {
@@ -35,14 +41,34 @@ enum TestDatabase {
             configuration: try configuration(schema: schema), stations: stations, policy: policy)
     }
 
-    /// Runs a shell command (the server restart) and returns its exit status.
-    static func shell(_ command: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Runs a shell command (a connection kill, the server restart) and returns its exit status.
+    ///
+    /// Not with Foundation's `Process`: on Linux it notices a child's exit through a socket the
+    /// child inherits, and the server that `pg_ctl restart` starts inherits it too and keeps it
+    /// open, so the exit is never reported (the `sh` stays a zombie) and the test waits forever.
+    /// Here `posix_spawn` and a blocking `waitpid` on a thread of its own (not the concurrency
+    /// pool) see the `sh` exit whatever its children do. Commands should bound themselves
+    /// (`timeout N ...`).
+    static func shell(_ command: String) async throws -> Int32 {
+        let words: [String] = ["/bin/sh", "-c", command]
+        var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var spawned: pid_t = 0
+        let result = posix_spawn(&spawned, "/bin/sh", nil, nil, &arguments, environ)
+        guard result == 0 else { throw ShellError(code: result) }
+        let pid = spawned
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                // WIFEXITED / WEXITSTATUS; a signal gives 128 + its number, as in the shell.
+                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+            }
+        }
+    }
+
+    struct ShellError: Error {
+        var code: Int32
     }
 }
 

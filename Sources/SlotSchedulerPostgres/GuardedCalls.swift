@@ -1,0 +1,131 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// Why a call was abandoned before the server answered. Classified like a lost connection: the
+/// call is repeated when idempotent, else reported as ``PostgresStoreError/Kind/outcomeUnknown``.
+enum AbandonedCall: Error, Sendable {
+    /// The leased connection was already closed (the server ended the session).
+    case connectionClosed
+    /// No answer within the per-attempt deadline.
+    case deadline(Duration)
+}
+
+// PostgresNIO 1.33.2 writes queries to the channel with `promise: nil`. Once the server has ended
+// a session (pg_terminate_backend, restart) NIO closes the channel and removes its handlers, so a
+// query written afterwards is dropped by the pipeline's head and its result promise is never
+// completed: the call awaits forever and ignores cancellation. Two paths reach such a channel:
+//   * `PostgresConnection.withTransaction` sends ROLLBACK on the connection whose query just
+//     failed with 57P01 (the session is gone);
+//   * the pool learns of a closed connection asynchronously (after NIO removed the handlers),
+//     so it can lease out a connection that is already closed.
+// Hence: every statement goes through `withConnection` and checks `isClosed` first, transactions
+// skip ROLLBACK on a closed connection (the server rolls back a session it ends), and each
+// attempt runs under a deadline that does not rely on the call honouring cancellation.
+extension PostgresBookingService {
+    /// Rows of `query`, on a pooled connection that is open when the query is sent.
+    static func rows(_ query: PostgresQuery, client: PostgresClient, logger: Logger) async throws -> [PostgresRow] {
+        try await client.withConnection { connection in
+            guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
+            return try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await Self.rows(query, client: client, logger: logger)
+    }
+
+    /// BEGIN, `body`, COMMIT on one pooled connection; on failure ROLLBACK, unless the session
+    /// is gone. Errors are passed through unwrapped.
+    static func transaction<T: Sendable>(
+        client: PostgresClient, logger: Logger, _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                throw error
+            }
+        }
+    }
+
+    func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await Self.transaction(client: client, logger: logger, body)
+    }
+
+    /// Runs `body` in its own task and stops waiting for it after `limit` (or when the caller is
+    /// cancelled), throwing ``AbandonedCall/deadline(_:)``. An abandoned call that never returns
+    /// (see above) is left suspended; it holds no lease on a live connection.
+    static func withDeadline<T: Sendable>(
+        _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let gate = Gate<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                gate.arm(continuation)
+                let work = Task {
+                    do { gate.finish(.success(try await body())) } catch { gate.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try? await Task.sleep(for: limit)
+                    if !Task.isCancelled, gate.finish(.failure(AbandonedCall.deadline(limit))) { work.cancel() }
+                }
+                gate.onFinish { timer.cancel() }
+            }
+        } onCancel: {
+            gate.finish(.failure(CancellationError()))
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, with whichever result comes first.
+final class Gate<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var done = false
+        var cleanup: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func arm(_ continuation: CheckedContinuation<T, any Error>) {
+        let early = state.withLock { state -> Result<T, any Error>? in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.done { return true }
+            state.cleanup = cleanup
+            return false
+        }
+        if runNow { cleanup() }
+    }
+
+    /// Returns whether this result was the first.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let (first, continuation, cleanup) = state.withLock {
+            state -> (Bool, CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
+            if state.done { return (false, nil, nil) }
+            state.done = true
+            if state.continuation == nil { state.early = result }
+            let taken = (state.continuation, state.cleanup)
+            state.continuation = nil
+            state.cleanup = nil
+            return (true, taken.0, taken.1)
+        }
+        continuation?.resume(with: result)
+        cleanup?()
+        return first
+    }
+}
