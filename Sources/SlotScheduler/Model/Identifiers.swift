@@ -1,3 +1,6 @@
+// Each identifier encodes as its bare raw value through the standard library's Codable
+// support for RawRepresentable types.
+
 /// Identifies a station. Any non-empty string without surrounding whitespace.
 public struct StationID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
     ExpressibleByStringLiteral, CustomStringConvertible
@@ -6,11 +9,6 @@ public struct StationID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }
@@ -23,11 +21,6 @@ public struct SocketID: RawRepresentable, Hashable, Comparable, Codable, Sendabl
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }
@@ -42,11 +35,6 @@ public struct UserID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
     public init(integerLiteral value: UInt64) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(UInt64.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { String(rawValue) }
 }
@@ -56,11 +44,6 @@ public struct BookingID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     public var rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(UInt64.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { String(rawValue) }
 }
@@ -76,11 +59,6 @@ public struct RequestID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { rawValue }
 }
@@ -93,11 +71,6 @@ public struct ConnectorType: RawRepresentable, Hashable, Codable, Sendable, Expr
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
     public static let type2: Self = "Type 2"
     public static let ccs: Self = "CCS"
     public static let chademo: Self = "CHAdeMO"
