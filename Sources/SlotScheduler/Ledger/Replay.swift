@@ -107,28 +107,11 @@ extension Ledger {
 
     /// Rebuilds a ledger from a snapshot. Its journal starts empty.
     public init(rules: Rules, snapshot: Snapshot, journaling: Bool = true) throws(ReplayError) {
-        self.init(rules: rules, journaling: false)
+        self.init(rules: rules, journaling: journaling)
         for (index, event) in snapshot.events.enumerated() {
             try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
         }
-        slots = SlotBook(slots, journaling: journaling)
-    }
-}
-
-extension SlotBook {
-    /// A copy of `other` with an empty journal.
-    init(_ other: SlotBook, journaling: Bool) {
-        idPrefix = other.idPrefix
-        localSocket = other.localSocket
-        regular = other.regular
-        dayBlock = other.dayBlock
-        words = other.words
-        cells = other.cells
-        firstDay = other.firstDay
-        records = other.records
-        requestIDs = other.requestIDs
-        self.journaling = journaling
-        journal = []
-        changes = []
+        slots.journal.removeAll()
+        slots.changes.removeAll()
     }
 }
