@@ -33,8 +33,8 @@ enum Decisions {
         if word & (UInt64(1) << (32 &+ UInt64(ref.hour))) != 0 {
             return ReservationAttempt(reason: .slotTaken, start: start)
         }
-        let u = users.findOrInsert(user, limit: rules.hasUserLimits ? rules.limit(for: user) : rules.defaultLimit)
-        let limit = users.users[u].limit
+        let u = users.findOrInsert(user)
+        let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }

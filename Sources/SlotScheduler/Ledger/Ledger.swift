@@ -11,18 +11,15 @@ public struct Ledger: Sendable {
     var users: UserBook
 
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
-    /// per state change). The expected sizes only pre-allocate; they are not limits.
+    /// per state change). The expected sizes only pre-allocate; they are not limits. User ids
+    /// below `expectedUsers` find their state by direct index (8 bytes each, allocated now);
+    /// other ids go through a hash table.
     public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024, expectedBookings: Int = 0) {
         self.rules = rules
         slots = SlotBook(catalog: rules.catalog, shard: 0, of: 1, journaling: journaling)
-        users = UserBook(expectedUsers: expectedUsers)
-        reserveCapacity(bookings: expectedBookings)
-    }
-
-    private mutating func reserveCapacity(bookings: Int) {
-        guard bookings > 0 else { return }
-        slots.prefault(bookings: bookings)
-        users.prefault(bookings: bookings)
+        users = UserBook(directUsers: expectedUsers)
+        slots.prefault(bookings: expectedBookings)
+        users.prefault(users: 0, bookings: expectedBookings)
     }
 
     /// Validates the stations and policy and creates an empty ledger.
@@ -109,7 +106,7 @@ public struct Ledger: Sendable {
     }
 
     /// Number of bookings currently active (past ones included).
-    public var activeBookingCount: Int { users.records.reduce(0) { $0 + Int($1.active) } }
+    public var activeBookingCount: Int { users.activeTotal }
 
     /// The event journal, oldest first (empty when journaling is off).
     public var events: [Event] { slots.journal.map { slots.event($0, catalog: rules.catalog) } }

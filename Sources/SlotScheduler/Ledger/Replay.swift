@@ -21,7 +21,7 @@ enum Replay {
                     createdAt: booking.createdAt.secondsSinceEpoch, ref: ref,
                     reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1, status: .active))
             slots.occupy(ref, block: page, record: record)
-            let u = users.findOrInsert(booking.user, limit: rules.limit(for: booking.user))
+            let u = users.findOrInsert(booking.user)
             users.add(booking.id, start: booking.start.secondsSinceEpoch, to: u)
             if let requestID = booking.requestID {
                 slots.requestIDs[Int32(record)] = requestID

@@ -1,35 +1,50 @@
 /// Per-user state: each user's active bookings (for the limit) and remembered request ids.
 ///
-/// Users are found through an open-addressing table keyed by the raw user id, so the limit
-/// check never hashes a string.
+/// A user's hot state is 8 bytes (``UserState``). Users with small ids, below `directUsers`,
+/// find it by direct index (`id >> idShift`), with no hashing and no probing: dense ids, as a
+/// database sequence hands out, need one cache line per check. Other ids go to an
+/// open-addressing table after the direct region. A user's *index* is stable until the table
+/// grows (inside ``findOrInsert(_:)``).
 struct UserBook: Sendable {
-    /// Open-addressing table; a user's record lives in its table slot, so finding a user costs
-    /// one cache miss. Record indices change only when the table grows (inside `findOrInsert`).
-    var users: [UserRecord]
+    /// The user ids below this value are direct.
+    let directLimit: UInt64
+    /// Direct index of a direct id: `id >> idShift` (the ``Scheduler`` stripes ids by low bits).
+    let idShift: UInt64
+    private let directCount: Int
+    /// Direct states first, then one state per table slot.
+    var states: [UserState]
+    /// Table slot → hashed user id, or 0 for an empty slot (id 0 is always direct).
+    private var keys: [UInt64]
     private var mask: Int
-    private(set) var count = 0
+    private var hashedCount = 0
+    /// Active bookings of every user together, past ones included.
+    private(set) var activeTotal = 0
     var entries: [UserEntry] = []
     var freeEntry: Int32 = -1
     var requests: [RequestKey: RememberedRequest] = [:]
 
-    init(expectedUsers: Int = 1024) {
-        var capacity = 16
-        while capacity < expectedUsers * 2 { capacity <<= 1 }
-        users = [UserRecord](repeating: .empty, count: capacity)
+    /// - Parameters:
+    ///   - directUsers: how many ids (after the shift) get a direct slot; sizes the direct region.
+    ///   - idShift: the low bits every id of this book shares and that the direct index drops.
+    init(directUsers: Int = 1024, idShift: Int = 0) {
+        directCount = max(1, directUsers)
+        self.idShift = UInt64(idShift)
+        directLimit = UInt64(directCount) << UInt64(idShift)
+        let capacity = 16
+        states = [UserState](repeating: .none, count: directCount)
+        states.append(contentsOf: repeatElement(UserState.unused, count: capacity))
+        keys = [UInt64](repeating: 0, count: capacity)
         mask = capacity - 1
     }
 
-    struct UserRecord: Sendable, Equatable {
-        var id: UserID
+    struct UserState: Sendable, Equatable {
+        /// Number of active bookings, past ones included; -1 marks an unused table slot.
+        var active: Int32
         /// First entry of this user's list of active bookings, or -1.
         var head: Int32
-        /// Number of active bookings, past ones included.
-        var active: Int32
-        /// The user's limit, or -1 for an empty table slot.
-        var limit: Int32
 
-        static let empty = UserRecord(id: 0, head: -1, active: 0, limit: -1)
-        var isUsed: Bool { limit >= 0 }
+        static let none = UserState(active: 0, head: -1)
+        static let unused = UserState(active: -1, head: -1)
     }
 
     struct UserEntry: Sendable, Equatable {
@@ -54,55 +69,66 @@ struct UserBook: Sendable {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 17)
     }
 
-    /// The index of `user`, if it has a record.
+    /// The index of `user`, if it has a state.
     @inline(__always)
     func find(_ user: UserID) -> Int? {
-        var i = Self.hash(user.rawValue) & mask
+        let id = user.rawValue
+        if id < directLimit { return Int(truncatingIfNeeded: id >> idShift) }
+        var i = Self.hash(id) & mask
         while true {
-            let record = users[i]
-            if !record.isUsed { return nil }
-            if record.id == user { return i }
+            let key = keys[i]
+            if key == id { return directCount &+ i }
+            if key == 0 { return nil }
             i = (i &+ 1) & mask
         }
     }
 
-    /// The index of `user`, creating its record with `limit` if needed.
+    /// The index of `user`, creating its state if needed.
     ///
-    /// - Complexity: amortised O(1).
+    /// - Complexity: O(1) for a direct id; amortised O(1) otherwise.
     @inline(__always)
-    mutating func findOrInsert(_ user: UserID, limit: Int) -> Int {
-        var i = Self.hash(user.rawValue) & mask
+    mutating func findOrInsert(_ user: UserID) -> Int {
+        let id = user.rawValue
+        if id < directLimit { return Int(truncatingIfNeeded: id >> idShift) }
+        return findOrInsertHashed(id)
+    }
+
+    private mutating func findOrInsertHashed(_ id: UInt64) -> Int {
+        var i = Self.hash(id) & mask
         while true {
-            let record = users[i]
-            if !record.isUsed { break }
-            if record.id == user { return i }
+            let key = keys[i]
+            if key == id { return directCount + i }
+            if key == 0 { break }
             i = (i &+ 1) & mask
         }
-        if (count + 1) * 2 > mask {
+        if (hashedCount + 1) * 2 > mask {
             grow()
-            return findOrInsert(user, limit: limit)
+            return findOrInsertHashed(id)
         }
-        users[i] = UserRecord(id: user, head: -1, active: 0, limit: Int32(clamping: max(0, limit)))
-        count += 1
-        return i
+        keys[i] = id
+        states[directCount + i] = .none
+        hashedCount += 1
+        return directCount + i
     }
 
     private mutating func grow() {
-        let old = users
-        users = [UserRecord](repeating: .empty, count: (mask + 1) * 2)
-        mask = users.count - 1
-        for record in old where record.isUsed {
-            var i = Self.hash(record.id.rawValue) & mask
-            while users[i].isUsed { i = (i &+ 1) & mask }
-            users[i] = record
+        let oldKeys = keys
+        let oldStates = states[directCount...]
+        let capacity = keys.count * 2
+        keys = [UInt64](repeating: 0, count: capacity)
+        states.replaceSubrange(directCount..., with: repeatElement(UserState.unused, count: capacity))
+        mask = capacity - 1
+        for (key, state) in zip(oldKeys, oldStates) where key != 0 {
+            var i = Self.hash(key) & mask
+            while keys[i] != 0 { i = (i &+ 1) & mask }
+            keys[i] = key
+            states[directCount + i] = state
         }
     }
 
-    /// Every user with a record, in table order (not meaningful: sort before showing).
-    var records: some Sequence<UserRecord> { users.lazy.filter(\.isUsed) }
-
-    /// Reserves room for `bookings` entries, faulting their pages in now.
-    mutating func prefault(bookings: Int) {
+    /// Reserves room for `users` hashed ids and `bookings` entries, faulting their pages in now.
+    mutating func prefault(users: Int, bookings: Int) {
+        while (hashedCount + users) * 2 > mask { grow() }
         guard bookings > 0 else { return }
         entries = Array(repeating: UserEntry(booking: BookingID(0), start: 0, next: -1), count: bookings)
         entries.removeAll(keepingCapacity: true)
@@ -114,10 +140,10 @@ struct UserBook: Sendable {
     ///   O(*k*) in the user's active bookings.
     @inline(__always)
     func upcomingCount(_ user: Int, at now: Int64, reaching atLeast: Int32) -> Int32 {
-        let record = users[user]
-        if record.active < atLeast { return record.active }
+        let state = states[user]
+        if state.active < atLeast { return state.active }
         var count: Int32 = 0
-        var e = record.head
+        var e = state.head
         while e >= 0 {
             if entries[Int(e)].start + 3_600 > now { count += 1 }
             e = entries[Int(e)].next
@@ -125,31 +151,33 @@ struct UserBook: Sendable {
         return count
     }
 
+    @inline(__always)
     mutating func add(_ booking: BookingID, start: Int64, to user: Int) {
-        let entry = UserEntry(booking: booking, start: start, next: users[user].head)
+        let head = states[user].head
         let index: Int32
         if freeEntry >= 0 {
             index = freeEntry
             freeEntry = entries[Int(index)].next
-            entries[Int(index)] = entry
+            entries[Int(index)] = UserEntry(booking: booking, start: start, next: head)
         } else {
-            index = Int32(entries.count)
-            entries.append(entry)
+            index = Int32(truncatingIfNeeded: entries.count)
+            entries.append(UserEntry(booking: booking, start: start, next: head))
         }
-        users[user].head = index
-        users[user].active += 1
+        states[user] = UserState(active: states[user].active &+ 1, head: index)
+        activeTotal &+= 1
     }
 
     mutating func remove(_ booking: BookingID, from user: Int) {
         var previous: Int32 = -1
-        var e = users[user].head
+        var e = states[user].head
         while e >= 0 {
             let next = entries[Int(e)].next
             if entries[Int(e)].booking == booking {
-                if previous < 0 { users[user].head = next } else { entries[Int(previous)].next = next }
+                if previous < 0 { states[user].head = next } else { entries[Int(previous)].next = next }
                 entries[Int(e)].next = freeEntry
                 freeEntry = e
-                users[user].active -= 1
+                states[user].active -= 1
+                activeTotal -= 1
                 return
             }
             previous = e
@@ -161,7 +189,7 @@ struct UserBook: Sendable {
     func activeBookings(of user: UserID) -> [BookingID] {
         guard let index = find(user) else { return [] }
         var result: [BookingID] = []
-        var e = users[index].head
+        var e = states[index].head
         while e >= 0 {
             result.append(entries[Int(e)].booking)
             e = entries[Int(e)].next

@@ -47,7 +47,7 @@ public struct Policy: Hashable, Codable, Sendable {
 
     /// The limit that applies to `user`.
     ///
-    /// - Complexity: O(*n*) in the number of overrides; the ledger caches it per user.
+    /// - Complexity: O(*n*) in the number of overrides; ``Rules`` indexes them by user.
     public func limit(for user: UserID) -> Int {
         userLimits.first { $0.user == user }?.limit ?? maxUpcomingBookings
     }

@@ -8,7 +8,9 @@ public struct Rules: Sendable {
     let noticeSeconds: Int64
     let lastDay: Int32?
     let rollingDays: Int32?
-    let defaultLimit: Int
+    let defaultLimit: Int32
+    /// Per-user limit overrides (the first entry for a user wins, as in ``Policy/limit(for:)``).
+    let userLimits: [UserID: Int32]
     /// Every zone's offset table end to end (zone-major), and each station's start in it:
     /// the hot path reads these flat arrays instead of copying a `ZoneClock`.
     let stationTableBase: [Int]
@@ -21,7 +23,9 @@ public struct Rules: Sendable {
         self.catalog = catalog
         self.policy = try policy.validated()
         noticeSeconds = policy.minimumNoticeSeconds
-        defaultLimit = policy.maxUpcomingBookings
+        defaultLimit = Int32(clamping: policy.maxUpcomingBookings)
+        userLimits = Dictionary(
+            policy.userLimits.map { ($0.user, Int32(clamping: $0.limit)) }, uniquingKeysWith: { first, _ in first })
         tableFirstDay = ZoneClock.tableDays.lowerBound
         tableDayCount = ZoneClock.tableDays.count
         dayOffsets = catalog.zones.flatMap(\.dayOffsets)
@@ -62,7 +66,10 @@ public struct Rules: Sendable {
         let index = Int(ref.day &- tableFirstDay)
         if index >= 0, index < tableDayCount {
             let offset = dayOffsets[stationTableBase[Int(ref.station)] &+ index]
-            if offset != Int32.min { return Int64(ref.day) * 86_400 + Int64(ref.hour) * 3_600 - Int64(offset) }
+            if offset != Int32.min {
+                // Cannot overflow: day is an Int32, hour < 24, |offset| < 1 day.
+                return Int64(ref.day) &* 86_400 &+ Int64(ref.hour) &* 3_600 &- Int64(offset)
+            }
         }
         return zone(of: ref.station).exactStart(day: ref.day, hour: Int(ref.hour))
     }
@@ -80,7 +87,13 @@ public struct Rules: Sendable {
     }
 
     /// The upcoming-bookings limit for `user`.
-    public func limit(for user: UserID) -> Int { policy.limit(for: user) }
+    public func limit(for user: UserID) -> Int { Int(userLimit(user)) }
+
+    /// The upcoming-bookings limit for `user`.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func userLimit(_ user: UserID) -> Int32 { userLimits[user] ?? defaultLimit }
 
     /// Whether a booking starting at `start` can still be cancelled at `now`.
     @inline(__always)

@@ -2,11 +2,12 @@
 ///
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
 /// slower than one on a 2-core machine. So the state is split: stations are spread over
-/// *shards* (station index modulo the shard count) and users over *stripes* (a hash of the
-/// user id), each with its own lock (`Locked`, a pthread mutex). A reservation locks its station's shard, then its user's
-/// stripe, and runs the same `Decisions` as ``Ledger`` while holding both: validation and insert
-/// are one atomic step for the slot *and* for the user's limit. Calls on different stations and
-/// users take different locks and run in parallel.
+/// *shards* (station index modulo the shard count) and users over *stripes* (the low bits of
+/// a small user id, else a hash of it), each with its own lock (`Locked`, a pthread mutex). A
+/// reservation locks its station's shard, then its user's stripe, and runs the same `Decisions`
+/// as ``Ledger`` while holding both: validation and insert are one atomic step for the slot
+/// *and* for the user's limit. Calls on different stations and users take different locks and
+/// run in parallel.
 ///
 /// **No deadlock.** Every operation takes at most one shard lock, then at most one stripe lock
 /// at a time, always in that order.
@@ -15,6 +16,8 @@ public final class Scheduler: Sendable {
     let shards: [Shard]
     private let stripes: [Stripe]
     private let stripeMask: Int
+    /// User ids below this are striped by their low bits, so each stripe indexes them directly.
+    private let directLimit: UInt64
 
     final class Shard: Sendable {
         let book: Locked<SlotBook>
@@ -31,7 +34,8 @@ public final class Scheduler: Sendable {
     /// - Parameters:
     ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
     ///   - userStripes: user stripes, rounded up to a power of two.
-    ///   - expectedUsers: users to pre-allocate for; not a limit.
+    ///   - expectedUsers: users to pre-allocate for; not a limit. Ids below it find their state
+    ///     by direct index in their stripe (8 bytes each, allocated now).
     ///   - expectedBookings: bookings to pre-allocate for; not a limit.
     public init(
         rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024,
@@ -46,12 +50,15 @@ public final class Scheduler: Sendable {
             book.prefault(bookings: expectedBookings / shardCount)
             return Shard(book)
         }
+        let shift = stripeCount.trailingZeroBitCount
+        let directPerStripe = max(16, (expectedUsers + stripeCount - 1) / stripeCount)
         self.stripes = (0..<stripeCount).map { _ in
-            var book = UserBook(expectedUsers: max(16, expectedUsers / stripeCount))
-            book.prefault(bookings: expectedBookings / stripeCount)
+            var book = UserBook(directUsers: directPerStripe, idShift: shift)
+            book.prefault(users: 0, bookings: expectedBookings / stripeCount)
             return Stripe(book)
         }
         stripeMask = stripeCount - 1
+        directLimit = UInt64(directPerStripe) << UInt64(shift)
     }
 
     /// Validates the stations and policy and creates an empty scheduler.
@@ -66,7 +73,9 @@ public final class Scheduler: Sendable {
 
     @inline(__always)
     func stripe(of user: UserID) -> Stripe {
-        stripes[Int(truncatingIfNeeded: (user.rawValue &* 0x9E37_79B9_7F4A_7C15) >> 40) & stripeMask]
+        let id = user.rawValue
+        let spread = id < directLimit ? id : (id &* 0x9E37_79B9_7F4A_7C15) >> 40
+        return stripes[Int(truncatingIfNeeded: spread) & stripeMask]
     }
 
     func shard(of booking: BookingID) -> Shard? {
