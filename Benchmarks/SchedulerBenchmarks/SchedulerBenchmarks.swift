@@ -94,6 +94,32 @@ let benchmarks: @Sendable () -> Void = {
         ledgerState.cursor += attemptsPerIteration
     }
 
+    // The same attempts in batches of 1,024 (`Ledger.attempt(_:at:)` on a slice): each window
+    // of 32 reads its slots' and users' memory before deciding, so the cache misses overlap.
+    let batchState = State()
+    Benchmark("Ledger.attempt, batches of 1024, 1 thread", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        if batchState.ledger == nil || batchState.cursor >= w.attempts.count {
+            batchState.ledger = try? w.makeLedger()
+            batchState.cursor = 0
+        }
+        guard var ledger = batchState.ledger else { return }
+        batchState.ledger = nil
+        let start = batchState.cursor
+        var accepted = 0
+        measureRate(benchmark, count: attemptsPerIteration) {
+            let end = start + attemptsPerIteration
+            for i in stride(from: start, to: end, by: 1024) {
+                for result in ledger.attempt(w.attempts[i..<min(i + 1024, end)], at: w.now) where result.isAccepted {
+                    accepted += 1
+                }
+            }
+        }
+        blackHole(accepted)
+        batchState.ledger = ledger
+        batchState.cursor += attemptsPerIteration
+    }
+
     // The public string-keyed API, for comparison: resolves ids and builds a Booking or Rejection.
     let requestState = State()
     Benchmark("Ledger.reserve (string ids), 1 thread", configuration: throughputConfiguration()) { benchmark in
