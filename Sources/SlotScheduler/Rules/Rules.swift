@@ -64,12 +64,12 @@ public struct Rules: Sendable {
     @inline(__always)
     func start(_ ref: SlotRef) -> Int64? {
         let index = Int(ref.day &- tableFirstDay)
-        if index >= 0, index < tableDayCount {
-            let offset = dayOffsets[stationTableBase[Int(ref.station)] &+ index]
-            if offset != Int32.min {
-                // Cannot overflow: day is an Int32, hour < 24, |offset| < 1 day.
-                return Int64(ref.day) &* 86_400 &+ Int64(ref.hour) &* 3_600 &- Int64(offset)
-            }
+        if index >= 0, index < tableDayCount,
+            let start = ZoneClock.start(
+                day: ref.day, hour: Int(ref.hour),
+                tableOffset: dayOffsets[stationTableBase[Int(ref.station)] &+ index])
+        {
+            return start
         }
         return zone(of: ref.station).exactStart(day: ref.day, hour: Int(ref.hour))
     }

@@ -96,13 +96,20 @@ struct ZoneClock: Sendable {
     @inline(__always)
     func start(day: Int32, hour: Int) -> Int64? {
         let index = Int(day &- tableFirstDay)
-        if index >= 0, index < dayOffsets.count {
-            let offset = dayOffsets[index]
-            if offset != Int32.min {
-                return Int64(day) * 86_400 + Int64(hour) * 3_600 - Int64(offset)
-            }
+        if index >= 0, index < dayOffsets.count,
+            let start = Self.start(day: day, hour: hour, tableOffset: dayOffsets[index])
+        {
+            return start
         }
         return exactStart(day: day, hour: hour)
+    }
+
+    /// The start of local `hour` on `day` from the day's table entry, or `nil` when the entry
+    /// marks a day with a transition (then ask ``exactStart(day:hour:)``).
+    @inline(__always)
+    static func start(day: Int32, hour: Int, tableOffset offset: Int32) -> Int64? {
+        // Cannot overflow: day is an Int32, hour < 24, |offset| < 1 day.
+        offset == Int32.min ? nil : Int64(day) &* 86_400 &+ Int64(hour) &* 3_600 &- Int64(offset)
     }
 
     func exactStart(day: Int32, hour: Int) -> Int64? {
