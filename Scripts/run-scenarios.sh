@@ -28,6 +28,7 @@ echo "=== determinism"
 echo "=== threads"
 "$BIN" run Scenarios/rush-hour.json --threads 4 --quiet || failed=1
 "$BIN" run Scenarios/cancel-and-rebook.json --threads 4 --quiet || failed=1
+"$BIN" run Scenarios/closed-socket-and-overrides.json --threads 4 --quiet || failed=1
 
 if [[ $failed -ne 0 ]]; then
     echo "some scenarios failed" >&2

@@ -58,13 +58,7 @@ struct ThreadsAnalysis {
             if op.kind == .cancel, op.outcome == -1 { releasedAt[op.booking] = releasedAt[op.booking] ?? i }
             for id in op.displaced { releasedAt[id] = releasedAt[id] ?? i }
         }
-        var model = ReferenceModel(p)
-        for change in p.scenario.overrides ?? [] { model.apply(change, displaced: []) }
-        for op in history where op.kind == .change && op.outcome == -1 {
-            if let step = p.steps.first(where: { $0.change?.description == op.detail }), let change = step.change {
-                model.apply(change, displaced: [])
-            }
-        }
+        let availability = AvailabilityHistory(p, history: history)
 
         // I1: at no time are two bookings of one slot definitely held.
         var perCell: [Int32: [(time: Int64, delta: Int, index: Int)]] = [:]
@@ -134,8 +128,7 @@ struct ThreadsAnalysis {
                     "booking \(op.booking) of \(p.slot(ofCell: op.cell)) was made at \(Instant(secondsSinceEpoch: op.now)): in the past, too soon or beyond the horizon"
                 )
             }
-            let mask = model.open[Int(op.cell / 24)]
-            if mask & (1 << UInt32(op.cell % 24)) == 0, op.process >= 0 {
+            if !availability.couldBeOpen(cell: op.cell, during: op) {
                 violate(.I4, at: i, "booking \(op.booking) of \(p.slot(ofCell: op.cell)) is in closed hours")
             }
         }

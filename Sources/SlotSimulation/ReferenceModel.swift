@@ -209,12 +209,18 @@ struct ReferenceModel {
 
     /// Applies a change the scheduler accepted, releasing the displaced bookings.
     mutating func apply(_ change: AvailabilityChange, displaced: [Int32]) {
-        let offset = change.date.dayNumber &- firstDay
-        guard offset >= 0, offset < days else { return }
-        for socket in sockets(of: change) {
-            open[Int(socket &* days &+ offset)] = change.hours?.mask ?? regular[Int(socket)]
-        }
+        for (socketDay, mask) in openHours(after: change) { open[socketDay] = mask }
         for b in displaced { release(b, as: .displaced) }
+    }
+
+    /// The socket-days `change` sets, with the open hours it gives each; empty outside the
+    /// scenario's dates.
+    func openHours(after change: AvailabilityChange) -> [(socketDay: Int, mask: UInt32)] {
+        let offset = change.date.dayNumber &- firstDay
+        guard offset >= 0, offset < days else { return [] }
+        return sockets(of: change).map { socket in
+            (Int(socket &* days &+ offset), change.hours?.mask ?? regular[Int(socket)])
+        }
     }
 
     /// What a query of `cell` at `now` should answer.

@@ -49,6 +49,19 @@ public struct PreparedScenario: Sendable {
     @inline(__always)
     func socketDay(ofCell cell: Int32) -> Int32 { cell / 24 }
     public var cellCount: Int { refs.count }
+
+    /// Where the scenario does more than run its workload's reservations, cancels and queries,
+    /// as (JSON path, what is there); `nil` for a workload-only scenario. Several processes can
+    /// share only such a scenario: their histories on disk do not carry availability changes.
+    public var notWorkloadOnly: (path: String, value: String)? {
+        if !(scenario.steps ?? []).isEmpty { return ("steps", "scripted steps") }
+        if !(scenario.overrides ?? []).isEmpty { return ("overrides", "availability overrides") }
+        if !(scenario.timeline ?? []).isEmpty { return ("timeline", "timed availability changes") }
+        if let availability = scenario.workload?.mix.availability, availability > 0 {
+            return ("workload.mix.availability", String(availability))
+        }
+        return nil
+    }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
     public var operations: Int { scenario.workload?.operations ?? 0 }
 }

@@ -24,6 +24,8 @@ public struct TimedOperation: Sendable {
     public var complete: Int64
     public var displaced: [UInt64]
     public var detail: String?
+    /// The availability change a `.change` operation asked for (not kept in history files).
+    public var change: AvailabilityChange?
 
     public init(
         process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, outcome: Int16 = -1,
@@ -64,8 +66,9 @@ struct MonotonicClock: Sendable {
 extension Simulator {
     /// Runs the scenario with `threads` concurrent workers against one shared `service`, records
     /// a history of invoke/complete events, then checks the invariants and linearizability
-    /// (per slot and per user). Scripted steps run first, one at a time; the workload's
-    /// availability changes and timeline are not run in this mode (see the README).
+    /// (per slot and per user). Scripted steps run first, one at a time; then the workers run
+    /// the workload, its availability changes and its timeline (a change at operation *n* is
+    /// made by the worker that draws operation *n*, concurrently with the others).
     public static func runThreads(
         _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions = RunOptions(),
         linearizabilityBudget: Int = 2_000_000
@@ -155,6 +158,7 @@ extension Simulator {
                     op.kind = .change
                     guard let change = step.change else { break }
                     op.detail = change.description
+                    op.change = change
                     let moved = try await service.changeAvailability(
                         change, onBookings: step.step.onBookings ?? .displace, at: now)
                     op.displaced = moved.map(\.id.rawValue)
@@ -208,6 +212,13 @@ extension Simulator {
         }
         let elapsed = Double(clock.nanoseconds() - began) / 1e9
         for ops in results { history.append(contentsOf: ops) }
+        // Timeline changes after the last operation.
+        if part.index == 0 {
+            let end = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(all) / perStepOf(p))
+            for timed in p.timeline where timed.atOperation >= all {
+                history.append(await change(timed.change, rule: timed.rule, worker: -1, now: end, service, clock))
+            }
+        }
         history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
 
         if let path = options.historyPath {
@@ -238,7 +249,7 @@ extension Simulator {
         let changeW = queryW + (mix.availability ?? 0)
         let totalW = max(1, changeW + (mix.retry ?? 0))
         let hotShare = p.hot.isEmpty ? 0 : (workload.hotness?.share ?? 0)
-        let perStep = Int64(p.scenario.clock.operationsPerStep ?? 1)
+        let perStep = perStepOf(p)
         var mine: [(id: UInt64, user: UInt64)] = []
         var lastRequest: (user: UInt64, id: String, cell: Int32, booking: UInt64)?
         for i in 0..<operations {
@@ -246,8 +257,10 @@ extension Simulator {
             let index = counter.value.add(1, ordering: .relaxed).oldValue * part.count + part.index
             let nowSeconds = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(index) / perStep)
             let now = Instant(secondsSinceEpoch: nowSeconds)
-            var roll = rng.below(totalW)
-            if roll >= queryW && roll < changeW { roll = 0 }  // availability changes: not in threads mode
+            for timed in timelineChanges(p, at: index) {
+                ops.append(await change(timed.change, rule: timed.rule, worker: w, now: nowSeconds, service, clock))
+            }
+            let roll = rng.below(totalW)
             let userID = p.firstUser &+ UInt64(rng.below(p.userCount))
             let cell =
                 rng.chance(hotShare) ? p.hot[rng.below(p.hot.count)] : p.candidates[rng.below(p.candidates.count)]
@@ -274,6 +287,12 @@ extension Simulator {
                 } catch { op.outcome = -2 }
                 op.complete = clock.nanoseconds()
                 ops.append(op)
+                continue
+            } else if roll >= queryW && roll < changeW {
+                ops.append(
+                    await change(
+                        randomChange(p, cell: cell, rng: &rng), rule: rng.below(4) == 0 ? .refuse : .displace,
+                        worker: w, now: nowSeconds, service, clock))
                 continue
             } else if roll < queryW {
                 op.kind = .query
@@ -312,6 +331,54 @@ extension Simulator {
             ops.append(op)
         }
         return ops
+    }
+
+    static func perStepOf(_ p: PreparedScenario) -> Int64 { Int64(max(1, p.scenario.clock.operationsPerStep ?? 1)) }
+
+    /// The timeline's changes due at operation `index` (the timeline is sorted by operation).
+    static func timelineChanges(_ p: PreparedScenario, at index: Int) -> ArraySlice<PreparedScenario.CompiledChange> {
+        var low = 0
+        var high = p.timeline.count
+        while low < high {
+            let mid = (low + high) / 2
+            if p.timeline[mid].atOperation < index { low = mid + 1 } else { high = mid }
+        }
+        var end = low
+        while end < p.timeline.count && p.timeline[end].atOperation == index { end += 1 }
+        return p.timeline[low..<end]
+    }
+
+    /// A change of the socket-day of `cell`, drawn as the deterministic mode draws it: closed,
+    /// random hours or back to regular hours.
+    static func randomChange(_ p: PreparedScenario, cell: Int32, rng: inout SplitMix64) -> AvailabilityChange {
+        let slot = p.slot(ofCell: cell)
+        let hours: HourSet?
+        switch rng.below(4) {
+        case 0, 1: hours = .closed
+        case 2: hours = HourSet(mask: UInt32(truncatingIfNeeded: rng.next()))
+        default: hours = nil
+        }
+        return AvailabilityChange(station: slot.station, socket: slot.socket, date: slot.date, hours: hours)
+    }
+
+    /// Makes one availability change and records it.
+    static func change(
+        _ change: AvailabilityChange, rule: DisplacementRule, worker: Int, now: Int64, _ service: any BookingService,
+        _ clock: MonotonicClock
+    ) async -> TimedOperation {
+        var op = TimedOperation(
+            process: Int32(worker), kind: .change, user: 0, now: now, invoke: clock.nanoseconds(), complete: 0,
+            detail: change.description + (rule == .refuse ? " (refuse)" : ""))
+        op.change = change
+        do {
+            let moved = try await service.changeAvailability(
+                change, onBookings: rule, at: Instant(secondsSinceEpoch: now))
+            op.displaced = moved.map(\.id.rawValue)
+        } catch let r as Rejection {
+            op.outcome = Reasons.code(r.reason)
+        } catch { op.outcome = -2 }
+        op.complete = clock.nanoseconds()
+        return op
     }
 
     static func writeTimedHistory(_ history: [TimedOperation], to writer: HistoryWriter, format: inout HistoryFormat) {

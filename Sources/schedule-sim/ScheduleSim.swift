@@ -271,12 +271,10 @@ extension ScheduleSim {
                 try await run(prepared, service: nil)
                 return
             }
-            if processCount > 1,
-                !(prepared.scenario.steps ?? []).isEmpty || !(prepared.scenario.overrides ?? []).isEmpty
-            {
+            if processCount > 1, let (path, value) = prepared.notWorkloadOnly {
                 throw refuse(
                     ScenarioError(
-                        file: scenario, path: "steps", value: "scripted steps or overrides",
+                        file: scenario, path: path, value: value,
                         expected: "a workload-only scenario for --process-count > 1"))
             }
             let service = try await connect(store, prepared: prepared)

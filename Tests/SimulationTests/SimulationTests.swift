@@ -116,6 +116,35 @@ import Testing
         #expect(report.linearizability?.status == "not linearizable")
     }
 
+    /// Timeline changes run in threads mode too, concurrently with the workers, and are checked.
+    @Test func timelineChangesRunConcurrently() async throws {
+        var s = Fixtures.small(operations: 3_000)
+        s.workload?.mix.availability = 0
+        s.timeline = [
+            TimedChange(
+                atOperation: 500, station: "s1", socket: "1", date: Fixtures.date("2018-06-07"), hours: .closed,
+                onBookings: .displace),
+            TimedChange(
+                atOperation: 3_000, station: "s1", socket: "1", date: Fixtures.date("2018-06-07"), hours: nil,
+                onBookings: nil),
+        ]
+        let p = try Fixtures.prepared(s)
+        let report = try await Simulator.runThreads(p, service: Scheduler(rules: p.rules, shards: 2), threads: 3)
+        #expect(report.verdict == "pass", "\(report.summary)")
+        #expect(report.availabilityChanges == 2)
+        #expect(report.displaced > 0, "the closure at operation 500 displaces bookings made before it")
+        #expect(report.refusedByReason.contains { $0.reason == "socketClosed" })
+    }
+
+    /// A store that answers availability changes without applying them is caught (I4).
+    @Test func closureIgnoringStoreIsCaught() async throws {
+        let p = try Fixtures.prepared(Fixtures.small(operations: 4_000))
+        let broken = ClosureIgnoringService(inner: Scheduler(rules: p.rules))
+        let report = try await Simulator.runThreads(p, service: broken, threads: 2)
+        #expect(report.invariants.first { $0.id == "I4" }?.status == "fail", "\(report.summary)")
+        #expect(report.exitCode == 1)
+    }
+
     @Test func limitIgnoringStoreIsCaught() async throws {
         let p = try Fixtures.prepared(Fixtures.small(operations: 2_000, users: 5, limit: 2))
         let lax = try Rules(catalog: p.rules.catalog, policy: Policy(maxUpcomingBookings: 1_000))

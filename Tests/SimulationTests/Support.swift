@@ -53,40 +53,14 @@ final class FakeIDs: Sendable {
     func make() -> BookingID { BookingID(next.add(1, ordering: .relaxed).newValue) }
 }
 
-/// A deliberately broken store: a check-then-insert race, modelled by answering "yes" when the
-/// slot is taken.
-struct DoubleBookingService: BookingService {
-    let inner: Scheduler
-    let ids = FakeIDs()
-    var rules: Rules { inner.rules }
-
-    func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
-        do { return try inner.reserve(request, at: now) } catch {
-            guard error.reason == .slotTaken else { throw error }
-            return Booking(id: ids.make(), slot: request.slot, user: request.user, start: now, createdAt: now)
-        }
-    }
-    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try inner.cancel(id, by: user, at: now)
-    }
-    func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
-        async throws -> [Booking]
-    {
-        try inner.changeAvailability(change, onBookings: rule, at: now)
-    }
-    func bookings(of user: UserID, at now: Instant) async throws -> UserBookings { inner.bookings(of: user, at: now) }
-    func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
-        try inner.dayView(of: station, on: date, at: now)
-    }
-    func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+/// A store that passes every call to a correct `Scheduler`; each deliberately broken store
+/// below replaces one call.
+protocol ForwardingService: BookingService {
+    var inner: Scheduler { get }
 }
 
-/// A deliberately broken store: checks the limit only in the UI (i.e. with a much higher limit).
-struct LimitIgnoringService: BookingService {
-    let inner: Scheduler
-    let strict: Rules
-    var rules: Rules { strict }
-
+extension ForwardingService {
+    var rules: Rules { inner.rules }
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         try inner.reserve(request, at: now)
     }
@@ -103,4 +77,34 @@ struct LimitIgnoringService: BookingService {
         try inner.dayView(of: station, on: date, at: now)
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+}
+
+/// A deliberately broken store: a check-then-insert race, modelled by answering "yes" when the
+/// slot is taken.
+struct DoubleBookingService: ForwardingService {
+    let inner: Scheduler
+    let ids = FakeIDs()
+
+    func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        do { return try inner.reserve(request, at: now) } catch {
+            guard error.reason == .slotTaken else { throw error }
+            return Booking(id: ids.make(), slot: request.slot, user: request.user, start: now, createdAt: now)
+        }
+    }
+}
+
+/// A deliberately broken store: answers every availability change as made, applies none.
+struct ClosureIgnoringService: ForwardingService {
+    let inner: Scheduler
+
+    func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
+        async throws -> [Booking]
+    { [] }
+}
+
+/// A deliberately broken store: checks the limit only in the UI (i.e. with a much higher limit).
+struct LimitIgnoringService: ForwardingService {
+    let inner: Scheduler
+    let strict: Rules
+    var rules: Rules { strict }
 }
