@@ -6,8 +6,8 @@ extension Ledger {
     /// same results as calling ``attempt(_:for:at:)`` once per element, in order.
     ///
     /// Faster on large ledgers: before deciding a window of attempts it reads every one's
-    /// availability word and user state, so their cache misses overlap instead of following one
-    /// another. A server that gathers incoming requests for a few microseconds can use it.
+    /// availability word, occupancy cell and user state, so their cache misses overlap instead of
+    /// following one another. A server that gathers incoming requests for a few microseconds can use it.
     /// - Returns: one result per attempt, in order.
     /// - Complexity: O(*n*) in the batch, as ``attempt(_:for:at:)`` per element.
     public mutating func attempt(_ batch: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> [ReservationAttempt] {
@@ -31,13 +31,15 @@ extension Ledger {
         attempt(batch[...], at: now)
     }
 
-    /// Reads the availability word and user state `ref` and `user` will need; changes nothing.
+    /// Reads the availability word, occupancy cell and user state that `ref` and `user` will
+    /// need (the cell is written on acceptance); changes nothing.
     @inline(__always)
     private func warm(_ ref: SlotRef, _ user: UserID) -> UInt64 {
         var sum: UInt64 = 0
         let socket = slots.localSocket[Int(ref.socket)]
         if socket >= 0, let block = slots.existingBlock(ref.day) {
             sum = slots.words[block &* slots.regular.count &+ Int(socket)]
+            sum &+= UInt64(slots.cells[block][Int(socket) &* 24 &+ Int(ref.hour)])
         }
         if let u = users.find(user) { sum &+= UInt64(truncatingIfNeeded: users.states[u].active) }
         return sum
