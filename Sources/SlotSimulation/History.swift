@@ -57,15 +57,67 @@ struct OpRecord {
     var booking: UInt64 = 0
     /// `-1` accepted, else an index into `Rejection.Reason.allCases`.
     var outcome: Int16 = -1
-    var detail: String?
+    var detail: Detail = .none
+
+    /// The history line's `detail`, kept unformatted so that a run without a history file never
+    /// builds the text.
+    enum Detail {
+        case none
+        case requestID(RequestID)
+        /// A query's answer, `nil` when the query threw.
+        case status(SlotStatus?)
+        case nothingToCancel
+        case text(String)
+
+        /// The text of the history's `detail` field, `nil` for none.
+        var text: String? {
+            switch self {
+            case .none: nil
+            case .requestID(let id): "requestID \(id.rawValue)"
+            case .status(let status): status?.rawValue ?? "error"
+            case .nothingToCancel: "nothing to cancel"
+            case .text(let text): text
+            }
+        }
+    }
 }
 
 enum Reasons {
-    static let all = Rejection.Reason.allCases
-    static let index: [Rejection.Reason: Int16] = Dictionary(
-        uniqueKeysWithValues: all.enumerated().map { ($0.element, Int16($0.offset)) })
+    /// Every reason, at the index its ``code(_:)`` gives (the declaration order).
+    static let all: [Rejection.Reason] = {
+        let all = Rejection.Reason.allCases.sorted { code($0) < code($1) }
+        precondition(all.indices.allSatisfy { code(all[$0]) == $0 }, "Reasons.code must number the reasons 0..<n")
+        return all
+    }()
+
+    /// The index of `reason` in ``all``, `-1` for `nil` (accepted). A switch, not a dictionary:
+    /// a `String`-backed enum hashes its raw value, and this runs twice per operation.
     @inline(__always)
-    static func code(_ reason: Rejection.Reason?) -> Int16 { reason.flatMap { index[$0] } ?? -1 }
+    static func code(_ reason: Rejection.Reason?) -> Int16 {
+        guard let reason else { return -1 }
+        return switch reason {
+        case .unknownStation: 0
+        case .unknownSocket: 1
+        case .invalidHour: 2
+        case .nonexistentLocalTime: 3
+        case .slotInPast: 4
+        case .tooSoon: 5
+        case .beyondHorizon: 6
+        case .socketClosed: 7
+        case .outsideOpeningHours: 8
+        case .slotTaken: 9
+        case .userLimitReached: 10
+        case .conflictingRequestID: 11
+        case .invalidReminder: 12
+        case .reminderInPast: 13
+        case .unknownBooking: 14
+        case .notOwner: 15
+        case .alreadyCancelled: 16
+        case .cancellationCutoffPassed: 17
+        case .slotHasBookings: 18
+        }
+    }
+
     static func name(_ code: Int16) -> String { code < 0 ? "accepted" : all[Int(code)].rawValue }
 }
 
@@ -98,7 +150,7 @@ struct HistoryFormat {
         if r.cell >= 0 { s += ",\"slot\":\"\(slotName(r.cell))\"" }
         if r.booking != 0 { s += ",\"booking\":\(r.booking)" }
         s += ",\"result\":\"\(Reasons.name(r.outcome))\""
-        if let d = r.detail { s += ",\"detail\":\(escape(d))" }
+        if let d = r.detail.text { s += ",\"detail\":\(escape(d))" }
         return s + "}"
     }
 }

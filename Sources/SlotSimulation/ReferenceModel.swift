@@ -35,7 +35,7 @@ struct ReferenceModel {
     var bStart: [Int64] = []
     var bStatus: [Status] = []
     var bID: [UInt64] = []
-    var idMap: [UInt64: Int32] = [:]
+    var idMap = BookingIndex()
 
     let firstUser: UInt64
     let userCount: Int
@@ -98,8 +98,7 @@ struct ReferenceModel {
     @inline(__always)
     mutating func today(station: Int, at now: Int64) -> Int32 {
         if todayAt[station] == now { return todayValue[station] }
-        let id = rules.catalog.stations[station].id
-        let value = rules.catalog.localDate(of: id, at: Instant(secondsSinceEpoch: now))?.dayNumber ?? Int32.max
+        let value = rules.catalog.localDate(ofStation: Int32(station), at: Instant(secondsSinceEpoch: now)).dayNumber
         todayAt[station] = now
         todayValue[station] = value
         return value
@@ -238,4 +237,33 @@ struct ReferenceModel {
     }
 
     var activeCount: Int { bStatus.reduce(0) { $0 + ($1 == .active ? 1 : 0) } }
+}
+
+/// Booking id → model booking index. The ids one ``Ledger`` assigns are small and dense, so most
+/// live in an array; any other id goes to a dictionary.
+struct BookingIndex {
+    /// Index + 1 per id below `denseLimit`, 0 when absent.
+    private var dense: [Int32] = []
+    private var sparse: [UInt64: Int32] = [:]
+    private static let denseLimit: UInt64 = 1 << 26
+
+    subscript(id: UInt64) -> Int32? {
+        get {
+            guard id < Self.denseLimit else { return sparse[id] }
+            let i = Int(id)
+            return i < dense.count && dense[i] != 0 ? dense[i] - 1 : nil
+        }
+        set {
+            guard id < Self.denseLimit else {
+                sparse[id] = newValue
+                return
+            }
+            let i = Int(id)
+            if i >= dense.count {
+                guard newValue != nil else { return }
+                dense.append(contentsOf: repeatElement(0, count: max(i + 1 - dense.count, dense.count)))
+            }
+            dense[i] = newValue.map { $0 + 1 } ?? 0
+        }
+    }
 }

@@ -87,6 +87,12 @@ struct Progress {
 }
 
 struct DeterministicRun {
+    /// A user's request id, as the key of ``requestMap``.
+    struct RequestKey: Hashable {
+        var user: UInt64
+        var id: RequestID
+    }
+
     let p: PreparedScenario
     let options: RunOptions
     let history: HistoryWriter?
@@ -112,7 +118,8 @@ struct DeterministicRun {
     var stopped = false
     /// Recent accepted requests with a request id: user, id, cell, booking.
     var requests: [(user: UInt64, id: RequestID, cell: Int32, booking: UInt64)] = []
-    var requestMap: [String: (cell: Int32, booking: UInt64)] = [:]
+    /// Accepted requests with a request id, by user and id: what repeating one must return.
+    var requestMap: [RequestKey: (cell: Int32, booking: UInt64)] = [:]
     var stepBookings: [Int: UInt64] = [:]
     /// Users who recently got a booking: cancels pick among them, so cancellations and rebookings happen.
     var recentBookers = [UInt64](repeating: 0, count: 256)
@@ -228,7 +235,7 @@ struct DeterministicRun {
         let u = model.user(userID)
         var expected: Rejection.Reason?
         var repeatOf: UInt64?
-        let key = requestID.map { "\(userID)|\($0.rawValue)" }
+        let key = requestID.map { RequestKey(user: userID, id: $0) }
         if let key, let seen = requestMap[key] {
             if seen.cell == cell { repeatOf = seen.booking } else { expected = .conflictingRequestID }
         } else {
@@ -245,7 +252,7 @@ struct DeterministicRun {
         record(
             OpRecord(
                 seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: booking,
-                outcome: Reasons.code(actual), detail: requestID.map { "requestID \($0.rawValue)" }))
+                outcome: Reasons.code(actual), detail: requestID.map { .requestID($0) } ?? .none))
         if let repeatOf {
             repeats += 1
             if actual != nil || booking != repeatOf {
@@ -284,13 +291,18 @@ struct DeterministicRun {
             OpRecord(
                 seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: id, outcome: Reasons.code(actual)))
         if let actual { refused[Int(Reasons.code(actual))] += 1 } else { cancelled += 1 }
+        if expected == nil, actual == nil {
+            model.release(b, as: .cancelled)
+            if ledger.status(of: p.refs[Int(cell)], at: Instant(secondsSinceEpoch: now)) == .booked {
+                violate(
+                    .I6,
+                    "booking \(id) of \(p.slot(ofCell: cell)) was cancelled by its owner but the slot is still booked")
+            }
+            return nil
+        }
         let slot = p.slot(ofCell: cell)
         switch (expected, actual) {
-        case (nil, nil):
-            model.release(b, as: .cancelled)
-            if let status = try? ledger.status(of: slot, at: Instant(secondsSinceEpoch: now)), status == .booked {
-                violate(.I6, "booking \(id) of \(slot) was cancelled by its owner but the slot is still booked")
-            }
+        case (nil, nil): break
         case (let e?, nil):
             violate(
                 e == .notOwner ? .I6 : .I10,
@@ -310,15 +322,16 @@ struct DeterministicRun {
     mutating func query(cell: Int32, now: Int64, userID: UInt64) -> SlotStatus? {
         queries += 1
         let expected = model.expectStatus(cell, at: now)
-        let slot = p.slot(ofCell: cell)
-        let actual = try? ledger.status(of: slot, at: Instant(secondsSinceEpoch: now))
+        // The interned query: the cell's `SlotRef` was resolved from its `Slot` when the scenario
+        // was prepared, so this asks the same question as `status(of: Slot, at:)` without strings.
+        let actual: SlotStatus? = ledger.status(of: p.refs[Int(cell)], at: Instant(secondsSinceEpoch: now))
         record(
-            OpRecord(
-                seq: seq, now: now, kind: .query, user: userID, cell: cell, outcome: -1,
-                detail: actual?.rawValue ?? "error"))
+            OpRecord(seq: seq, now: now, kind: .query, user: userID, cell: cell, outcome: -1, detail: .status(actual)))
         if actual != expected {
             violate(
-                .I10, "status of \(slot) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)")
+                .I10,
+                "status of \(p.slot(ofCell: cell)) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)"
+            )
         }
         return actual
     }
@@ -340,8 +353,9 @@ struct DeterministicRun {
         record(
             OpRecord(
                 seq: seq, now: now, kind: .change, user: userID, outcome: Reasons.code(actual),
-                detail: change.description + (rule == .refuse ? " (refuse)" : "")
-                    + (ids.isEmpty ? "" : "; displaced " + ids.map(String.init).joined(separator: ","))))
+                detail: .text(
+                    change.description + (rule == .refuse ? " (refuse)" : "")
+                        + (ids.isEmpty ? "" : "; displaced " + ids.map(String.init).joined(separator: ",")))))
         if let actual { refused[Int(Reasons.code(actual))] += 1 }
         let expectRefusal = rule == .refuse && !expected.isEmpty
         if expectRefusal {
@@ -495,14 +509,14 @@ struct DeterministicRun {
                         record(
                             OpRecord(
                                 seq: seq, now: now, kind: .cancel, user: userID, outcome: -1,
-                                detail: "nothing to cancel"))
+                                detail: .nothingToCancel))
                     }
                 } else if !list.isEmpty {
                     cancel(list[rng.below(list.count)], by: userID, now: now)
                 } else {
                     record(
                         OpRecord(
-                            seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: "nothing to cancel"))
+                            seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: .nothingToCancel))
                 }
             } else if roll < queryW {
                 _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)

@@ -1,0 +1,25 @@
+/// Queries on interned slots and stations: the same answers as the `Slot`- and `StationID`-keyed
+/// queries, without building or hashing a string. For callers that already hold a ``SlotRef``
+/// (from ``Catalog/resolve(_:)``), such as the simulator's deterministic mode.
+extension Ledger {
+    /// Whether the slot `ref` names could be booked at `now` by someone under their limit, and if
+    /// not, why: the same answer as `status(of: Slot, at:)` gives for the slot `ref` was resolved
+    /// from.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    public func status(of ref: SlotRef, at now: Instant) -> SlotStatus {
+        slots.status(ref, now: now.secondsSinceEpoch, rules: rules)
+    }
+}
+
+extension Catalog {
+    /// The local date at `now` of the station with catalog index `station` (``SlotRef/station``):
+    /// ``localDate(of:at:)`` without the station id lookup.
+    ///
+    /// - Precondition: `station` is an index into ``stations``.
+    @inline(__always)
+    public func localDate(ofStation station: Int32, at now: Instant) -> LocalDate {
+        LocalDate(dayNumber: zones[Int(zoneOfStation[Int(station)])].localDay(at: now.secondsSinceEpoch))
+    }
+}
