@@ -9,9 +9,18 @@ import SlotScheduler
 struct ReferenceModel {
     enum Status: UInt8 { case active, cancelled, displaced }
 
+    /// The model's state of one cell (socket × date × hour).
+    struct Cell {
+        /// The slot's start in seconds since the epoch, `Int64.min` for a local time that does not exist.
+        var start: Int64
+        /// Model booking index + 1, or 0 when free.
+        var occupant: Int32 = 0
+        /// Whether a cancel or displacement ever freed it.
+        var freed = false
+    }
+
     let days: Int32
     let firstDay: Int32
-    let starts: [Int64]
     let notice: Int64
     let cutoff: Int64
     let lastDay: Int32?
@@ -23,10 +32,9 @@ struct ReferenceModel {
     let socketBase: [Int32]
     let stationOfSocket: [Int32]
 
-    /// Per cell: model booking index + 1, or 0 when free.
-    var occupant: [Int32]
-    /// Per cell: 1 once a cancel or displacement freed it.
-    var freed: [UInt8]
+    /// Per cell: its start, occupant and whether it was ever freed, together so that judging a
+    /// reservation reads one cache line of the model's cell state.
+    var cells: [Cell]
     /// Per (socket, date): open hours.
     var open: [UInt32]
 
@@ -48,7 +56,6 @@ struct ReferenceModel {
     init(_ p: PreparedScenario) {
         days = Int32(p.days)
         firstDay = p.firstDay
-        starts = p.starts
         rules = p.rules
         let policy = p.rules.policy
         notice = policy.minimumNoticeSeconds
@@ -71,8 +78,7 @@ struct ReferenceModel {
         self.regular = regular
         socketBase = base
         stationOfSocket = stationOf
-        occupant = [Int32](repeating: 0, count: p.cellCount)
-        freed = [UInt8](repeating: 0, count: p.cellCount)
+        cells = p.starts.map { Cell(start: $0) }
         open = []
         open.reserveCapacity(regular.count * p.days)
         for mask in regular { open.append(contentsOf: repeatElement(mask, count: p.days)) }
@@ -134,7 +140,7 @@ struct ReferenceModel {
     /// The refusal the rules require for a reservation of `cell` by `u` at `now`, or `nil` to accept.
     @inline(__always)
     mutating func expectReserve(_ cell: Int32, user u: Int32, at now: Int64) -> Rejection.Reason? {
-        let start = starts[Int(cell)]
+        let start = cells[Int(cell)].start
         if start == Int64.min { return .nonexistentLocalTime }
         if start < now { return .slotInPast }
         if start < now &+ notice { return .tooSoon }
@@ -146,7 +152,7 @@ struct ReferenceModel {
         let mask = open[Int(cell / 24)]
         if mask == 0 { return .socketClosed }
         if mask & (1 << UInt32(cell % 24)) == 0 { return .outsideOpeningHours }
-        if occupant[Int(cell)] != 0 { return .slotTaken }
+        if cells[Int(cell)].occupant != 0 { return .slotTaken }
         if u >= 0, upcomingCount(u, at: now) >= Int(limits[Int(u)]) { return .userLimitReached }
         return nil
     }
@@ -156,11 +162,11 @@ struct ReferenceModel {
         let index = Int32(bCell.count)
         bCell.append(cell)
         bUser.append(u)
-        bStart.append(starts[Int(cell)])
+        bStart.append(cells[Int(cell)].start)
         bStatus.append(.active)
         bID.append(id)
         idMap[id] = index
-        occupant[Int(cell)] = index + 1
+        cells[Int(cell)].occupant = index + 1
         upcoming[Int(u)].append(index)
         return index
     }
@@ -175,8 +181,8 @@ struct ReferenceModel {
     mutating func release(_ b: Int32, as status: Status) {
         bStatus[Int(b)] = status
         let cell = Int(bCell[Int(b)])
-        if occupant[cell] == b + 1 { occupant[cell] = 0 }
-        freed[cell] = 1
+        if cells[cell].occupant == b + 1 { cells[cell].occupant = 0 }
+        cells[cell].freed = true
         upcoming[Int(bUser[Int(b)])].removeAll { $0 == b }
     }
 
@@ -200,7 +206,7 @@ struct ReferenceModel {
             let mask = change.hours?.mask ?? regular[Int(socket)]
             for hour in 0..<Int32(24) where mask & (1 << UInt32(hour)) == 0 {
                 let cell = (socket &* days &+ offset) &* 24 &+ hour
-                if occupant[Int(cell)] != 0 { result.append(occupant[Int(cell)] - 1) }
+                if cells[Int(cell)].occupant != 0 { result.append(cells[Int(cell)].occupant - 1) }
             }
         }
         return result.sorted()

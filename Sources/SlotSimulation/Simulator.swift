@@ -87,6 +87,13 @@ struct Progress {
 }
 
 struct DeterministicRun {
+    /// The run's state of one cell (socket × date × hour).
+    struct Cell {
+        let ref: SlotRef
+        var attempts: Int32 = 0
+        var accepted: Int32 = 0
+    }
+
     /// A user's request id, as the key of ``requestMap``.
     struct RequestKey: Hashable {
         var user: UInt64
@@ -110,8 +117,9 @@ struct DeterministicRun {
     var repeats = 0
     var queries = 0
     var changes = 0
-    var attempts: [Int32]
-    var acceptedPerCell: [Int32]
+    /// Per cell: its interned slot and reservation counts, in one array so that a reservation
+    /// touches one cache line of the run's cell state.
+    var cells: [Cell]
     var violations = [Int](repeating: 0, count: Invariant.allCases.count)
     var failures: [Report.Failure] = []
     var expectationResults: [Report.ExpectationResult] = []
@@ -133,8 +141,7 @@ struct DeterministicRun {
         ledger = Ledger(rules: p.rules, journaling: false, expectedUsers: min(p.userCount, 1 << 22))
         model = ReferenceModel(p)
         rng = SplitMix64(seed: p.scenario.seed)
-        attempts = [Int32](repeating: 0, count: p.cellCount)
-        acceptedPerCell = [Int32](repeating: 0, count: p.cellCount)
+        cells = p.refs.map { Cell(ref: $0) }
     }
 
     // MARK: Recording
@@ -175,12 +182,12 @@ struct DeterministicRun {
         cell: Int32, user u: Int32, userID: UInt64, now: Int64, expected: Rejection.Reason?,
         actual: Rejection.Reason?, booking: UInt64
     ) {
-        attempts[Int(cell)] &+= 1
+        cells[Int(cell)].attempts &+= 1
         if let actual {
             refused[Int(Reasons.code(actual))] += 1
         } else {
             accepted += 1
-            acceptedPerCell[Int(cell)] &+= 1
+            cells[Int(cell)].accepted &+= 1
         }
         if expected == actual {
             if actual == nil {
@@ -198,7 +205,7 @@ struct DeterministicRun {
             )
             model.accept(cell, user: u, id: booking)
         } else if let actual, expected == nil {
-            let invariant: Invariant = actual == .slotTaken && model.freed[Int(cell)] != 0 ? .I6 : .I10
+            let invariant: Invariant = actual == .slotTaken && model.cells[Int(cell)].freed ? .I6 : .I10
             violate(
                 invariant,
                 "reservation of \(slot) by user \(userID) was refused with \(actual.rawValue) but the slot was free and bookable"
@@ -217,7 +224,7 @@ struct DeterministicRun {
     mutating func reserveFast(cell: Int32, userID: UInt64, now: Int64) {
         let u = model.user(userID)
         let expected = model.expectReserve(cell, user: u, at: now)
-        let a = ledger.attempt(p.refs[Int(cell)], for: UserID(userID), at: Instant(secondsSinceEpoch: now))
+        let a = ledger.attempt(cells[Int(cell)].ref, for: UserID(userID), at: Instant(secondsSinceEpoch: now))
         let booking = a.booking?.rawValue ?? 0
         record(
             OpRecord(
@@ -293,7 +300,7 @@ struct DeterministicRun {
         if let actual { refused[Int(Reasons.code(actual))] += 1 } else { cancelled += 1 }
         if expected == nil, actual == nil {
             model.release(b, as: .cancelled)
-            if ledger.status(of: p.refs[Int(cell)], at: Instant(secondsSinceEpoch: now)) == .booked {
+            if ledger.status(of: cells[Int(cell)].ref, at: Instant(secondsSinceEpoch: now)) == .booked {
                 violate(
                     .I6,
                     "booking \(id) of \(p.slot(ofCell: cell)) was cancelled by its owner but the slot is still booked")
@@ -324,7 +331,7 @@ struct DeterministicRun {
         let expected = model.expectStatus(cell, at: now)
         // The interned query: the cell's `SlotRef` was resolved from its `Slot` when the scenario
         // was prepared, so this asks the same question as `status(of: Slot, at:)` without strings.
-        let actual: SlotStatus? = ledger.status(of: p.refs[Int(cell)], at: Instant(secondsSinceEpoch: now))
+        let actual: SlotStatus? = ledger.status(of: cells[Int(cell)].ref, at: Instant(secondsSinceEpoch: now))
         record(
             OpRecord(seq: seq, now: now, kind: .query, user: userID, cell: cell, outcome: -1, detail: .status(actual)))
         if actual != expected {
@@ -581,10 +588,12 @@ struct DeterministicRun {
         }
         reasons.sort { ($0.count, $1.reason) > ($1.count, $0.reason) }
         var contention: Report.Contention?
-        if let best = attempts.indices.max(by: { (attempts[$0], $1) < (attempts[$1], $0) }), attempts[best] > 0 {
+        if let best = cells.indices.max(by: { (cells[$0].attempts, $1) < (cells[$1].attempts, $0) }),
+            cells[best].attempts > 0
+        {
             contention = .init(
-                slot: p.slot(ofCell: Int32(best)).description, attempts: Int(attempts[best]),
-                accepted: Int(acceptedPerCell[best]))
+                slot: p.slot(ofCell: Int32(best)).description, attempts: Int(cells[best].attempts),
+                accepted: Int(cells[best].accepted))
         }
         let wanted = Set((p.scenario.expectations?.invariants ?? Invariant.allCases.map(\.rawValue)))
         let invariants = Invariant.allCases.enumerated().map { i, inv in
