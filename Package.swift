@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(
             name: "PropertyTests",
             dependencies: ["SlotScheduler", .product(name: "PropertyBased", package: "swift-property-based")],
+            exclude: ["README.md"],
             resources: [.copy("Golden")],
             swiftSettings: swiftSettings
         ),

