@@ -24,7 +24,9 @@ let package = Package(
     ],
     targets: [
         // The booking rules. No package dependencies, on purpose.
-        .target(name: "SlotScheduler", swiftSettings: swiftSettings),
+        // A one-function C shim: the CPU's prefetch hint, which Swift does not expose.
+        .target(name: "CPrefetch"),
+        .target(name: "SlotScheduler", dependencies: ["CPrefetch"], swiftSettings: swiftSettings),
         .target(name: "SlotSimulation", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .target(
             name: "SlotSchedulerPostgres",

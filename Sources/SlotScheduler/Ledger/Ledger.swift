@@ -9,8 +9,6 @@ public struct Ledger: Sendable {
     public let rules: Rules
     var slots: SlotBook
     var users: UserBook
-    /// A running sum of what batched attempts read ahead; never used, only kept (see `Ledger+Batch`).
-    var warmed: UInt64 = 0
 
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
     /// per state change). The expected sizes only pre-allocate; they are not limits. User ids

@@ -1,0 +1,2 @@
+// The shim is header-only (`static inline`); SwiftPM needs one source file per C target.
+#include "CPrefetch.h"
