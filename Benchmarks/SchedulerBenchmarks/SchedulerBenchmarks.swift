@@ -50,6 +50,25 @@ func measureRate(_ benchmark: Benchmark, count: Int, _ body: () -> Void) {
     benchmark.measurement(attemptsPerSecond, Int(Double(count) / max(seconds, 1e-9) / 1_000))
 }
 
+/// Runs `range` of the workload's attempts one call each; returns how many were accepted.
+func acceptedOneByOne(_ scheduler: Scheduler, _ w: Workload, _ range: Range<Int>) -> Int {
+    var accepted = 0
+    for i in range where scheduler.attempt(w.attempts[i].0, for: w.attempts[i].1, at: w.now).isAccepted {
+        accepted += 1
+    }
+    return accepted
+}
+
+/// Runs `range` of the workload's attempts in batches of 1,024; returns how many were accepted.
+func acceptedInBatches(_ scheduler: Scheduler, _ w: Workload, _ range: Range<Int>) -> Int {
+    var accepted = 0
+    for i in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
+        let batch = w.attempts[i..<min(i + 1024, range.upperBound)]
+        accepted += scheduler.attempt(batch, at: w.now).count(where: \.isAccepted)
+    }
+    return accepted
+}
+
 nonisolated(unsafe) var sharedWorkload: Workload?
 func workload() -> Workload {
     if let sharedWorkload { return sharedWorkload }
@@ -143,30 +162,31 @@ let benchmarks: @Sendable () -> Void = {
         requestState.cursor += attemptsPerIteration
     }
 
-    for threads in [1, 2] {
-        let state = State()
-        Benchmark(
-            "Scheduler.attempt, \(threads) thread\(threads == 1 ? "" : "s")", configuration: throughputConfiguration()
-        ) { benchmark in
-            let w = workload()
-            if state.scheduler == nil || state.cursor >= w.attempts.count {
-                state.scheduler = try? w.makeScheduler()
-                state.cursor = 0
-            }
-            guard let scheduler = state.scheduler else { return }
-            let start = state.cursor
-            let share = attemptsPerIteration / threads
-            measureRate(benchmark, count: attemptsPerIteration) {
-                DispatchQueue.concurrentPerform(iterations: threads) { t in
-                    var accepted = 0
-                    for i in (start + t * share)..<(start + (t + 1) * share) {
-                        let (ref, user) = w.attempts[i]
-                        if scheduler.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
-                    }
-                    blackHole(accepted)
+    // The scheduler, one call per attempt or batches of 1,024 (one shard lock per shard per
+    // batch, prefetching under it), on 1 and 2 threads sharing one scheduler.
+    for batched in [false, true] {
+        for threads in [1, 2] {
+            let state = State()
+            let name =
+                "Scheduler.attempt, \(batched ? "batches of 1024, " : "")\(threads) thread\(threads == 1 ? "" : "s")"
+            Benchmark(name, configuration: throughputConfiguration()) { benchmark in
+                let w = workload()
+                if state.scheduler == nil || state.cursor >= w.attempts.count {
+                    state.scheduler = try? w.makeScheduler()
+                    state.cursor = 0
                 }
+                guard let scheduler = state.scheduler else { return }
+                let start = state.cursor
+                let share = attemptsPerIteration / threads
+                measureRate(benchmark, count: attemptsPerIteration) {
+                    DispatchQueue.concurrentPerform(iterations: threads) { t in
+                        let mine = (start + t * share)..<(start + (t + 1) * share)
+                        blackHole(
+                            batched ? acceptedInBatches(scheduler, w, mine) : acceptedOneByOne(scheduler, w, mine))
+                    }
+                }
+                state.cursor += attemptsPerIteration
             }
-            state.cursor += attemptsPerIteration
         }
     }
 

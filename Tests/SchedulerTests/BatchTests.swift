@@ -40,4 +40,35 @@ struct BatchTests {
         #expect(batched.events == single.events)
         #expect(batched.activeBookingCount == single.activeBookingCount)
     }
+
+    /// The scheduler decides a batch shard by shard, in batch order within a shard: the same
+    /// results as single attempts made in that order.
+    @Test func schedulerBatchMatchesSingleAttemptsInShardOrder() throws {
+        let stations: [(StationID, SocketID)] = [("LON", "1"), ("LON", "2"), ("LHR", "A"), ("IST", "1"), ("CKR", "1")]
+        var state: UInt64 = 11
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: (state >> 33) % UInt64(bound))
+        }
+        let batched = try Fixture.scheduler(shards: 3)
+        let single = try Fixture.scheduler(shards: 3)
+        let day = try Fixture.day()
+        let now = Instant.utc(day.adding(days: -1), hour: 12)
+        let attempts = try (0..<400).map { _ in
+            let (station, socket) = stations[next(stations.count)]
+            let slot = Fixture.slot(station, socket, day.adding(days: next(2)), next(24))
+            return (try batched.rules.catalog.resolve(slot), UserID(UInt64(next(25))))
+        }
+        let got = batched.attempt(attempts[...], at: now)
+        // The documented order: by shard (station index modulo 3), stable.
+        let order = attempts.indices.sorted {
+            (Int(attempts[$0].0.station) % 3, $0) < (Int(attempts[$1].0.station) % 3, $1)
+        }
+        var expected = [ReservationAttempt?](repeating: nil, count: attempts.count)
+        for i in order { expected[i] = single.attempt(attempts[i].0, for: attempts[i].1, at: now) }
+        #expect(got == expected.compactMap { $0 })
+        #expect(got.contains { $0.reason == .userLimitReached })
+        #expect(got.contains { $0.reason == .slotTaken })
+        #expect(batched.allBookings == single.allBookings)
+    }
 }

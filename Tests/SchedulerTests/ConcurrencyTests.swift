@@ -51,6 +51,33 @@ struct ConcurrencyTests {
         for slot in slots { #expect(try scheduler.status(of: slot, at: now) == .booked) }
     }
 
+    /// Tasks race with batches over the same slots and a few shared users: every slot has at
+    /// most one active booking and no user passes the limit.
+    @Test func batchesKeepEveryRule() async throws {
+        let limit = 4
+        let scheduler = try Fixture.scheduler(Policy(maxUpcomingBookings: limit), shards: 2)
+        let refs = try Self.contested().map { try scheduler.rules.catalog.resolve($0) }
+        let now = try Fixture.earlyNow()
+        let accepted = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    let batch = refs.indices.map { i in
+                        (refs[(i + task * 5) % refs.count], UserID(UInt64((i + task) % 6)))
+                    }
+                    return scheduler.attempt(batch[...], at: now).filter(\.isAccepted).count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        let active = scheduler.allBookings.filter { $0.status == .active }
+        #expect(active.count == accepted)
+        #expect(Set(active.map(\.slot)).count == active.count, "one booking per slot")
+        for user in 0..<6 {
+            #expect(active.filter { $0.user == UserID(UInt64(user)) }.count <= limit, "user \(user)")
+        }
+        #expect(accepted == refs.count, "6 users × limit 4 cover all 24 slots")
+    }
+
     /// 32 tasks reserve different slots for the same user at once: exactly `limit` are accepted.
     @Test func sameUserNeverExceedsLimit() async throws {
         let limit = 5

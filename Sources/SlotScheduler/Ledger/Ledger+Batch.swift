@@ -1,5 +1,3 @@
-internal import CPrefetch
-
 extension Ledger {
     /// How many attempts of a batch have their memory prefetched together.
     static let batchWindow = 32
@@ -32,28 +30,12 @@ extension Ledger {
         attempt(batch[...], at: now)
     }
 
-    /// Asks the CPU for the availability words, occupancy cells and user states the attempts
-    /// will read and write, without waiting for them; changes nothing.
+    /// Asks the CPU for the memory the attempts will read and write; changes nothing.
+    @inline(__always)
     private func prefetch(_ attempts: ArraySlice<(SlotRef, UserID)>) {
-        let regularCount = slots.regular.count
-        slots.words.withUnsafeBufferPointer { words in
-            users.states.withUnsafeBufferPointer { states in
-                guard let words = words.baseAddress, let states = states.baseAddress else { return }
-                for (ref, user) in attempts {
-                    let socket = Int(slots.localSocket[Int(ref.socket)])
-                    if socket >= 0, let block = slots.existingBlock(ref.day) {
-                        slot_scheduler_prefetch(words + (block &* regularCount &+ socket))
-                        slots.cells[block].withUnsafeBufferPointer { cells in
-                            if let cells = cells.baseAddress {
-                                slot_scheduler_prefetch(cells + (socket &* 24 &+ Int(ref.hour)))
-                            }
-                        }
-                    }
-                    if user.rawValue < users.directLimit {
-                        slot_scheduler_prefetch(states + Int(truncatingIfNeeded: user.rawValue >> users.idShift))
-                    }
-                }
-            }
+        for (ref, user) in attempts {
+            slots.prefetch(ref)
+            users.prefetch(user)
         }
     }
 }

@@ -1,0 +1,46 @@
+extension Scheduler {
+    /// Makes independent reservation attempts, each as ``attempt(_:for:at:)`` would, taking each
+    /// station shard's lock once for all the batch's attempts on it.
+    ///
+    /// Attempts are decided shard by shard (in shard order), and in batch order within a shard;
+    /// each is atomic, the batch as a whole is not. Under the shard lock the attempts' memory is
+    /// prefetched a window at a time, as in ``Ledger/attempt(_:at:)-(ArraySlice<(SlotRef,UserID)>,_)``.
+    /// - Returns: one result per attempt, in batch order.
+    /// - Complexity: O(*n* + shards) for the grouping, then O(1) per attempt.
+    public func attempt(_ batch: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> [ReservationAttempt] {
+        // Counting sort of the batch's positions by shard: stable, no comparisons.
+        var starts = [Int](repeating: 0, count: shards.count + 1)
+        for (ref, _) in batch { starts[Int(ref.station) % shards.count + 1] += 1 }
+        for s in shards.indices { starts[s + 1] += starts[s] }
+        var order = [Int](repeating: 0, count: batch.count)
+        var next = starts
+        for (offset, (ref, _)) in batch.enumerated() {
+            let s = Int(ref.station) % shards.count
+            order[next[s]] = offset
+            next[s] += 1
+        }
+        var results = [ReservationAttempt](
+            repeating: ReservationAttempt(reason: .slotTaken, start: 0), count: batch.count)
+        let rules = rules
+        let base = batch.startIndex
+        for s in shards.indices where starts[s] < starts[s + 1] {
+            shards[s].book.withLock { slots in
+                var window = starts[s]
+                while window < starts[s + 1] {
+                    let end = min(window + Ledger.batchWindow, starts[s + 1])
+                    for k in window..<end { slots.prefetch(batch[base + order[k]].0) }
+                    for k in window..<end {
+                        let (ref, user) = batch[base + order[k]]
+                        results[order[k]] = stripe(of: user).book.withLock { users in
+                            Decisions.reserve(
+                                ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,
+                                rules: rules, slots: &slots, users: &users)
+                        }
+                    }
+                    window = end
+                }
+            }
+        }
+        return results
+    }
+}
