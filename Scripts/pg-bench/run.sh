@@ -5,8 +5,8 @@
 #   Scripts/pg-bench/run.sh            # starts its own server via Scripts/with-postgres.sh
 #   BENCH_SECONDS=30 Scripts/pg-bench/run.sh
 #
-# The slot_reserve function is extracted from Sources/SlotSchedulerPostgres/Schema.swift, so the
-# benchmark runs exactly the SQL the store installs.
+# The schema and slot_reserve are extracted from Sources/SlotSchedulerPostgres/Schema.swift (all
+# migrations, in order), so the benchmark runs exactly the SQL the store installs.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -18,11 +18,19 @@ PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$SLOTSCHEDULER_DATABASE_URL")
 PGBENCH=pgbench
 [[ -n "${SLOTSCHEDULER_PG_BINDIR:-}" && -x "$SLOTSCHEDULER_PG_BINDIR/pgbench" ]] && PGBENCH="$SLOTSCHEDULER_PG_BINDIR/pgbench"
 
-# The store's schema, version 1, in schema `bench`.
-sed -n '/\/\/ BEGIN SQL v1/,/\/\/ END SQL v1/p' "$ROOT/Sources/SlotSchedulerPostgres/Schema.swift" \
-    | sed -e '1,2d' -e '$d' | sed -e '$d' -e 's/^        //' >"${TMPDIR:-/tmp}/slot-schema-v1.sql"
+# The store's schema in schema `bench`: every migration in Schema.swift, in order, as the store
+# applies them.
+SCHEMA_SWIFT="$ROOT/Sources/SlotSchedulerPostgres/Schema.swift"
+SCHEMA_SQL="${TMPDIR:-/tmp}/slot-schema.sql"
+: >"$SCHEMA_SQL"
+versions=$(sed -n 's|^ *// BEGIN SQL v\([0-9][0-9]*\)$|\1|p' "$SCHEMA_SWIFT" | sort -n)
+[[ -n "$versions" ]] || { echo "no BEGIN SQL markers in $SCHEMA_SWIFT" >&2; exit 70; }
+for v in $versions; do
+    sed -n "/\/\/ BEGIN SQL v$v\$/,/\/\/ END SQL v$v\$/p" "$SCHEMA_SWIFT" \
+        | sed -e '1,2d' -e '$d' | sed -e '$d' -e 's/^        //' >>"$SCHEMA_SQL"
+done
 "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench;"
-PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "${TMPDIR:-/tmp}/slot-schema-v1.sql"
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "$SCHEMA_SQL"
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c \
     "INSERT INTO deployment (catalog_json, policy_json, policy_version) VALUES ('[]', '{}', 1);"
 # The raw table: the same key, no rules.

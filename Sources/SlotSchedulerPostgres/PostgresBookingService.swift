@@ -6,9 +6,10 @@ import Synchronization
 /// The booking rules on a shared PostgreSQL database: several instances (processes, hosts) may
 /// book concurrently against one database without double-booking or exceeding a user's limit.
 ///
-/// The database enforces the guarantees: a partial unique index on active slots, a per-user quota
-/// row updated in the reservation's transaction, a unique `(user, request id)`, and advisory
-/// locks that order reservations against availability changes of the same socket-day. The pure
+/// The database enforces the guarantees: a partial unique index on active slots, a count of the
+/// user's upcoming bookings in the reservation's transaction under a per-user advisory lock, a
+/// unique `(user, request id)`, and advisory locks that order reservations against availability
+/// changes of the same socket-day. The pure
 /// rules (catalog, DST, notice, horizon, reminders, cancellation cutoff) are the core's own
 /// ``Rules``. Refusals are the same ``Rejection`` values the in-memory ``Scheduler`` throws.
 ///
@@ -153,11 +154,8 @@ public final class PostgresBookingService: BookingService {
                     return .failure(rejection)
                 }
                 let raw = Int64(bitPattern: id.rawValue)
-                let rawUser = Int64(bitPattern: user.rawValue)
                 try await connection.query(
                     "UPDATE bookings SET status = 'cancelled' WHERE id = \(raw)", logger: self.logger)
-                try await connection.query(
-                    "UPDATE user_quota SET n = n - 1 WHERE user_id = \(rawUser)", logger: self.logger)
                 booking.status = .cancelled
                 return .success(booking)
             }
@@ -214,13 +212,6 @@ public final class PostgresBookingService: BookingService {
                     try await connection.query(
                         "UPDATE bookings SET status = 'displaced' WHERE id = ANY(\(ids)::bigint[])", logger: self.logger
                     )
-                    try await connection.query(
-                        """
-                        UPDATE user_quota q SET n = q.n - x.c
-                        FROM (SELECT b.user_id, count(*)::integer AS c FROM bookings b
-                              WHERE b.id = ANY(\(ids)::bigint[]) GROUP BY b.user_id) x
-                        WHERE q.user_id = x.user_id
-                        """, logger: self.logger)
                 }
                 let mask = change.hours.map { Int32(bitPattern: $0.mask) }
                 try await connection.query(
@@ -299,7 +290,7 @@ public final class PostgresBookingService: BookingService {
             let takenRows = try await self.rows(
                 """
                 SELECT socket_idx, hour FROM bookings
-                WHERE station_idx = \(first) AND day = \(day) AND status = 'active'
+                WHERE day = \(day) AND socket_idx >= \(base) AND socket_idx < \(base + count) AND status = 'active'
                 """)
             for row in takenRows {
                 let (socket, hour) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
