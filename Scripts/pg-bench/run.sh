@@ -3,7 +3,8 @@
 # side against one throwaway server, with 1 and 8 clients.
 #
 #   Scripts/pg-bench/run.sh            # starts its own server via Scripts/with-postgres.sh
-#   BENCH_SECONDS=30 Scripts/pg-bench/run.sh
+#   BENCH_SECONDS=30 Scripts/pg-bench/run.sh      # seconds per script and client count
+#   BENCH_ROUNDS=4                                # alternating raw/reserve slices (default 4)
 #
 # The schema and slot_reserve are extracted from Sources/SlotSchedulerPostgres/Schema.swift (all
 # migrations, in order), so the benchmark runs exactly the SQL the store installs.
@@ -38,18 +39,31 @@ PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c "
     CREATE TABLE raw_bookings (socket_idx integer, day integer, hour integer, user_id bigint,
                                PRIMARY KEY (socket_idx, day, hour));"
 
-run() { # script clients
-    PGOPTIONS="-c search_path=bench" "$PGBENCH" -n -M prepared -c "$2" -j "$2" -T "$SECONDS_PER_RUN" \
+run() { # script clients seconds
+    PGOPTIONS="-c search_path=bench" "$PGBENCH" -n -M prepared -c "$2" -j "$2" -T "$3" \
         -f "$HERE/$1" "$SLOTSCHEDULER_DATABASE_URL" 2>/dev/null \
         | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p'
 }
 
-echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), $SECONDS_PER_RUN s per run, pgbench -M prepared"
-printf '%-8s %14s %14s %8s\n' clients "raw tps" "reserve tps" ratio
+# On a shared machine the load changes within seconds, so raw and reserve alternate in ROUNDS
+# slices of BENCH_SECONDS / ROUNDS each; the tps columns are the means over the slices, and the
+# per-slice ratios show how noisy the run was.
+ROUNDS=${BENCH_ROUNDS:-4}
+SLICE=$(( (SECONDS_PER_RUN + ROUNDS - 1) / ROUNDS ))
+echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), pgbench -M prepared, $ROUNDS x ($SLICE s raw, $SLICE s reserve) per client count"
+printf '%-8s %14s %14s %8s   %s\n' clients "raw tps" "reserve tps" ratio "per-slice ratios"
 for clients in 1 8; do
-    raw=$(run raw-insert.sql "$clients")
-    reserve=$(run reserve.sql "$clients")
-    printf '%-8s %14.0f %14.0f %8.2f\n' "$clients" "$raw" "$reserve" "$(awk -v a="$reserve" -v b="$raw" 'BEGIN { print (b > 0 ? a / b : 0) }')"
+    raws=() reserves=() ratios=""
+    for _ in $(seq 1 "$ROUNDS"); do
+        raw=$(run raw-insert.sql "$clients" "$SLICE")
+        reserve=$(run reserve.sql "$clients" "$SLICE")
+        raws+=("$raw") reserves+=("$reserve")
+        ratios+=" $(awk -v a="$reserve" -v b="$raw" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+    done
+    raw=$(printf '%s\n' "${raws[@]}" | awk '{ s += $1 } END { print s / NR }')
+    reserve=$(printf '%s\n' "${reserves[@]}" | awk '{ s += $1 } END { print s / NR }')
+    printf '%-8s %14.0f %14.0f %8.2f  %s\n' "$clients" "$raw" "$reserve" \
+        "$(awk -v a="$reserve" -v b="$raw" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$ratios"
 done
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -At -c "
     SELECT 'bookings ' || count(*) FROM bookings UNION ALL SELECT 'raw rows ' || count(*) FROM raw_bookings
