@@ -11,8 +11,8 @@ extension SlotBook {
         words.withUnsafeBufferPointer { words in
             if let base = words.baseAddress { slot_scheduler_prefetch(base + word) }
         }
-        cells[block].withUnsafeBufferPointer { cells in
-            if let base = cells.baseAddress { slot_scheduler_prefetch(base + (socket &* 24 &+ Int(ref.hour))) }
+        cells.withUnsafeBufferPointer { cells in
+            if let base = cells.baseAddress { slot_scheduler_prefetch(base + (word &* 24 &+ Int(ref.hour))) }
         }
     }
 }

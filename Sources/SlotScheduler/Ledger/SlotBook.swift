@@ -15,9 +15,9 @@ struct SlotBook: Sendable {
     /// Per block, one word per local socket: open hours in bits 0–23, occupied hours in bits 32–55.
     /// 8 bytes per socket-day, so the hot check stays in cache.
     var words: [UInt64] = []
-    /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free. One array per block,
-    /// so adding a day never copies the others.
-    var cells: [[UInt32]] = []
+    /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free; blocks end to end,
+    /// so a cell is `(block * sockets + socket) * 24 + hour`.
+    var cells: [UInt32] = []
     var records: [BookingRecord] = []
     var requestIDs: [Int32: RequestID] = [:]
     let journaling: Bool
@@ -72,7 +72,7 @@ struct SlotBook: Sendable {
         let block = words.count / max(1, regular.count)
         dayBlock[index] = Int32(block)
         words.append(contentsOf: regular.lazy.map { UInt64($0) })
-        cells.append([UInt32](repeating: 0, count: regular.count * 24))
+        cells.append(contentsOf: repeatElement(0, count: regular.count * 24))
         return block
     }
 
@@ -99,7 +99,7 @@ struct SlotBook: Sendable {
     /// The record occupying local `socket` at `hour` on `day`, without creating a block.
     func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
         guard socket >= 0, let block = existingBlock(day) else { return nil }
-        let cell = cells[block][socket * 24 + hour]
+        let cell = cells[(block * regular.count + socket) * 24 + hour]
         return cell == 0 ? nil : Int(cell - 1)
     }
 
@@ -112,12 +112,13 @@ struct SlotBook: Sendable {
         let socket = local(ref)
         let w = block &* regular.count &+ socket
         let bit = UInt64(1) << (32 &+ UInt64(ref.hour))
+        let cell = w &* 24 &+ Int(ref.hour)
         if let record {
             words[w] |= bit
-            cells[block][socket &* 24 &+ Int(ref.hour)] = UInt32(record &+ 1)
+            cells[cell] = UInt32(truncatingIfNeeded: record &+ 1)
         } else {
             words[w] &= ~bit
-            cells[block][socket &* 24 &+ Int(ref.hour)] = 0
+            cells[cell] = 0
         }
     }
 
