@@ -7,7 +7,7 @@ extension PostgresBookingService {
     /// in one transaction under an advisory lock. Returns the policy in force and its version.
     static func prepare(
         client: PostgresClient, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
-        logger: Logger
+        migrations: [Schema.Migration], logger: Logger
     ) async throws -> (Policy, Int32) {
         let catalogJSON = try json(catalog.stations)
         let policyJSON = try json(policy)
@@ -30,7 +30,7 @@ extension PostgresBookingService {
                 ).decode(Int32.self) {
                     applied.insert(version)
                 }
-                for migration in Schema.migrations where !applied.contains(migration.version) {
+                for migration in migrations where !applied.contains(migration.version) {
                     for statement in statements(of: migration.sql) {
                         do {
                             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

@@ -37,7 +37,16 @@ public final class PostgresBookingService: BookingService {
     /// The first instance to start on an empty schema stores `stations` and `policy`. Later
     /// instances must pass the same stations (else ``PostgresStoreError/Kind/catalogMismatch``);
     /// they adopt the policy stored in the database, which ``updatePolicy(_:)`` changes.
-    public init(configuration: PostgresConfiguration, stations: [Station], policy: Policy) async throws {
+    public convenience init(configuration: PostgresConfiguration, stations: [Station], policy: Policy) async throws {
+        try await self.init(
+            configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations)
+    }
+
+    /// Connects and applies the pending ones of `migrations` (the upgrade tests stop at an
+    /// earlier version), then registers the catalog.
+    init(
+        configuration: PostgresConfiguration, stations: [Station], policy: Policy, migrations: [Schema.Migration]
+    ) async throws {
         let catalog = try Catalog(stations)
         _ = try Rules(catalog: catalog, policy: policy)
         let client = PostgresClient(configuration: configuration.clientConfiguration)
@@ -46,7 +55,8 @@ public final class PostgresBookingService: BookingService {
         logger.logLevel = .critical
         do {
             let (storedPolicy, version) = try await Self.prepare(
-                client: client, configuration: configuration, catalog: catalog, policy: policy, logger: logger)
+                client: client, configuration: configuration, catalog: catalog, policy: policy,
+                migrations: migrations, logger: logger)
             let rules = try Rules(catalog: catalog, policy: storedPolicy)
             self.state = Mutex(RulesState(rules: rules, version: version))
         } catch {
