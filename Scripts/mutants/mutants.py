@@ -37,7 +37,7 @@ SCHEDULER_RESERVE_NEW = """        let check = shard(of: ref.station).book.withL
             if check.isAccepted && !check.isRepeat {
                 attempt = stripe.book.withLock { users in
                     let page = slots.pageIndex(ref.day)
-                    let u = users.findOrInsert(request.user, limit: rules.limit(for: request.user))
+                    let u = users.findOrInsert(request.user)
                     let record = slots.records.count
                     let id = slots.bookingID(record: record)
                     slots.records.append(
