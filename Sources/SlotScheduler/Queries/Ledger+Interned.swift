@@ -20,6 +20,6 @@ extension Catalog {
     /// - Precondition: `station` is an index into ``stations``.
     @inline(__always)
     public func localDate(ofStation station: Int32, at now: Instant) -> LocalDate {
-        LocalDate(dayNumber: zones[Int(zoneOfStation[Int(station)])].localDay(at: now.secondsSinceEpoch))
+        LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch))
     }
 }

@@ -119,16 +119,17 @@ public struct Catalog: Sendable {
         return Slot(station: station.id, socket: socket.id, date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))
     }
 
+    /// The time zone table of the station with catalog index `station`.
+    func zone(of station: Int32) -> ZoneClock { zones[Int(zoneOfStation[Int(station)])] }
+
     /// The instant a slot starts, or `nil` for a local time that does not exist (DST gap).
     public func start(of ref: SlotRef) -> Instant? {
-        zones[Int(zoneOfStation[Int(ref.station)])].start(day: ref.day, hour: Int(ref.hour)).map { Instant($0) }
+        zone(of: ref.station).start(day: ref.day, hour: Int(ref.hour)).map { Instant($0) }
     }
 
     /// The station's local date at `now`.
     public func localDate(of station: StationID, at now: Instant) -> LocalDate? {
-        stationIndex[station].map {
-            LocalDate(dayNumber: zones[Int(zoneOfStation[Int($0)])].localDay(at: now.secondsSinceEpoch))
-        }
+        stationIndex[station].map { localDate(ofStation: $0, at: now) }
     }
 }
 

@@ -74,14 +74,13 @@ public struct Rules: Sendable {
         return zone(of: ref.station).exactStart(day: ref.day, hour: Int(ref.hour))
     }
 
-    func zone(of station: Int32) -> ZoneClock { catalog.zones[Int(catalog.zoneOfStation[Int(station)])] }
+    func zone(of station: Int32) -> ZoneClock { catalog.zone(of: station) }
 
     /// The last bookable date for a station at `now`, if the horizon sets one.
     public func lastBookableDate(station: Int32, at now: Instant) -> LocalDate? {
         if let lastDay { return LocalDate(dayNumber: lastDay) }
         if let rollingDays {
-            let zone = catalog.zones[Int(catalog.zoneOfStation[Int(station)])]
-            return LocalDate(dayNumber: zone.localDay(at: now.secondsSinceEpoch) + rollingDays)
+            return LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch) + rollingDays)
         }
         return nil
     }
