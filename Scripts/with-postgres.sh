@@ -11,6 +11,9 @@
 #   test), plus PGHOST/PGPORT/PGUSER/PGDATABASE for psql and pgbench.
 # - Stops and deletes the cluster on exit, and exits with the command's exit code.
 #
+# - With openssl, the server offers TLS with a throwaway CA: SLOTSCHEDULER_PG_CA_FILE is that CA,
+#   SLOTSCHEDULER_PG_WRONG_CA_FILE another one; the certificate names `localhost` only.
+#
 # Environment: PG_EXTRA_OPTS adds server options (e.g. "-c synchronous_commit=off").
 set -euo pipefail
 
@@ -90,10 +93,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# TLS: a throwaway CA and a server certificate for the name `localhost` only (no IP address), so
+# the TLS tests can check `verify-full` with the right CA and host, a wrong CA, and a wrong host
+# (127.0.0.1). Plain connections keep working (ssl=on only offers TLS).
+TLS_OPTS=""
+if command -v openssl >/dev/null 2>&1; then
+    TLSDIR="$WORKDIR/tls"
+    mkdir -p "$TLSDIR"
+    (
+        cd "$TLSDIR"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=SlotScheduler test CA" \
+            -keyout ca.key -out ca.pem
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Another CA" -keyout wrong-ca.key -out wrong-ca.pem
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr
+        printf 'subjectAltName=DNS:localhost\n' >san.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext \
+            -out server.pem
+    ) >"$WORKDIR/tls.log" 2>&1 || { cat "$WORKDIR/tls.log" >&2; exit 70; }
+    chmod 600 "$TLSDIR/server.key"
+    [[ -n "$RUNAS" ]] && chown -R postgres: "$TLSDIR"
+    TLS_OPTS="-c ssl=on -c ssl_cert_file=$TLSDIR/server.pem -c ssl_key_file=$TLSDIR/server.key"
+    export SLOTSCHEDULER_PG_CA_FILE="$TLSDIR/ca.pem" SLOTSCHEDULER_PG_WRONG_CA_FILE="$TLSDIR/wrong-ca.pem"
+fi
+
 log "cluster in $WORKDIR, port $PORT, binaries $BINDIR"
 $RUNAS "$BINDIR/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$WORKDIR/initdb.log" 2>&1 \
     || { cat "$WORKDIR/initdb.log" >&2; exit 70; }
-OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $WORKDIR -c max_connections=300 -c shared_buffers=128MB ${PG_EXTRA_OPTS:-}"
+OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $WORKDIR -c max_connections=300 -c shared_buffers=128MB $TLS_OPTS ${PG_EXTRA_OPTS:-}"
 $RUNAS "$BINDIR/pg_ctl" -D "$DATA" -o "$OPTS" -l "$LOGFILE" -w -t 60 start >/dev/null
 "$BINDIR/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "CREATE DATABASE slotscheduler" >/dev/null
 

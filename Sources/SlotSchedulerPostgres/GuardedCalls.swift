@@ -2,6 +2,17 @@ import Foundation
 import PostgresNIO
 import Synchronization
 
+/// A transaction that failed on a lost connection before its `COMMIT` was sent: the server
+/// rolled it back, so it may be repeated even when it is not idempotent.
+struct NotCommitted: Error, Sendable {
+    var underlying: any Error
+
+    /// `error` wrapped when it is a lost connection, else `error` itself.
+    static func wrapping(_ error: any Error) -> any Error {
+        PostgresBookingService.isConnectionLoss(error) ? NotCommitted(underlying: error) : error
+    }
+}
+
 /// Why a call was abandoned before the server answered. Classified like a lost connection: the
 /// call is repeated when idempotent, else reported as ``PostgresStoreError/Kind/outcomeUnknown``.
 enum AbandonedCall: Error, Sendable {
@@ -23,7 +34,8 @@ enum AbandonedCall: Error, Sendable {
 // skip ROLLBACK on a closed connection (the server rolls back a session it ends), and each
 // attempt runs under a deadline that does not rely on the call honouring cancellation.
 extension PostgresBookingService {
-    /// Rows of `query`, on a pooled connection that is open when the query is sent.
+    /// Rows of a read-only `query`, on a pooled connection that is open when the query is sent.
+    /// Writes go through ``transaction(client:logger:_:)``.
     static func rows(_ query: PostgresQuery, client: PostgresClient, logger: Logger) async throws -> [PostgresRow] {
         try await client.withConnection { connection in
             guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
@@ -36,21 +48,34 @@ extension PostgresBookingService {
     }
 
     /// BEGIN, `body`, COMMIT on one pooled connection; on failure ROLLBACK, unless the session
-    /// is gone. Errors are passed through unwrapped.
+    /// is gone.
+    ///
+    /// Success is returned only once the server has answered the `COMMIT` statement, which it
+    /// does after the commit record is flushed (and, with a synchronous standby, replicated).
+    /// A statement run alone is committed later, at the protocol's `Sync`, after its result and
+    /// `CommandComplete` may already have reached the client: a server crash in between loses a
+    /// write the client saw succeed. So every write goes through here, never through ``rows(_:)``.
+    ///
+    /// A lost connection before `COMMIT` was sent is thrown as ``NotCommitted`` (the server never
+    /// commits such a transaction, so repeating it is safe); one while `COMMIT` is in flight is
+    /// thrown as it is: the outcome is unknown. Other errors pass through unwrapped.
     static func transaction<T: Sendable>(
         client: PostgresClient, logger: Logger, _ body: @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await client.withConnection { connection in
             guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
-            try await connection.query("BEGIN", logger: logger)
+            let value: T
             do {
-                let value = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return value
+                try await connection.query("BEGIN", logger: logger)
+                value = try await body(connection)
+                // A cancelled (abandoned) call must not commit behind its caller's back.
+                try Task.checkCancellation()
             } catch {
                 if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
-                throw error
+                throw NotCommitted.wrapping(error)
             }
+            try await connection.query("COMMIT", logger: logger)
+            return value
         }
     }
 

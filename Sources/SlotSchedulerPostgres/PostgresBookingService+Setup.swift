@@ -6,7 +6,7 @@ extension PostgresBookingService {
     /// Creates the schema, applies pending migrations and registers (or checks) the catalog, all
     /// in one transaction under an advisory lock. Returns the policy in force and its version.
     static func prepare(
-        client: PostgresClient, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
+        pool: WritablePool, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
         migrations: [Schema.Migration], logger: Logger
     ) async throws -> (Policy, Int32) {
         let catalogJSON = try json(catalog.stations)
@@ -14,36 +14,15 @@ extension PostgresBookingService {
         let schema = configuration.schema
         try await retry(
             operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
-            deadline: configuration.attemptTimeout
+            deadline: configuration.attemptTimeout, pool: pool
         ) {
-            try await transaction(client: client, logger: logger) { connection in
+            try await transaction(client: pool.client, logger: logger) { connection in
                 let lockKey = "slotscheduler:" + schema
                 try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
-                // The name is validated by PostgresConfiguration ([a-z_][a-z0-9_]*), so quoting is safe.
-                try await connection.query(
-                    "CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
-                try await connection.query("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
-                var applied = Set<Int32>()
-                for try await version in try await connection.query(
-                    "SELECT version FROM schema_migrations", logger: logger
-                ).decode(Int32.self) {
-                    applied.insert(version)
-                }
-                for migration in migrations where !applied.contains(migration.version) {
-                    for statement in statements(of: migration.sql) {
-                        do {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                        } catch let error as PSQLError {
-                            throw PostgresStoreError(
-                                .database, operation: "migrate v\(migration.version)",
-                                sqlState: error.serverInfo?[.sqlState],
-                                message: error.serverInfo?[.message] ?? String(reflecting: error))
-                        }
-                    }
-                    try await connection.query(
-                        "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
-                        logger: logger)
+                if configuration.schemaChanges == .apply {
+                    try await migrate(connection, schema: schema, migrations: migrations, logger: logger)
+                } else {
+                    try await requireMigrated(connection, schema: schema, migrations: migrations, logger: logger)
                 }
                 let rows = try await connection.query("SELECT catalog_json FROM deployment", logger: logger).collect()
                 if let row = rows.first {
@@ -54,6 +33,11 @@ extension PostgresBookingService {
                             message: "schema \(schema) holds a different catalog than this instance's")
                     }
                     return
+                }
+                guard configuration.schemaChanges == .apply else {
+                    throw PostgresStoreError(
+                        .schemaNotReady, operation: "register catalog",
+                        message: "schema \(schema) holds no catalog yet: deploy it once as the owner role")
                 }
                 try await connection.query(
                     """
@@ -87,12 +71,103 @@ extension PostgresBookingService {
                     """, logger: logger)
             }
         }
-        return try await retry(
+        let (stored, version) = try await retry(
             operation: "read policy", idempotent: true, attempts: configuration.maximumAttempts,
-            deadline: configuration.attemptTimeout
+            deadline: configuration.attemptTimeout, pool: pool
         ) {
-            try await readPolicy(client: client, logger: logger)
+            try await readPolicy(client: pool.client, logger: logger)
         }
+        if configuration.policyConflict == .refuse {
+            let differences = try policyDifferences(stored: stored, mine: policy)
+            guard differences.isEmpty else {
+                throw PostgresStoreError(
+                    .policyMismatch, operation: "register catalog",
+                    message: "schema \(schema) enforces another policy (\(differences.joined(separator: "; "))); "
+                        + "start with the database's policy, change it with updatePolicy, or set policyConflict = .adoptStored"
+                )
+            }
+        }
+        return (stored, version)
+    }
+
+    /// The top-level policy fields whose values differ, as "field: database X, this instance Y".
+    static func policyDifferences(stored: Policy, mine: Policy) throws(PostgresStoreError) -> [String] {
+        let (a, b) = (try json(stored), try json(mine))
+        guard a != b else { return [] }
+        func fields(_ text: String) -> [String: String] {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                return [:]
+            }
+            var result: [String: String] = [:]
+            for (key, value) in object {
+                let data = try? JSONSerialization.data(
+                    withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+                result[key] = data.map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            }
+            return result
+        }
+        let (theirs, ours) = (fields(a), fields(b))
+        let keys = Set(theirs.keys).union(ours.keys).sorted()
+        let differing = keys.filter { theirs[$0] != ours[$0] }.map {
+            "\($0): database \(theirs[$0] ?? "absent"), this instance \(ours[$0] ?? "absent")"
+        }
+        return differing.isEmpty ? ["the policies differ"] : differing
+    }
+
+    /// Creates the schema if missing and applies the pending ones of `migrations`.
+    static func migrate(
+        _ connection: PostgresConnection, schema: String, migrations: [Schema.Migration], logger: Logger
+    ) async throws {
+        // The name is validated by PostgresConfiguration ([a-z_][a-z0-9_]*), so quoting is safe.
+        try await connection.query("CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
+        try await connection.query("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
+        let applied = try await appliedVersions(connection, logger: logger)
+        for migration in migrations where !applied.contains(migration.version) {
+            for statement in statements(of: migration.sql) {
+                do {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                } catch let error as PSQLError {
+                    throw PostgresStoreError(
+                        .database, operation: "migrate v\(migration.version)",
+                        sqlState: error.serverInfo?[.sqlState],
+                        message: error.serverInfo?[.message] ?? String(reflecting: error))
+                }
+            }
+            try await connection.query(
+                "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                logger: logger)
+        }
+    }
+
+    /// For a role without DDL rights: the schema must already hold every migration.
+    static func requireMigrated(
+        _ connection: PostgresConnection, schema: String, migrations: [Schema.Migration], logger: Logger
+    ) async throws {
+        try await connection.query("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
+        let applied: Set<Int32>
+        do {
+            applied = try await appliedVersions(connection, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            applied = []  // undefined_table: nothing was ever deployed there
+        }
+        let missing = migrations.map(\.version).filter { !applied.contains($0) }
+        guard missing.isEmpty else {
+            throw PostgresStoreError(
+                .schemaNotReady, operation: "check schema",
+                message: "schema \(schema) lacks migration(s) \(missing.map(String.init).joined(separator: ", ")): "
+                    + "apply them as the owner role (schemaChanges = .apply)")
+        }
+    }
+
+    static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int32> {
+        var applied = Set<Int32>()
+        for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger)
+            .decode(Int32.self)
+        {
+            applied.insert(version)
+        }
+        return applied
     }
 
     static func readPolicy(client: PostgresClient, logger: Logger) async throws -> (Policy, Int32) {
@@ -148,20 +223,26 @@ extension PostgresBookingService {
     ) async throws -> T {
         try await Self.retry(
             operation: operation, idempotent: idempotent, attempts: configuration.maximumAttempts,
-            deadline: configuration.attemptTimeout, body)
+            deadline: configuration.attemptTimeout, pool: pool, body)
     }
 
     /// Runs `body`, repeating it (with a growing pause) after a serialization failure or deadlock,
     /// which the server rolled back, and, when `idempotent`, after a lost connection or an attempt
     /// that got no answer within `deadline` (see `withDeadline`). Refusals and store errors pass
     /// through unchanged.
+    ///
+    /// Before repeating after a lost connection or a read-only refusal, the pool moves to the
+    /// host that accepts writes, if the configuration names standbys.
     static func retry<T: Sendable>(
-        operation: String, idempotent: Bool, attempts: Int, deadline: Duration,
+        operation: String, idempotent: Bool, attempts: Int, deadline: Duration, pool: WritablePool,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         var attempt = 0
+        var lostServer = false
         while true {
             attempt += 1
+            if lostServer { await pool.followPrimary() }
+            lostServer = true  // unless the failure below is a refusal the server sent
             do {
                 do { return try await withDeadline(deadline, body) } catch let wrapped as PostgresTransactionError {
                     // Report what went wrong inside the transaction, not the wrapper.
@@ -169,7 +250,11 @@ extension PostgresBookingService {
                         ?? PostgresStoreError(.database, operation: operation, message: "transaction failed")
                 }
             } catch let error as PSQLError {
-                let failure = classify(error, operation: operation, idempotent: idempotent)
+                var failure = classify(error, operation: operation, idempotent: idempotent)
+                // read_only_sql_transaction: refused by a standby, so not committed; another host may
+                // have been promoted.
+                if error.serverInfo?[.sqlState] == "25006", pool.hasStandbys { failure.retry = true }
+                lostServer = error.serverInfo?[.sqlState] == "25006" || isConnectionLoss(error)
                 guard failure.retry, attempt < attempts else {
                     if failure.retry {
                         throw PostgresStoreError(
@@ -179,6 +264,14 @@ extension PostgresBookingService {
                     throw failure.error
                 }
                 // 10, 20, 40, ... ms, at most 1.3 s: enough to ride out a server restart.
+                try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+            } catch let rolledBack as NotCommitted {
+                // Never committed: repeating is safe whether or not the operation is idempotent.
+                guard attempt < attempts else {
+                    throw PostgresStoreError(
+                        .retriesExhausted, operation: operation,
+                        message: "\(attempts) attempts: \(describe(rolledBack.underlying))")
+                }
                 try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
             } catch let abandoned as AbandonedCall {
                 let why =
@@ -198,6 +291,32 @@ extension PostgresBookingService {
         }
     }
 
+    /// SQLSTATEs of a session the server ended or could not serve: terminated backend, shutdown,
+    /// server starting, and the connection exception class.
+    static let connectionLossStates: Set<String> = ["57P01", "57P02", "57P03", "08000", "08003", "08006"]
+
+    /// Whether `error` means the connection was lost (so a transaction in flight did not commit,
+    /// unless its `COMMIT` had been sent).
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let abandoned = error as? AbandonedCall, case .connectionClosed = abandoned { return true }
+        guard let error = error as? PSQLError else { return false }
+        if let state = error.serverInfo?[.sqlState] { return connectionLossStates.contains(state) }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+        default: return false
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            return error.serverInfo?[.message] ?? String(reflecting: error)
+        }
+        if let abandoned = error as? AbandonedCall, case .connectionClosed = abandoned {
+            return "the connection was closed"
+        }
+        return String(describing: error)
+    }
+
     /// Whether a failed statement may be repeated, and the error to report if not.
     static func classify(_ error: PSQLError, operation: String, idempotent: Bool) -> (
         retry: Bool, error: PostgresStoreError
@@ -208,9 +327,9 @@ extension PostgresBookingService {
         case "40001", "40P01":
             // Rolled back by the server: always safe to repeat.
             return (true, PostgresStoreError(.database, operation: operation, sqlState: state, message: message))
-        case "57P01", "57P02", "57P03", "08000", "08003", "08006":
-            // Terminated backend, shutdown, server starting: the transaction did not commit
-            // unless the reply was lost after COMMIT, which only a request id can tell.
+        case let state? where connectionLossStates.contains(state):
+            // Lost while COMMIT was in flight (losses before it arrive as NotCommitted): the
+            // outcome is unknown, and only a request id can tell it.
             return (
                 idempotent,
                 PostgresStoreError(
@@ -221,15 +340,45 @@ extension PostgresBookingService {
         case .none:
             break
         }
-        switch error.code {
-        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown:
+        if isConnectionLoss(error) {
             return (
                 idempotent,
                 PostgresStoreError(
                     idempotent ? .database : .outcomeUnknown, operation: operation, message: String(reflecting: error))
             )
-        default:
-            return (false, PostgresStoreError(.database, operation: operation, message: String(reflecting: error)))
+        }
+        return (false, PostgresStoreError(.database, operation: operation, message: String(reflecting: error)))
+    }
+}
+
+extension PostgresBookingService {
+    /// Lets `role` run the store, and nothing more: read and write bookings, availability and the
+    /// policy, read the catalog and the migrations, call the store's functions. It cannot create,
+    /// alter or drop anything, so a compromised service cannot change the schema.
+    ///
+    /// Run by the owner role that applied the migrations, after every migration (new tables need
+    /// the grant too); the service's instances then connect as `role` with
+    /// ``PostgresConfiguration/schemaChanges`` = `.never`.
+    public func grantRuntimeAccess(to role: String) async throws {
+        guard PostgresConfiguration.isValidSchemaName(role) else {
+            throw PostgresStoreError(
+                .invalidURL, operation: "grant", message: "role '\(role)' must match [a-z_][a-z0-9_]{0,62}")
+        }
+        // Both names are validated identifiers ([a-z_][a-z0-9_]*), so quoting them is safe.
+        let (schema, role) = ("\"\(configuration.schema)\"", "\"\(role)\"")
+        let statements = [
+            "GRANT USAGE ON SCHEMA \(schema) TO \(role)",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(schema) TO \(role)",
+            "REVOKE INSERT, UPDATE, DELETE ON \(schema).schema_migrations, \(schema).stations, \(schema).sockets FROM \(role)",
+            "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA \(schema) TO \(role)",
+            "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(schema) TO \(role)",
+        ]
+        try await retrying("grant", idempotent: true) {
+            try await self.transaction { connection in
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+            }
         }
     }
 }

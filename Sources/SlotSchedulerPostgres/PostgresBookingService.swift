@@ -16,8 +16,8 @@ import Synchronization
 /// The client pool runs in a task this object owns; call ``shutdown()`` when done.
 public final class PostgresBookingService: BookingService {
     public let configuration: PostgresConfiguration
-    let client: PostgresClient
-    private let runTask: Task<Void, Never>
+    let pool: WritablePool
+    var client: PostgresClient { pool.client }
     private let state: Mutex<RulesState>
     let layout: CatalogLayout
     let logger: Logger
@@ -35,8 +35,14 @@ public final class PostgresBookingService: BookingService {
     /// Connects, applies pending migrations and registers the catalog.
     ///
     /// The first instance to start on an empty schema stores `stations` and `policy`. Later
-    /// instances must pass the same stations (else ``PostgresStoreError/Kind/catalogMismatch``);
-    /// they adopt the policy stored in the database, which ``updatePolicy(_:)`` changes.
+    /// instances must pass the same stations (else ``PostgresStoreError/Kind/catalogMismatch``)
+    /// and the policy the database enforces (else ``PostgresStoreError/Kind/policyMismatch``,
+    /// unless ``PostgresConfiguration/policyConflict`` is `.adoptStored`); ``updatePolicy(_:)``
+    /// changes it for every instance.
+    ///
+    /// Before anything else one connection is opened outside the pool, so a wrong password,
+    /// database, port or host fails within ``PostgresConfiguration/connectTimeout`` with the
+    /// cause as the error's kind.
     public convenience init(configuration: PostgresConfiguration, stations: [Station], policy: Policy) async throws {
         try await self.init(
             configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations)
@@ -49,23 +55,21 @@ public final class PostgresBookingService: BookingService {
     ) async throws {
         let catalog = try Catalog(stations)
         _ = try Rules(catalog: catalog, policy: policy)
-        let client = PostgresClient(configuration: configuration.clientConfiguration)
-        let runTask = Task { await client.run() }
         var logger = Logger(label: "SlotSchedulerPostgres")
         logger.logLevel = .critical
+        let pool = try await WritablePool(configuration, logger: logger)
         do {
             let (storedPolicy, version) = try await Self.prepare(
-                client: client, configuration: configuration, catalog: catalog, policy: policy,
+                pool: pool, configuration: configuration, catalog: catalog, policy: policy,
                 migrations: migrations, logger: logger)
             let rules = try Rules(catalog: catalog, policy: storedPolicy)
             self.state = Mutex(RulesState(rules: rules, version: version))
         } catch {
-            runTask.cancel()
+            await pool.shutdown()
             throw error
         }
         self.configuration = configuration
-        self.client = client
-        self.runTask = runTask
+        self.pool = pool
         self.layout = CatalogLayout(catalog)
         self.logger = logger
     }
@@ -77,12 +81,11 @@ public final class PostgresBookingService: BookingService {
             policy: policy)
     }
 
-    deinit { runTask.cancel() }
+    deinit { pool.cancel() }
 
     /// Closes the connection pool. The object must not be used afterwards.
     public func shutdown() async {
-        runTask.cancel()
-        await runTask.value
+        await pool.shutdown()
     }
 
     // MARK: - Commands
@@ -105,9 +108,13 @@ public final class PostgresBookingService: BookingService {
                     \(now.secondsSinceEpoch), \(start.secondsSinceEpoch), \(timeReason?.rawValue),
                     \(Int32(bitPattern: layout.regular[socket])), \(limit))
                 """
-            // Idempotent only with a request id: without one, a lost reply leaves the outcome unknown.
+            // In an explicit transaction, so "accepted" waits for the COMMIT (see `transaction`).
+            // Idempotent only with a request id: without one, a reply lost after COMMIT was sent
+            // leaves the outcome unknown.
             let row = try await retrying("reserve", idempotent: request.requestID != nil) {
-                try await self.rows(query).first
+                try await self.transaction { connection in
+                    try await connection.query(query, logger: self.logger).collect().first
+                }
             }
             guard let row else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "slot_reserve returned no row")
@@ -243,11 +250,14 @@ public final class PostgresBookingService: BookingService {
         let rules = try Rules(catalog: catalog, policy: policy)
         let json = try Self.json(policy)
         let version: Int32? = try await retrying("updatePolicy", idempotent: true) {
-            let rows = try await self.rows(
-                """
-                UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
-                RETURNING policy_version
-                """)
+            let rows = try await self.transaction { connection in
+                try await connection.query(
+                    """
+                    UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
+                    RETURNING policy_version
+                    """, logger: self.logger
+                ).collect()
+            }
             return try rows.first.map { row in
                 try CatalogLayout.decoding("updatePolicy") { try row.decode(Int32.self) }
             }
@@ -261,7 +271,7 @@ public final class PostgresBookingService: BookingService {
     /// Reads the policy from the database again.
     public func reloadPolicy() async throws {
         let (policy, version) = try await retrying("reloadPolicy", idempotent: true) {
-            try await Self.readPolicy(client: self.client, logger: self.logger)
+            try await Self.readPolicy(client: self.pool.client, logger: self.logger)
         }
         let rules = try Rules(catalog: rules.catalog, policy: policy)
         state.withLock { $0 = RulesState(rules: rules, version: version) }

@@ -2,13 +2,34 @@ import Foundation
 import PostgresNIO
 
 /// Where the store's database is: parsed from `postgres://user[:password]@host[:port]/database`
-/// (optionally `?schema=name`) or from the environment variable `SLOTSCHEDULER_DATABASE_URL`.
+/// or from the environment variable `SLOTSCHEDULER_DATABASE_URL`.
+///
+/// URL parameters: `schema=name`, `sslmode=disable|require|verify-full`, `sslrootcert=path` (the CA
+/// file for `verify-full`), `connect_timeout=seconds`, as libpq spells them.
 public struct PostgresConfiguration: Hashable, Sendable {
     /// The environment variable ``fromEnvironment(schema:)`` reads.
     public static let environmentVariable = "SLOTSCHEDULER_DATABASE_URL"
 
     public var host: String
     public var port: Int
+    /// Further servers (standbys), tried in order when `host` does not accept writes: the store
+    /// uses the first that is not in recovery, and moves there after a failover. The URL form is
+    /// libpq's `postgres://user@primary:5432,standby:5433/database`.
+    public var standbys: [Host] = []
+
+    /// One server's address.
+    public struct Host: Hashable, Sendable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+        public init(host: String, port: Int = 5432) {
+            self.host = host
+            self.port = port
+        }
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// `host` and then the standbys.
+    public var hosts: [Host] { [Host(host: host, port: port)] + standbys }
     public var username: String
     public var password: String?
     public var database: String
@@ -21,6 +42,46 @@ public struct PostgresConfiguration: Hashable, Sendable {
     /// How long one attempt may wait for the server (including waiting for a pooled connection)
     /// before it is abandoned and treated as a lost connection.
     public var attemptTimeout: Duration = .seconds(10)
+    /// How long opening a connection (TCP, TLS and authentication) may take before it fails with
+    /// ``PostgresStoreError/Kind/connectTimeout``.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Whether the connection is encrypted, and how the server's certificate is checked.
+    public var tls: TLSMode = .disable
+    /// The CA certificates (PEM) that `verify-full` trusts; the system's when `nil`.
+    public var tlsCAFile: String?
+
+    /// Whether this instance creates the schema and applies migrations (the owner role), or
+    /// only checks that they were applied (a runtime role that may use the tables but not change
+    /// them; see ``PostgresBookingService/grantRuntimeAccess(to:)``).
+    public var schemaChanges: SchemaChanges = .apply
+
+    public enum SchemaChanges: String, Hashable, Sendable {
+        case apply
+        case never
+    }
+
+    /// What an instance does when the database already enforces another policy than the one it
+    /// was started with.
+    public var policyConflict: PolicyConflict = .refuse
+
+    public enum PolicyConflict: String, Hashable, Sendable {
+        /// Fail with ``PostgresStoreError/Kind/policyMismatch``, naming the fields that differ.
+        case refuse
+        /// Enforce the database's policy (set by the first instance or ``PostgresBookingService/updatePolicy(_:)``).
+        case adoptStored
+    }
+
+    /// libpq's `sslmode`, the values the store supports.
+    public enum TLSMode: String, Hashable, Sendable, CaseIterable {
+        /// No TLS: passwords and bookings cross the network in clear. Loopback and tests only.
+        case disable
+        /// TLS, without checking the server's certificate (protects against listeners, not
+        /// against an impostor).
+        case require
+        /// TLS; the certificate must chain to ``PostgresConfiguration/tlsCAFile`` (or the system's
+        /// roots) and name the host connected to.
+        case verifyFull = "verify-full"
+    }
 
     public init(
         host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
@@ -43,7 +104,9 @@ public struct PostgresConfiguration: Hashable, Sendable {
         func invalid(_ why: String) -> PostgresStoreError {
             PostgresStoreError(.invalidURL, operation: "configure", message: "\(why) in '\(Self.redacted(url))'")
         }
-        guard let parts = URLComponents(string: url) else { throw invalid("not a URL") }
+        // libpq's several hosts, `user@h1:p1,h2:p2/db`: URLComponents reads the first, the rest here.
+        let (single, others) = Self.splittingHosts(url)
+        guard let parts = URLComponents(string: single) else { throw invalid("not a URL") }
         guard parts.scheme == "postgres" || parts.scheme == "postgresql" else {
             throw invalid("scheme must be postgres:// or postgresql://")
         }
@@ -51,11 +114,32 @@ public struct PostgresConfiguration: Hashable, Sendable {
         guard let user = parts.user, !user.isEmpty else { throw invalid("missing user name") }
         let database = String(parts.path.drop { $0 == "/" })
         guard !database.isEmpty else { throw invalid("missing database name") }
-        let querySchema = parts.queryItems?.first { $0.name == "schema" }?.value
+        func parameter(_ name: String) -> String? { parts.queryItems?.first { $0.name == name }?.value }
         try self.init(
             host: host, port: parts.port ?? 5432, username: user.removingPercentEncoding ?? user,
             password: parts.password.map { $0.removingPercentEncoding ?? $0 }, database: database,
-            schema: schema ?? querySchema ?? "public")
+            schema: schema ?? parameter("schema") ?? "public")
+        for other in others {
+            let pieces = other.split(separator: ":", omittingEmptySubsequences: false)
+            guard let name = pieces.first, !name.isEmpty, pieces.count <= 2,
+                let port = pieces.count == 2 ? Int(pieces[1]) : 5432, (1...65_535).contains(port)
+            else { throw invalid("host '\(other)' is not host[:port]") }
+            standbys.append(Host(host: String(name), port: port))
+        }
+        if let mode = parameter("sslmode") {
+            guard let parsed = TLSMode(rawValue: mode) else {
+                throw invalid(
+                    "sslmode '\(mode)' is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            tls = parsed
+        }
+        tlsCAFile = parameter("sslrootcert")
+        if let text = parameter("connect_timeout") {
+            guard let seconds = Int(text), (1...3_600).contains(seconds) else {
+                throw invalid("connect_timeout '\(text)' is not a number of seconds from 1 to 3600")
+            }
+            connectTimeout = .seconds(seconds)
+        }
     }
 
     /// The configuration in `SLOTSCHEDULER_DATABASE_URL`.
@@ -77,15 +161,59 @@ public struct PostgresConfiguration: Hashable, Sendable {
 
     /// The URL with its password replaced, for messages.
     static func redacted(_ url: String) -> String {
-        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
-        parts.password = "***"
-        return parts.string ?? "(unprintable URL)"
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
+            let colon = rest[..<at].firstIndex(of: ":")
+        else { return url }
+        return String(url[..<colon] + ":***" + url[at...])
     }
 
-    var clientConfiguration: PostgresClient.Configuration {
+    /// The URL with only its first host, and the other hosts (`host[:port]` each).
+    static func splittingHosts(_ url: String) -> (String, [String]) {
+        guard let schemeEnd = url.range(of: "://") else { return (url, []) }
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostsStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let hosts = authority[hostsStart...].split(separator: ",", omittingEmptySubsequences: false)
+        guard hosts.count > 1, let first = hosts.first else { return (url, []) }
+        let single = url[..<hostsStart] + first + url[authorityEnd...]
+        return (String(single), hosts.dropFirst().map(String.init))
+    }
+
+    /// The TLS settings of ``tls``, or `nil` for no TLS.
+    var tlsConfiguration: TLSConfiguration? {
+        var config = TLSConfiguration.makeClientConfiguration()
+        switch tls {
+        case .disable: return nil
+        case .require: config.certificateVerification = .none
+        case .verifyFull:
+            config.certificateVerification = .fullVerification
+            if let tlsCAFile { config.trustRoots = .file(tlsCAFile) }
+        }
+        return config
+    }
+
+    func clientConfiguration(_ server: Host) -> PostgresClient.Configuration {
         var config = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: .disable)
+            host: server.host, port: server.port, username: username, password: password, database: database,
+            tls: tlsConfiguration.map { .require($0) } ?? .disable)
         config.options.maximumConnections = maximumConnections
+        config.options.connectTimeout = connectTimeout
+        config.options.additionalStartupParameters = [("search_path", schema)]
+        return config
+    }
+
+    /// One connection's settings, for the connection probe.
+    func connectionConfiguration(_ server: Host) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS =
+            try tlsConfiguration.map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable
+        var config = PostgresConnection.Configuration(
+            host: server.host, port: server.port, username: username, password: password, database: database, tls: tls)
+        config.options.connectTimeout = .nanoseconds(
+            connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
         config.options.additionalStartupParameters = [("search_path", schema)]
         return config
     }

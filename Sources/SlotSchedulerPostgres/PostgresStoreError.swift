@@ -19,6 +19,28 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         case retriesExhausted
         /// A row did not have the expected shape.
         case unexpectedRow
+        /// The server refused the user name or password (or has no such role).
+        case authenticationFailed
+        /// The server has no database of that name.
+        case databaseNotFound
+        /// Nothing listens on that host and port.
+        case connectionRefused
+        /// The host name could not be resolved.
+        case hostNotFound
+        /// No connection within ``PostgresConfiguration/connectTimeout``.
+        case connectTimeout
+        /// The TLS handshake failed: the server does not offer TLS, or its certificate is not
+        /// trusted or does not name the host.
+        case tlsFailed
+        /// The connection failed for another network reason (unreachable, reset).
+        case connectionFailed
+        /// Every configured host is a read-only standby.
+        case readOnly
+        /// The scenario's or caller's policy differs from the one the database enforces.
+        case policyMismatch
+        /// The schema lacks migrations or a catalog, and this instance may not change it
+        /// (``PostgresConfiguration/schemaChanges`` is `.never`).
+        case schemaNotReady
     }
 
     public var kind: Kind

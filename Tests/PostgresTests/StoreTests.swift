@@ -189,6 +189,19 @@ struct StoreTests {
             try await second.reserve(.init(slot: Fixture.slot(hour: 10), user: 1), at: now)
         }
         #expect(second.policyVersion == 2)
+        // A later instance started with the old policy is refused, naming the field; it may adopt it.
+        await #expect {
+            _ = try await TestDatabase.store(schema: schema)
+        } throws: { error in
+            let error = error as? PostgresStoreError
+            return error?.kind == .policyMismatch && error?.message.contains("maxUpcomingBookings") == true
+        }
+        var adopting = try TestDatabase.configuration(schema: schema)
+        adopting.policyConflict = .adoptStored
+        let third = try await PostgresBookingService(
+            configuration: adopting, stations: Fixture.stations, policy: Fixture.policy)
+        #expect(third.rules.policy.maxUpcomingBookings == 1)
+        await third.shutdown()
         await #expect(throws: PostgresStoreError.self) {
             var other = Fixture.stations
             other[0].sockets.removeLast()

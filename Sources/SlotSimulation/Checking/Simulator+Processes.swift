@@ -44,7 +44,9 @@ extension Simulator {
         var detail: String?
     }
 
-    /// Reads a threads-mode history back into operations. Every invoke must have its return.
+    /// Reads a threads-mode history back into operations. An invoke without its return (the
+    /// process was killed while it was in flight) is indeterminate: it may have happened or not.
+    /// A last line cut short by the kill is ignored.
     static func readTimedHistory(path: String, _ p: PreparedScenario) throws(SimulationIOError) -> [TimedOperation] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SimulationIOError(path: path, problem: "cannot read the history")
@@ -53,13 +55,16 @@ extension Simulator {
         var open: [Int: TimedOperation] = [:]
         var done: [(Int, TimedOperation)] = []
         var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        let cutShort = data.last != UInt8(ascii: "\n")
+        for (position, line) in lines.enumerated() {
             lineNumber += 1
             func bad(_ why: String) -> SimulationIOError {
                 SimulationIOError(path: path, problem: "line \(lineNumber): \(why)")
             }
             let entry: TimedLine
             do { entry = try decoder.decode(TimedLine.self, from: Data(line)) } catch {
+                if cutShort && position == lines.count - 1 { break }
                 throw bad("not a threads-mode history line")
             }
             if let cell = entry.cell, !(0..<Int32(clamping: p.cellCount)).contains(cell) {
@@ -96,8 +101,11 @@ extension Simulator {
             }
             done.append((entry.index, op))
         }
-        if let index = open.keys.min() {
-            throw SimulationIOError(path: path, problem: "operation \(index) was invoked but never returned")
+        let end = done.map(\.1.complete).max() ?? 0
+        for (index, var op) in open {
+            op.outcome = -2
+            op.complete = max(end, op.invoke)
+            done.append((index, op))
         }
         return done.sorted { $0.0 < $1.0 }.map(\.1)
     }

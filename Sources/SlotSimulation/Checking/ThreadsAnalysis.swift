@@ -8,9 +8,11 @@ import SlotScheduler
 /// and as released from its cancel's invocation).
 struct ThreadsAnalysis {
     let p: PreparedScenario
+    /// The history as recorded, with indeterminate operations resolved (see ``IndeterminateOutcomes``).
     let history: [TimedOperation]
     let finalBookings: [Booking]
     let options: RunOptions
+    let indeterminate: Report.Indeterminate
     var violations = [Int](repeating: 0, count: Invariant.allCases.count)
     var failures: [Report.Failure] = []
     var linearizability = Report.Linearizability(
@@ -18,7 +20,9 @@ struct ThreadsAnalysis {
 
     init(p: PreparedScenario, history: [TimedOperation], finalBookings: [Booking], options: RunOptions) {
         self.p = p
-        self.history = history
+        let resolved = IndeterminateOutcomes(history, finalBookings: finalBookings, p: p)
+        self.history = resolved.history
+        self.indeterminate = resolved.summary
         self.finalBookings = finalBookings
         self.options = options
     }
@@ -134,12 +138,7 @@ struct ThreadsAnalysis {
         }
         // I5, I6, I9: the final state against the history.
         let finalByID = Dictionary(finalBookings.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { a, _ in a })
-        if finalBookings.count != made.count {
-            violate(
-                .I5, at: history.count - 1,
-                "the store holds \(finalBookings.count) bookings but \(made.count) reservations were accepted: a refused command changed the state"
-            )
-        }
+        checkFinalBookings(made: made, finalByID: finalByID)
         var activeSlots: [Slot: UInt64] = [:]
         for b in finalBookings where b.status == .active {
             if let other = activeSlots.updateValue(b.id.rawValue, forKey: b.slot) {
@@ -156,7 +155,8 @@ struct ThreadsAnalysis {
                     violate(.I6, at: i, "booking \(op.booking) was cancelled but is still active")
                 }
             }
-            if op.repeatOf != 0, op.outcome != -1 || op.booking != op.repeatOf {
+            // A repeat that ended indeterminate (-2) says nothing.
+            if op.repeatOf != 0, op.outcome != -2, op.outcome != -1 || op.booking != op.repeatOf {
                 violate(
                     .I12, at: i,
                     "repeating request \(op.requestID ?? "") gave \(op.outcome == -1 ? "booking \(op.booking)" : Reasons.name(op.outcome)) instead of booking \(op.repeatOf)"
@@ -168,6 +168,37 @@ struct ThreadsAnalysis {
         }
         // I11: per slot and per user.
         checkLinearizability(made: made, budget: budget)
+    }
+
+    /// I5: every acknowledged booking is in the final state with its user and slot, and the final
+    /// state holds nothing that no reservation (acknowledged, or indeterminate and resolved as
+    /// happened) made: a lost acknowledgement and a refused command that changed the state are
+    /// told apart.
+    mutating func checkFinalBookings(made: [UInt64: Int], finalByID: [UInt64: Booking]) {
+        for i in made.values.sorted() {
+            let op = history[i]
+            let slot = p.slot(ofCell: op.cell)
+            guard let stored = finalByID[op.booking] else {
+                violate(
+                    .I5, at: i,
+                    "booking \(op.booking) of user \(op.user) at \(slot) was acknowledged, but the store does not hold it: an accepted reservation was lost"
+                )
+                continue
+            }
+            if stored.user.rawValue != op.user || stored.slot != slot {
+                violate(
+                    .I5, at: i,
+                    "booking \(op.booking) was acknowledged to user \(op.user) at \(slot), but the store holds it for user \(stored.user) at \(stored.slot)"
+                )
+            }
+        }
+        for id in finalByID.keys.sorted() where made[id] == nil {
+            guard let stored = finalByID[id] else { continue }
+            violate(
+                .I5, at: history.count - 1,
+                "the store holds booking \(id) of user \(stored.user) at \(stored.slot), which no reservation made: a refused or never-attempted command changed the state"
+            )
+        }
     }
 
     func operation(_ i: Int, made: [UInt64: Int]) -> BookingOperation? {
@@ -287,8 +318,10 @@ struct ThreadsAnalysis {
         var latencies: [Int64] = []
         latencies.reserveCapacity(history.count)
         for op in history {
-            latencies.append(op.complete - op.invoke)
             if let r = op.reason { refused[r, default: 0] += 1 }
+            // Resolved indeterminate operations count as what the client saw: an error.
+            guard !op.resolvedIndeterminate else { continue }
+            latencies.append(op.complete - op.invoke)
             switch op.kind {
             case .reserve:
                 if op.repeatOf != 0 { repeats += 1 }
@@ -338,7 +371,8 @@ struct ThreadsAnalysis {
             timing: .init(
                 seconds: elapsed, operationsPerSecond: elapsed > 0 ? Double(ops) / elapsed : 0,
                 p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99)),
-            provenance: p.scenario.provenance, attribution: p.scenario.attribution, verdict: "pass")
+            provenance: p.scenario.provenance, attribution: p.scenario.attribution, verdict: "pass",
+            indeterminate: indeterminate.total > 0 ? indeterminate : nil)
     }
 
     static func maxOverlap(_ ops: [TimedOperation]) -> Int {

@@ -32,6 +32,8 @@ public struct Report: Codable, Sendable, Equatable {
     public var attribution: String?
     /// `pass`, `invariant broken` or `not linearizable`.
     public var verdict: String
+    /// Threads mode: operations without a definite outcome, and how the final state resolved them.
+    public var indeterminate: Indeterminate?
 
     public struct ReasonCount: Codable, Sendable, Equatable {
         public var reason: String
@@ -143,6 +145,7 @@ public struct Report: Codable, Sendable, Equatable {
             }
             lines.append(text)
         }
+        if let i = indeterminate { lines.append("  \(i.summary)") }
         lines.append(
             "  invariants: "
                 + invariants.map { "\($0.id) \($0.status == "pass" ? "ok" : $0.status)" }.joined(separator: ", "))

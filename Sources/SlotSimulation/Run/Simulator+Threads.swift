@@ -24,6 +24,9 @@ public struct TimedOperation: Sendable {
     public var complete: Int64
     public var displaced: [UInt64]
     public var detail: String?
+    /// An operation that ended indeterminate (`-2`) and that the final state showed to have
+    /// happened; its outcome was rewritten to accepted (see `IndeterminateOutcomes`).
+    public var resolvedIndeterminate = false
     /// The availability change a `.change` operation asked for (not kept in history files).
     public var change: AvailabilityChange?
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Crash test of the PostgreSQL store: several schedule-sim processes book against one database
+# while the server is crash-stopped (`pg_ctl restart -m immediate`) several times and one backend
+# is killed with SIGKILL (what the OOM killer does; the server then resets every backend).
+# Afterwards `schedule-sim verify-store` checks, from every process's history and the database:
+# every acknowledged booking is present with its user and slot, nothing is present that no client
+# attempted, no booking id was handed out twice, I1/I2 hold; operations that ended in an error
+# count as indeterminate (either outcome allowed) and are reported with how they resolved.
+#
+#   Scripts/with-postgres.sh Scripts/pg-crash.sh
+#
+# Environment: SLOTSCHEDULER_DATABASE_URL and SLOTSCHEDULER_PG_RESTART_CMD (set by
+# with-postgres.sh), SEED (1: the fault schedule), PROCESSES (3), THREADS (4),
+# SCENARIO (Scenarios/rush-hour.json), OPERATIONS (20000 per run), RESTARTS (3), RUN_TIMEOUT (300).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+: "${SLOTSCHEDULER_DATABASE_URL:?run me under Scripts/with-postgres.sh}"
+: "${SLOTSCHEDULER_PG_RESTART_CMD:?run me under Scripts/with-postgres.sh}"
+SEED=${SEED:-1}
+PROCESSES=${PROCESSES:-3}
+THREADS=${THREADS:-4}
+SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
+OPERATIONS=${OPERATIONS:-20000}
+RESTARTS=${RESTARTS:-3}
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+RANDOM=$SEED
+
+swift build -c release --product schedule-sim >/dev/null
+BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+
+SCHEMA="crash_${SEED}_$$"
+case "$SLOTSCHEDULER_DATABASE_URL" in
+    *\?*) URL="$SLOTSCHEDULER_DATABASE_URL&schema=$SCHEMA" ;;
+    *) URL="$SLOTSCHEDULER_DATABASE_URL?schema=$SCHEMA" ;;
+esac
+WORK=$(mktemp -d /tmp/pg-crash.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+psql_at() { timeout 30 psql -X -At -d "$SLOTSCHEDULER_DATABASE_URL" -c "$1" 2>/dev/null || true; }
+
+echo "=== seed $SEED: $PROCESSES processes x $THREADS threads, $OPERATIONS operations each, $SCENARIO, schema $SCHEMA"
+pids=()
+histories=()
+for ((i = 0; i < PROCESSES; i++)); do
+    histories+=(--history "$WORK/history-$i.jsonl")
+    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" --operations "$OPERATIONS" \
+        --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
+        >"$WORK/process-$i.log" 2>&1 &
+    pids+=($!)
+done
+
+running() { for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done; return 1; }
+
+# The fault schedule: RESTARTS crash-restarts and one backend SIGKILL, at seeded moments while the
+# processes run. Each fault waits until the store has bookings, so it lands mid-run.
+faults=()
+for ((f = 0; f < RESTARTS; f++)); do faults+=(restart); done
+faults+=(kill-backend)
+for ((f = ${#faults[@]} - 1; f > 0; f--)); do
+    j=$((RANDOM % (f + 1)))
+    tmp=${faults[$f]} faults[$f]=${faults[$j]} faults[$j]=$tmp
+done
+done_faults=()
+for fault in "${faults[@]}"; do
+    sleep "0.$((2 + RANDOM % 8))"
+    running || break
+    case "$fault" in
+        restart)
+            eval "timeout 90 $SLOTSCHEDULER_PG_RESTART_CMD" && done_faults+=(restart) ;;
+        kill-backend)
+            pid=$(psql_at "SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+                           AND pid <> pg_backend_pid() AND backend_type = 'client backend' ORDER BY pid LIMIT 1")
+            if [[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null; then done_faults+=("kill-9 $pid"); fi ;;
+    esac
+    sleep 1
+done
+echo "faults made: ${done_faults[*]:-none}"
+
+failed=0
+for ((i = 0; i < PROCESSES; i++)); do
+    if ! wait "${pids[$i]}"; then
+        echo "process $i FAILED:" >&2
+        failed=1
+    fi
+    tail -n 20 "$WORK/process-$i.log"
+done
+[[ $failed -eq 0 ]] || { echo "a process failed" >&2; exit 1; }
+[[ ${#done_faults[@]} -gt 0 ]] || { echo "no fault landed while the processes ran: raise OPERATIONS" >&2; exit 1; }
+
+echo "=== verify-store"
+"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" --operations "$OPERATIONS" "${histories[@]}" \
+    --report "$WORK/report.json"
+echo "crash run (seed $SEED) passed"

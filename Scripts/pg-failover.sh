@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Failover without loss: a primary with a synchronous standby (streaming replication); while
+# schedule-sim processes book through a two-host URL (primary,standby), the primary is killed
+# (`pg_ctl stop -m immediate`) and the standby promoted. The store finds the new primary (the host
+# that is not in recovery, as libpq's target_session_attrs=read-write does) and carries on.
+# Afterwards `schedule-sim verify-store`, reading the new primary, checks that every booking
+# acknowledged before, during and after the failover is there with its user and slot, nothing is
+# there that no client attempted, and I1/I2 hold (errors during the switch are indeterminate).
+#
+#   Scripts/pg-failover.sh
+#
+# Environment: PROCESSES (2), THREADS (4), OPERATIONS (20000), SCENARIO (Scenarios/rush-hour.json),
+# SYNC (on; or remote_apply), RUN_TIMEOUT (300).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PROCESSES=${PROCESSES:-2}
+THREADS=${THREADS:-4}
+OPERATIONS=${OPERATIONS:-20000}
+SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
+SYNC=${SYNC:-on}
+RUN_TIMEOUT=${RUN_TIMEOUT:-300}
+
+log() { echo "pg-failover: $*" >&2; }
+BINDIR=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -1)
+[[ -x "$BINDIR/pg_basebackup" ]] || { Scripts/with-postgres.sh true; BINDIR=$(ls -d /usr/lib/postgresql/*/bin | sort -V -r | head -1); }
+if [[ $(id -u) -eq 0 ]]; then
+    id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
+    RUNAS="runuser -u postgres --"
+else
+    RUNAS=""
+fi
+free_port() {
+    local port
+    for _ in $(seq 1 200); do
+        port=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+    done
+    return 1
+}
+
+swift build -c release --product schedule-sim >/dev/null
+BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+
+WORK=$(mktemp -d /tmp/pg-failover.XXXXXX)
+chmod 755 "$WORK"
+[[ -n "$RUNAS" ]] && chown postgres: "$WORK"
+P1=$(free_port)
+P2=$(free_port)
+while [[ "$P2" == "$P1" ]]; do P2=$(free_port); done
+cleanup() {
+    local status=$?
+    for d in primary standby; do
+        [[ -f "$WORK/$d/postmaster.pid" ]] && $RUNAS "$BINDIR/pg_ctl" -D "$WORK/$d" -m immediate -w stop >/dev/null 2>&1
+    done
+    if [[ $status -ne 0 ]]; then
+        for d in primary standby; do [[ -f "$WORK/$d.log" ]] && { log "$d log:"; tail -n 15 "$WORK/$d.log" >&2; }; done
+    fi
+    rm -rf "$WORK"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+COMMON="-c listen_addresses=127.0.0.1 -k $WORK -c max_connections=200 -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on"
+$RUNAS "$BINDIR/initdb" -D "$WORK/primary" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
+$RUNAS "$BINDIR/pg_ctl" -D "$WORK/primary" -l "$WORK/primary.log" -w -t 60 start \
+    -o "$COMMON -p $P1 -c synchronous_standby_names=standby1 -c synchronous_commit=$SYNC" >/dev/null
+psql -X -q -h 127.0.0.1 -p "$P1" -U postgres -d postgres -c "CREATE DATABASE slotscheduler"
+$RUNAS "$BINDIR/pg_basebackup" -D "$WORK/standby" -R -X stream \
+    -d "host=127.0.0.1 port=$P1 user=postgres application_name=standby1"
+$RUNAS "$BINDIR/pg_ctl" -D "$WORK/standby" -l "$WORK/standby.log" -w -t 60 start -o "$COMMON -p $P2" >/dev/null
+for _ in $(seq 1 100); do
+    state=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d postgres \
+        -c "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby1'" || true)
+    [[ "$state" == "sync" ]] && break
+    sleep 0.2
+done
+[[ "$state" == "sync" ]] || { log "the standby never became synchronous"; exit 1; }
+log "primary :$P1, synchronous standby :$P2 (synchronous_commit=$SYNC)"
+
+URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
+pids=()
+histories=()
+for ((i = 0; i < PROCESSES; i++)); do
+    histories+=(--history "$WORK/history-$i.jsonl")
+    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" --operations "$OPERATIONS" \
+        --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
+        >"$WORK/process-$i.log" 2>&1 &
+    pids+=($!)
+done
+
+# Fail over once the processes have booked for a while.
+for _ in $(seq 1 300); do
+    n=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler \
+        -c "SELECT count(*) FROM failover.bookings" 2>/dev/null || echo 0)
+    [[ "${n:-0}" -ge 200 ]] && break
+    sleep 0.1
+done
+before=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
+$RUNAS "$BINDIR/pg_ctl" -D "$WORK/primary" -m immediate -w stop >/dev/null
+$RUNAS "$BINDIR/pg_ctl" -D "$WORK/standby" -w -t 60 promote >/dev/null
+log "primary killed with $before bookings; standby promoted"
+
+failed=0
+for ((i = 0; i < PROCESSES; i++)); do
+    wait "${pids[$i]}" || { log "process $i FAILED"; failed=1; }
+    tail -n 12 "$WORK/process-$i.log"
+done
+[[ $failed -eq 0 ]] || exit 1
+after=$(psql -X -At -h 127.0.0.1 -p "$P2" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
+log "the new primary holds $after bookings"
+[[ "$after" -gt "$before" ]] || { log "no booking was made after the failover"; exit 1; }
+
+"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" --operations "$OPERATIONS" "${histories[@]}"
+echo "failover run passed"

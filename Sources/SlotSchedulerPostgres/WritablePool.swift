@@ -1,0 +1,93 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// The connection pool, on the server of the configuration's hosts that accepts writes.
+///
+/// With one host it is a plain pool that reconnects by itself. With several (a primary and its
+/// standbys: `postgres://u@primary:5432,standby:5432/db`), it starts on the first that is not in
+/// recovery, as libpq's `target_session_attrs=read-write` does, and after a lost connection or a
+/// read-only refusal it looks again and moves to the promoted standby. Acknowledged bookings
+/// survive the move only if the old primary committed them on a synchronous standby
+/// (`synchronous_standby_names`, `synchronous_commit = on` or `remote_apply`): see docs/POSTGRES.md.
+final class WritablePool: Sendable {
+    private struct Current {
+        var client: PostgresClient
+        var run: Task<Void, Never>
+        var host: PostgresConfiguration.Host
+    }
+    private let current: Mutex<Current>
+    /// The search in progress, so concurrent failures share one.
+    private let search = Mutex<Task<Void, Never>?>(nil)
+    let configuration: PostgresConfiguration
+    let logger: Logger
+
+    init(_ configuration: PostgresConfiguration, logger: Logger) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        let host = try await Self.writableHost(configuration, logger: logger)
+        let client = PostgresClient(configuration: configuration.clientConfiguration(host))
+        current = Mutex(Current(client: client, run: Task { await client.run() }, host: host))
+    }
+
+    var client: PostgresClient { current.withLock { $0.client } }
+    var hasStandbys: Bool { configuration.hosts.count > 1 }
+
+    func shutdown() async {
+        let run = current.withLock { $0.run }
+        run.cancel()
+        await run.value
+    }
+
+    /// Cancels the pool's task without waiting (for `deinit`).
+    func cancel() { current.withLock { $0.run.cancel() } }
+
+    /// After a lost connection or a read-only refusal: moves the pool to the host that now
+    /// accepts writes, if that is another one. Failures to find one are left to the caller's
+    /// retries.
+    func followPrimary() async {
+        guard hasStandbys else { return }
+        let task = search.withLock { running -> Task<Void, Never> in
+            if let running { return running }
+            let task = Task { await self.moveToWritableHost() }
+            running = task
+            return task
+        }
+        await task.value
+        search.withLock { if $0 == task { $0 = nil } }
+    }
+
+    private func moveToWritableHost() async {
+        guard let host = try? await Self.writableHost(configuration, logger: logger) else { return }
+        let old = current.withLock { current -> Task<Void, Never>? in
+            guard current.host != host else { return nil }
+            let client = PostgresClient(configuration: configuration.clientConfiguration(host))
+            let previous = current.run
+            current = Current(client: client, run: Task { await client.run() }, host: host)
+            return previous
+        }
+        old?.cancel()
+    }
+
+    /// The first host, in order, that accepts a connection and is not in recovery; with one host,
+    /// that host once it accepts a connection. Throws the first host's connection error if none.
+    static func writableHost(_ configuration: PostgresConfiguration, logger: Logger) async throws
+        -> PostgresConfiguration.Host
+    {
+        var firstError: (any Error)?
+        for host in configuration.hosts {
+            do {
+                let writable = try await ConnectionProbe.check(
+                    configuration, host: host, askingWritable: configuration.hosts.count > 1, logger: logger)
+                if writable { return host }
+                firstError =
+                    firstError
+                    ?? PostgresStoreError(
+                        .readOnly, operation: "connect to \(host)", message: "the server is a read-only standby")
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? PostgresStoreError(.missingConfiguration, operation: "connect", message: "no host")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SlotScheduler
+import SlotSchedulerPostgres
+import Testing
+
+/// The commit window: the server crashes while a reservation's `COMMIT` is in progress. A client
+/// must never be told "accepted" for a booking the database does not have afterwards.
+///
+/// A test-only deferred trigger, in a throwaway schema, sleeps inside the commit, which makes the
+/// window wide enough to crash the server in it every time. Before the store waited for its own
+/// `COMMIT`, the reply (row and `CommandComplete`) reached the client ahead of the commit, and this
+/// test saw "accepted" with an empty table.
+@Suite(
+    .exclusiveDatabase,
+    .enabled(
+        if: TestDatabase.url != nil && TestDatabase.restartCommand != nil,
+        "needs SLOTSCHEDULER_DATABASE_URL and SLOTSCHEDULER_PG_RESTART_CMD (Scripts/with-postgres.sh)"))
+struct CommitWindowTests {
+    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    func crashDuringCommitNeverAcknowledgesALostBooking(withRequestID: Bool) async throws {
+        let schema = TestDatabase.freshSchema("commit")
+        let store = try await TestDatabase.store(schema: schema)
+        defer { Task { await store.shutdown() } }
+        try await installSlowCommit(schema: schema, seconds: 3)
+
+        let request = ReservationRequest(
+            slot: Fixture.slot(hour: 10), user: 7, requestID: withRequestID ? "commit-window" : nil)
+        let attempt = Task { try await store.reserve(request, at: Fixture.now) }
+        #expect(try await waitForSleepingCommit(), "the COMMIT never reached the test trigger")
+        let restart = try await TestDatabase.shell("timeout 90 " + (TestDatabase.restartCommand ?? "false"))
+        #expect(restart == 0)
+        let outcome = await attempt.result
+        let stored = try await store.allBookingsByID()
+
+        switch outcome {
+        case .success(let booking):
+            // Only a repeatable request may have been retried to a real commit after the restart.
+            #expect(withRequestID, "a reservation without a request id was acknowledged across a crash")
+            #expect(stored.map(\.id) == [booking.id], "acknowledged \(booking.id), the database holds \(stored)")
+            #expect(stored.first?.slot == request.slot && stored.first?.user == request.user)
+        case .failure(let error):
+            #expect(stored.isEmpty, "the reservation failed (\(error)) but the database holds \(stored)")
+            let kind = (error as? PostgresStoreError)?.kind
+            #expect(kind == .outcomeUnknown || kind == .retriesExhausted, "not an indeterminate error: \(error)")
+        }
+    }
+
+    /// A deferred constraint trigger that sleeps in the COMMIT of every transaction that books.
+    func installSlowCommit(schema: String, seconds: Int) async throws {
+        let sql = """
+            CREATE FUNCTION \(schema).slow_commit() RETURNS trigger LANGUAGE plpgsql AS
+            'BEGIN PERFORM pg_sleep(\(seconds)); RETURN NULL; END';
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON \(schema).bookings
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(schema).slow_commit();
+            """
+        #expect(try await psql(sql) == 0)
+    }
+
+    /// Polls until a backend is sleeping in a COMMIT (up to 10 s).
+    func waitForSleepingCommit() async throws -> Bool {
+        for _ in 0..<100 {
+            let query =
+                "SELECT 1 FROM pg_stat_activity WHERE query = 'COMMIT' AND state = 'active' AND wait_event = 'PgSleep'"
+            if try await psql(query, expectRow: true) == 0 { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// Runs `sql` with psql; with `expectRow`, exits 0 only if it printed a row.
+    func psql(_ sql: String, expectRow: Bool = false) async throws -> Int32 {
+        let url = TestDatabase.url ?? ""
+        let quoted = sql.replacingOccurrences(of: "'", with: "'\\''")
+        let command =
+            expectRow
+            ? "timeout 30 psql -X -At -d '\(url)' -c '\(quoted)' 2>/dev/null | grep -q ."
+            : "timeout 30 psql -X -q -v ON_ERROR_STOP=1 -d '\(url)' -c '\(quoted)' >/dev/null"
+        return try await TestDatabase.shell(command)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SlotScheduler
+import SlotSchedulerPostgres
+import Testing
+
+/// A store that cannot connect says why, within its connect timeout, instead of retrying for a
+/// minute and reporting a tripped circuit breaker.
+@Suite(.sharedDatabase, .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
+struct ConnectionErrorTests {
+    /// The test server's URL with `change` applied to its parts.
+    func configuration(_ change: (inout URLComponents) -> Void) throws -> PostgresConfiguration {
+        var parts = URLComponents(string: TestDatabase.url ?? "") ?? URLComponents()
+        change(&parts)
+        var config = try PostgresConfiguration(url: parts.string ?? "", schema: TestDatabase.freshSchema("connect"))
+        config.connectTimeout = .seconds(3)
+        return config
+    }
+
+    func kind(of configuration: PostgresConfiguration) async -> PostgresStoreError.Kind? {
+        do {
+            let store = try await PostgresBookingService(
+                configuration: configuration, stations: Fixture.stations, policy: Fixture.policy)
+            await store.shutdown()
+            return nil
+        } catch {
+            return (error as? PostgresStoreError)?.kind
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func unknownRoleIsAnAuthenticationFailure() async throws {
+        #expect(await kind(of: try configuration { $0.user = "no_such_role" }) == .authenticationFailed)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func unknownDatabaseIsNamed() async throws {
+        #expect(await kind(of: try configuration { $0.path = "/no_such_database" }) == .databaseNotFound)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func closedPortIsRefused() async throws {
+        // Port 1 on loopback: nothing listens there, and it is not the test server's.
+        #expect(await kind(of: try configuration { $0.port = 1 }) == .connectionRefused)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func unresolvableHostIsNamed() async throws {
+        let kind = await kind(of: try configuration { $0.host = "no-such-host.invalid" })
+        // A resolver with no DNS server may time out instead of answering "no such name".
+        #expect(kind == .hostNotFound || kind == .connectTimeout, "\(String(describing: kind))")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func serverWithoutTLSRefusesRequire() async throws {
+        guard ProcessInfo.processInfo.environment["SLOTSCHEDULER_PG_CA_FILE"] == nil else { return }
+        var config = try configuration { _ in }
+        config.tls = .require
+        #expect(await kind(of: config) == .tlsFailed)
+    }
+
+    @Test func urlParametersAreRead() throws {
+        let config = try PostgresConfiguration(
+            url: "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&connect_timeout=4&schema=s")
+        #expect(config.tls == .verifyFull && config.tlsCAFile == "/ca.pem")
+        #expect(config.connectTimeout == .seconds(4) && config.schema == "s")
+        #expect(throws: PostgresStoreError.self) { try PostgresConfiguration(url: "postgres://u@h/db?sslmode=allow") }
+        #expect(throws: PostgresStoreError.self) {
+            try PostgresConfiguration(url: "postgres://u@h/db?connect_timeout=0")
+        }
+    }
+}
