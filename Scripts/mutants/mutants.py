@@ -8,8 +8,8 @@ mutant can never silently become a no-op when the sources change.
 """
 import sys
 
-SCHEDULER_RESERVE_OLD = """        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
-            let attempt = stripe.book.withLock { users in
+SCHEDULER_RESERVE_OLD = """        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
+            let attempt = stripes.withLock(stripe) { users in
                 Decisions.reserve(
                     ref, user: request.user, requestID: request.requestID, reminder: reminder,
                     now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
@@ -18,8 +18,8 @@ SCHEDULER_RESERVE_OLD = """        let result: Result<Booking, Rejection> = shar
 
 # Check on a copy under one lock acquisition, then (after a busy "database round trip") insert under
 # another acquisition without checking again: the classic check-then-insert race.
-SCHEDULER_RESERVE_NEW = """        let check = shard(of: ref.station).book.withLock { slots in
-            stripe.book.withLock { users in
+SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: ref.station)) { slots in
+            stripes.withLock(stripe) { users in
                 var trialSlots = slots
                 var trialUsers = users
                 return Decisions.reserve(
@@ -32,10 +32,10 @@ SCHEDULER_RESERVE_NEW = """        let check = shard(of: ref.station).book.withL
             for i in 0..<50_000 { spin &+= i }  // the "database round trip" between check and insert
             precondition(spin != 1)
         }
-        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
+        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
             let attempt: ReservationAttempt
             if check.isAccepted && !check.isRepeat {
-                attempt = stripe.book.withLock { users in
+                attempt = stripes.withLock(stripe) { users in
                     let page = slots.pageIndex(ref.day)
                     let u = users.findOrInsert(request.user)
                     let record = slots.records.count

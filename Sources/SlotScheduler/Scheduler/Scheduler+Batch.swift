@@ -24,14 +24,14 @@ extension Scheduler {
         let rules = rules
         let base = batch.startIndex
         for s in shards.indices where starts[s] < starts[s + 1] {
-            shards[s].book.withLock { slots in
+            shards.withLock(s) { slots in
                 var window = starts[s]
                 while window < starts[s + 1] {
                     let end = min(window + Ledger.batchWindow, starts[s + 1])
                     for k in window..<end { slots.prefetch(batch[base + order[k]].0) }
                     for k in window..<end {
                         let (ref, user) = batch[base + order[k]]
-                        results[order[k]] = stripe(of: user).book.withLock { users in
+                        results[order[k]] = stripes.withLock(stripe(of: user)) { users in
                             Decisions.reserve(
                                 ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,
                                 rules: rules, slots: &slots, users: &users)

@@ -2,7 +2,8 @@ extension Scheduler {
     /// The booking with `id`, in its current status.
     public func booking(_ id: BookingID) -> Booking? {
         let catalog = rules.catalog
-        return shard(of: id)?.book.withLock { slots in
+        guard let shard = shard(of: id) else { return nil }
+        return shards.withLock(shard) { slots in
             slots.record(of: id).map { slots.booking(record: $0, catalog: catalog) }
         }
     }
@@ -10,7 +11,7 @@ extension Scheduler {
     /// The user's bookings, upcoming and past at `now`. Each booking is read atomically; one
     /// made or cancelled while the query runs may or may not be included.
     public func bookings(of user: UserID, at now: Instant) -> UserBookings {
-        let ids = stripe(of: user).book.withLock { $0.activeBookings(of: user) }
+        let ids = stripes.withLock(stripe(of: user)) { $0.activeBookings(of: user) }
         return UserBookings(ids.compactMap(booking), at: now)
     }
 
@@ -20,7 +21,7 @@ extension Scheduler {
             throw Rejection(.unknownStation, value: station.rawValue)
         }
         let rules = rules
-        return shard(of: index).book.withLock {
+        return shards.withLock(shard(of: index)) {
             $0.dayView(station: index, date: date, now: now.secondsSinceEpoch, rules: rules)
         }
     }
@@ -29,13 +30,13 @@ extension Scheduler {
     public func status(of slot: Slot, at now: Instant) throws(Rejection) -> SlotStatus {
         let ref = try rules.catalog.resolve(slot)
         let rules = rules
-        return shard(of: ref.station).book.withLock { $0.status(ref, now: now.secondsSinceEpoch, rules: rules) }
+        return shards.withLock(shard(of: ref.station)) { $0.status(ref, now: now.secondsSinceEpoch, rules: rules) }
     }
 
     /// For each station matching `filter`, its earliest free slot at `now`.
     public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) -> [FreeSlot] {
         FreeSlot.search(filter, rules: rules, now: now) { station, body in
-            shard(of: station).book.withLock { body($0) }
+            shards.withLock(shard(of: station)) { body($0) }
         }
     }
 
@@ -66,8 +67,8 @@ extension Scheduler {
     /// Replaying it with ``init(rules:shards:replaying:)`` and the same shard count rebuilds the state.
     public var events: [Event] {
         let catalog = rules.catalog
-        let perShard = shards.map { shard in
-            shard.book.withLock { slots in slots.journal.map { ($0.at, slots.event($0, catalog: catalog)) } }
+        let perShard = shards.indices.map { shard in
+            shards.withLock(shard) { slots in slots.journal.map { ($0.at, slots.event($0, catalog: catalog)) } }
         }
         var cursors = [Int](repeating: 0, count: perShard.count)
         var merged: [Event] = []
@@ -90,7 +91,7 @@ extension Scheduler {
     }
 
     private func apply(_ event: Event, index: Int) throws(ReplayError) {
-        let target: Shard?
+        let target: Int?
         let user: UserID?
         switch event {
         case .reserved(let booking):
@@ -106,8 +107,8 @@ extension Scheduler {
         guard let shard = target else { throw ReplayError(index: index, problem: "no shard holds this event") }
         let rules = rules
         let stripe = stripe(of: user ?? 0)
-        let result: Result<Void, ReplayError> = shard.book.withLock { slots in
-            stripe.book.withLock { users in
+        let result: Result<Void, ReplayError> = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
                 do throws(ReplayError) {
                     try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
                     return .success(())
@@ -118,6 +119,6 @@ extension Scheduler {
     }
 
     private func allShards<T>(_ read: (borrowing SlotBook) -> [T]) -> [T] {
-        shards.flatMap { shard in shard.book.withLock { read($0) } }
+        shards.indices.flatMap { shard in shards.withLock(shard) { read($0) } }
     }
 }

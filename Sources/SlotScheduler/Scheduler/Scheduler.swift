@@ -3,7 +3,8 @@
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
 /// slower than one on a 2-core machine. So the state is split: stations are spread over
 /// *shards* (station index modulo the shard count) and users over *stripes* (the low bits of
-/// a small user id, else a hash of it), each with its own lock (`Locked`, a pthread mutex). A
+/// a small user id, else a hash of it), each with its own lock (``LockedCells``: a pthread mutex
+/// per cell, cells a cache-line pair apart). A
 /// reservation locks its station's shard, then its user's stripe, and runs the same `Decisions`
 /// as ``Ledger`` while holding both: validation and insert are one atomic step for the slot
 /// *and* for the user's limit. Calls on different stations and users take different locks and
@@ -13,21 +14,13 @@
 /// at a time, always in that order.
 public final class Scheduler: Sendable {
     public let rules: Rules
-    let shards: [Shard]
-    private let stripes: [Stripe]
+    /// The station shards' slot books, by shard number.
+    let shards: LockedCells<SlotBook>
+    /// The user stripes' user books, by stripe number.
+    let stripes: LockedCells<UserBook>
     private let stripeMask: Int
     /// User ids below this are striped by their low bits, so each stripe indexes them directly.
     private let directLimit: UInt64
-
-    final class Shard: Sendable {
-        let book: Locked<SlotBook>
-        init(_ book: SlotBook) { self.book = Locked(book) }
-    }
-
-    final class Stripe: Sendable {
-        let book: Locked<UserBook>
-        init(_ book: UserBook) { self.book = Locked(book) }
-    }
 
     /// Creates an empty scheduler.
     ///
@@ -45,18 +38,20 @@ public final class Scheduler: Sendable {
         let shardCount = max(1, min(shards, 4096))
         var stripeCount = 1
         while stripeCount < max(1, min(userStripes, 4096)) { stripeCount <<= 1 }
-        self.shards = (0..<shardCount).map {
-            var book = SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling)
-            book.prefault(bookings: expectedBookings / shardCount)
-            return Shard(book)
-        }
+        self.shards = LockedCells(
+            (0..<shardCount).map {
+                var book = SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling)
+                book.prefault(bookings: expectedBookings / shardCount)
+                return book
+            })
         let shift = stripeCount.trailingZeroBitCount
         let directPerStripe = max(16, (expectedUsers + stripeCount - 1) / stripeCount)
-        self.stripes = (0..<stripeCount).map { _ in
-            var book = UserBook(directUsers: directPerStripe, idShift: shift)
-            book.prefault(users: 0, bookings: expectedBookings / stripeCount)
-            return Stripe(book)
-        }
+        self.stripes = LockedCells(
+            (0..<stripeCount).map { _ in
+                var book = UserBook(directUsers: directPerStripe, idShift: shift)
+                book.prefault(users: 0, bookings: expectedBookings / stripeCount)
+                return book
+            })
         stripeMask = stripeCount - 1
         directLimit = UInt64(directPerStripe) << UInt64(shift)
     }
@@ -68,19 +63,22 @@ public final class Scheduler: Sendable {
 
     public var shardCount: Int { shards.count }
 
+    /// The shard number of a station (a catalog index).
     @inline(__always)
-    func shard(of station: Int32) -> Shard { shards[Int(station) % shards.count] }
+    func shard(of station: Int32) -> Int { Int(station) % shards.count }
 
+    /// The stripe number of a user.
     @inline(__always)
-    func stripe(of user: UserID) -> Stripe {
+    func stripe(of user: UserID) -> Int {
         let id = user.rawValue
         let spread = id < directLimit ? id : (id &* 0x9E37_79B9_7F4A_7C15) >> 40
-        return stripes[Int(truncatingIfNeeded: spread) & stripeMask]
+        return Int(truncatingIfNeeded: spread) & stripeMask
     }
 
-    func shard(of booking: BookingID) -> Shard? {
+    /// The shard number that assigned `booking`, if there is such a shard.
+    func shard(of booking: BookingID) -> Int? {
         let index = Int(booking.rawValue >> SlotBook.shardShift)
-        return index < shards.count ? shards[index] : nil
+        return index < shards.count ? index : nil
     }
 
     /// Books one slot for one user at `now`, or throws why not. Atomic: two concurrent
@@ -91,8 +89,8 @@ public final class Scheduler: Sendable {
         let reminder = request.reminderSeconds
         let stripe = stripe(of: request.user)
         let rules = rules
-        let result: Result<Booking, Rejection> = shard(of: ref.station).book.withLock { slots in
-            let attempt = stripe.book.withLock { users in
+        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
+            let attempt = stripes.withLock(stripe) { users in
                 Decisions.reserve(
                     ref, user: request.user, requestID: request.requestID, reminder: reminder,
                     now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
@@ -119,8 +117,8 @@ public final class Scheduler: Sendable {
     public func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
         let stripe = stripe(of: user)
         let rules = rules
-        return shard(of: ref.station).book.withLock { slots in
-            stripe.book.withLock { users in
+        return shards.withLock(shard(of: ref.station)) { slots in
+            stripes.withLock(stripe) { users in
                 Decisions.reserve(
                     ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules,
                     slots: &slots, users: &users)
@@ -134,11 +132,11 @@ public final class Scheduler: Sendable {
         guard let shard = shard(of: id) else { throw Rejection(.unknownBooking, booking: id, user: user) }
         let stripe = stripe(of: user)
         let rules = rules
-        let result: Result<Booking, Rejection> = shard.book.withLock { slots in
+        let result: Result<Booking, Rejection> = shards.withLock(shard) { slots in
             guard let record = slots.record(of: id) else {
                 return .failure(Rejection(.unknownBooking, booking: id, user: user))
             }
-            let reason = stripe.book.withLock { users in
+            let reason = stripes.withLock(stripe) { users in
                 Decisions.cancel(
                     record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
             }
@@ -162,7 +160,7 @@ public final class Scheduler: Sendable {
             throw Rejection(.unknownStation, value: change.station.rawValue)
         }
         let rules = rules
-        let result: Result<[Booking], Rejection> = shard(of: station).book.withLock { slots in
+        let result: Result<[Booking], Rejection> = shards.withLock(shard(of: station)) { slots in
             switch Decisions.changeAvailability(
                 change, rule: rule, now: now.secondsSinceEpoch, rules: rules, slots: &slots)
             {
@@ -171,7 +169,7 @@ public final class Scheduler: Sendable {
                 for record in records {
                     let user = slots.records[record].user
                     let id = slots.bookingID(record: record)
-                    stripe(of: user).book.withLock { users in
+                    stripes.withLock(stripe(of: user)) { users in
                         if let u = users.find(user) { users.remove(id, from: u) }
                     }
                 }
