@@ -74,6 +74,11 @@ import Testing
             (["policy", "maxUpcomingBookings"], "-1", "policy.maxUpcomingBookings", "a count"),
             (["workload", "hotness", "share"], "1.5", "workload.hotness.share", "a fraction"),
             (["typo"], "1", "typo", "one of"),
+            // The core's IdentifierRule, enforced by the scenario's validation too (issue 11).
+            (["steps", "0", "requestID"], "\" r1\"", "steps[0].requestID", "without leading whitespace"),
+            (["steps", "0", "requestID"], "\"\"", "steps[0].requestID", "a non-empty identifier"),
+            (["steps", "0", "requestID"], "\"r\\u0000\"", "steps[0].requestID", "without control characters"),
+            (["stations", "0", "id"], "\"s1 \"", "stations[0].id", "without trailing whitespace"),
         ] as [([String], String, String, String)])
     func refusedWithPath(path: [String], json: String, expectedPath: String, expected: String) throws {
         let value = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])

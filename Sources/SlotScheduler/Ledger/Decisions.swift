@@ -81,8 +81,9 @@ enum Decisions {
     /// The local sockets an availability change targets, or the reason it cannot apply.
     static func targets(of change: AvailabilityChange, rules: Rules, slots: SlotBook) -> Result<[Int], Rejection> {
         let catalog = rules.catalog
-        guard let station = catalog.stationIndex[change.station] else {
-            return .failure(Rejection(.unknownStation, value: change.station.rawValue))
+        let station: Int32
+        do throws(Rejection) { station = try catalog.index(of: change.station, on: change.date) } catch {
+            return .failure(error)
         }
         let sockets = catalog.stations[Int(station)].sockets
         let base = Int(catalog.socketBase[Int(station)])

@@ -13,14 +13,17 @@ public struct Ledger: Sendable {
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
     /// per state change). The expected sizes only pre-allocate; they are not limits. User ids
     /// below `expectedUsers` find their state by direct index (8 bytes each, allocated now);
-    /// other ids go through a hash table.
+    /// other ids go through a hash table. Both hints are clamped to 0...2^23.
     public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024, expectedBookings: Int = 0) {
         self.rules = rules
         slots = SlotBook(catalog: rules.catalog, shard: 0, of: 1, journaling: journaling)
-        users = UserBook(directUsers: expectedUsers)
-        slots.prefault(bookings: expectedBookings)
-        users.prefault(users: 0, bookings: expectedBookings)
+        users = UserBook(directUsers: Self.preallocation(expectedUsers))
+        slots.prefault(bookings: Self.preallocation(expectedBookings))
+        users.prefault(users: 0, bookings: Self.preallocation(expectedBookings))
     }
+
+    /// A pre-allocation hint clamped to 0...2^23, so a wrong hint cannot take all memory or overflow.
+    static func preallocation(_ hint: Int) -> Int { min(max(0, hint), 1 << 23) }
 
     /// Validates the stations and policy and creates an empty ledger.
     public init(stations: [Station], policy: Policy) throws(InvalidValue) {
@@ -35,7 +38,7 @@ public struct Ledger: Sendable {
     /// Repeating a ``ReservationRequest/requestID`` returns the booking it made.
     /// - Complexity: O(1) amortised; the checks run in the order the ``Rejection/Reason`` list gives.
     public mutating func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
-        let ref = try rules.catalog.resolve(request.slot)
+        let ref = try rules.resolve(request)
         let reminder = request.reminderSeconds
         let attempt = Decisions.reserve(
             ref, user: request.user, requestID: request.requestID, reminder: reminder, now: now.secondsSinceEpoch,
@@ -68,7 +71,7 @@ public struct Ledger: Sendable {
             var rejection = Rejection(
                 reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
             if reason == .cancellationCutoffPassed {
-                rejection.instant = Instant(slots.records[record].start - rules.policy.cancellationCutoffSeconds)
+                rejection.instant = rules.cancellationDeadline(start: slots.records[record].start)
             }
             throw rejection
         }
@@ -116,6 +119,6 @@ public struct Ledger: Sendable {
 
     /// The events after the first `count`.
     public func events(since count: Int) -> [Event] {
-        slots.journal[min(count, slots.journal.count)...].map { slots.event($0, catalog: rules.catalog) }
+        slots.journal[min(max(0, count), slots.journal.count)...].map { slots.event($0, catalog: rules.catalog) }
     }
 }

@@ -9,6 +9,12 @@ enum Replay {
         case .reserved(let booking):
             let ref: SlotRef
             do { ref = try rules.catalog.resolve(booking.slot) } catch { throw fail(error.description) }
+            if let id = booking.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
+                throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
+            }
+            guard Instant.supportedRange.contains(booking.start) else {
+                throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
+            }
             let record = slots.records.count
             guard slots.bookingID(record: record) == booking.id else {
                 throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")

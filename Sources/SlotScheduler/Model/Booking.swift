@@ -31,14 +31,14 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     }
 
     /// The instant the slot ends: one hour after ``start``.
-    public var end: Instant { Instant(secondsSinceEpoch: start.secondsSinceEpoch + 3_600) }
+    public var end: Instant { Instant(secondsSinceEpoch: start.secondsSinceEpoch.saturatingAdding(3_600)) }
 
     /// Whether the booking still counts against its user's limit at `now`: active and not yet ended.
     public func isUpcoming(at now: Instant) -> Bool { status == .active && end > now }
 
     /// When its reminder fires, if it asked for one.
     public var reminderAt: Instant? {
-        reminderOffsetSeconds.map { Instant(secondsSinceEpoch: start.secondsSinceEpoch - $0) }
+        reminderOffsetSeconds.map { Instant(secondsSinceEpoch: start.secondsSinceEpoch.saturatingSubtracting($0)) }
     }
 }
 

@@ -64,6 +64,9 @@ public struct Coordinate: Hashable, Codable, Sendable {
         self.longitude = longitude
     }
 
+    /// Whether this is a point on Earth: latitude -90...90 and longitude -180...180 (so not NaN).
+    public var isValid: Bool { (-90...90).contains(latitude) && (-180...180).contains(longitude) }
+
     /// Great-circle distance in kilometres (haversine, mean Earth radius 6371 km).
     public func distanceKilometres(to other: Coordinate) -> Double {
         let rad = Double.pi / 180

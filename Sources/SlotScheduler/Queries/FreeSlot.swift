@@ -4,7 +4,7 @@ public struct SlotFilter: Hashable, Codable, Sendable {
     public var city: String?
     public var connector: ConnectorType?
     public var minimumPowerKW: Double?
-    /// Sort results nearest first from here.
+    /// Sort results nearest first from here; ignored unless ``Coordinate/isValid``.
     public var near: Coordinate?
     /// How many days from the station's local date at `now` to look through (default 14).
     public var searchDays: Int
@@ -47,6 +47,7 @@ public struct FreeSlot: Hashable, Codable, Sendable {
     ) -> [FreeSlot] {
         let catalog = rules.catalog
         let city = filter.city.map(TextFolding.fold)
+        let near = filter.near.flatMap { $0.isValid ? $0 : nil }
         let days = max(0, min(filter.searchDays, 3_660))
         var found: [FreeSlot] = []
         for (i, station) in catalog.stations.enumerated() {
@@ -73,13 +74,13 @@ public struct FreeSlot: Hashable, Codable, Sendable {
                 return nil
             }
             guard var hit else { continue }
-            if let near = filter.near, let at = station.coordinate {
+            if let near, let at = station.coordinate {
                 hit.distanceKilometres = near.distanceKilometres(to: at)
             }
             found.append(hit)
         }
         found.sort { a, b in
-            if filter.near != nil, a.distanceKilometres != b.distanceKilometres {
+            if near != nil, a.distanceKilometres != b.distanceKilometres {
                 return (a.distanceKilometres ?? .infinity) < (b.distanceKilometres ?? .infinity)
             }
             return (a.start, a.slot.station) < (b.start, b.slot.station)

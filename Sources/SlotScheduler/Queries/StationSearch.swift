@@ -41,7 +41,11 @@ public struct StationPage: Hashable, Codable, Sendable {
     public var page: Int
     public var pageSize: Int
     public var totalCount: Int
-    public var hasMore: Bool { (page + 1) * pageSize < totalCount }
+    public var hasMore: Bool {
+        // Overflow-safe: a page past Int.max / pageSize has nothing after it.
+        let (start, overflow) = page.multipliedReportingOverflow(by: pageSize)
+        return !overflow && start < totalCount && totalCount - start > pageSize
+    }
 }
 
 public struct StationMatch: Hashable, Codable, Sendable {
@@ -49,17 +53,56 @@ public struct StationMatch: Hashable, Codable, Sendable {
     public var distanceKilometres: Double?
 }
 
+extension StationQuery {
+    /// The longest text, city or facility a query may give, in UTF-8 bytes.
+    public static let maxTextBytes = 256
+    /// The most facilities a query may ask for.
+    public static let maxFacilities = 32
+
+    /// Refuses pages, sizes, texts and places a search cannot use; see ``Catalog/search(_:)``.
+    func validate() throws(InvalidValue) {
+        guard page >= 0 else {
+            throw InvalidValue(field: "page", value: String(page), expected: "a page number of 0 or more")
+        }
+        guard (1...500).contains(pageSize) else {
+            throw InvalidValue(field: "pageSize", value: String(pageSize), expected: "a page size 1...500")
+        }
+        guard facilities.count <= Self.maxFacilities else {
+            throw InvalidValue(
+                field: "facilities", value: String(facilities.count),
+                expected: "at most \(Self.maxFacilities) facilities")
+        }
+        let texts = [("text", text), ("city", city)] + facilities.enumerated().map { ("facilities[\($0)]", $1) }
+        for case (let field, let value?) in texts where value.utf8.count > Self.maxTextBytes {
+            throw InvalidValue(
+                field: field, value: IdentifierRule.shortened(value),
+                expected: "at most \(Self.maxTextBytes) UTF-8 bytes")
+        }
+        if let near, !near.isValid {
+            throw InvalidValue(
+                field: "near", value: "\(near.latitude),\(near.longitude)",
+                expected: "latitude -90...90 and longitude -180...180")
+        }
+        if let radius = withinKilometres, radius.isNaN {
+            throw InvalidValue(field: "withinKilometres", value: "nan", expected: "a distance in kilometres")
+        }
+        if let power = minimumPowerKW, power.isNaN {
+            throw InvalidValue(field: "minimumPowerKW", value: "nan", expected: "a power in kW")
+        }
+    }
+}
+
 extension Catalog {
     /// Stations matching `query`, one stable page at a time.
     ///
+    /// Refuses (``InvalidValue``) a negative page, a page size outside 1...500, a text, city or
+    /// facility longer than ``StationQuery/maxTextBytes``, more than ``StationQuery/maxFacilities``
+    /// facilities, a `near` that is not on Earth and NaN numbers. A page past the end, however far
+    /// (`Int.max`), is empty.
+    ///
     /// - Complexity: O(*n* log *n*) in the number of stations.
     public func search(_ query: StationQuery) throws(InvalidValue) -> StationPage {
-        guard query.page >= 0 else {
-            throw InvalidValue(field: "page", value: String(query.page), expected: "a page number of 0 or more")
-        }
-        guard (1...500).contains(query.pageSize) else {
-            throw InvalidValue(field: "pageSize", value: String(query.pageSize), expected: "a page size 1...500")
-        }
+        try query.validate()
         let text = query.text.map(TextFolding.fold) ?? ""
         let city = query.city.map(TextFolding.fold)
         let facilities = query.facilities.map(TextFolding.fold)
@@ -90,8 +133,10 @@ extension Catalog {
             }
             return (a.1, a.0.station.id) < (b.1, b.0.station.id)
         }
-        let start = min(query.page * query.pageSize, matches.count)
-        let end = min(start + query.pageSize, matches.count)
+        // A page so far out that page * pageSize overflows is past the end, like any page after it.
+        let (offset, overflow) = query.page.multipliedReportingOverflow(by: query.pageSize)
+        let start = overflow ? matches.count : min(offset, matches.count)
+        let end = start + min(query.pageSize, matches.count - start)
         return StationPage(
             stations: matches[start..<end].map(\.0), page: query.page, pageSize: query.pageSize,
             totalCount: matches.count)

@@ -21,9 +21,7 @@ extension Ledger {
 
     /// The picker view of a station on a date at `now`.
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws(Rejection) -> DayView {
-        guard let index = rules.catalog.stationIndex[station] else {
-            throw Rejection(.unknownStation, value: station.rawValue)
-        }
+        let index = try rules.catalog.index(of: station, on: date)
         return slots.dayView(station: index, date: date, now: now.secondsSinceEpoch, rules: rules)
     }
 

@@ -59,15 +59,13 @@ public struct Catalog: Sendable {
     }
 
     private static func validate(_ station: Station, at path: String) throws(InvalidValue) {
-        guard !station.id.rawValue.isEmpty, station.id.rawValue.count <= 200 else {
-            throw InvalidValue(field: "\(path).id", value: station.id.rawValue, expected: "1 to 200 characters")
-        }
+        try IdentifierRule.validate(station.id.rawValue, field: "\(path).id")
         guard !station.sockets.isEmpty, station.sockets.count <= 10_000 else {
             throw InvalidValue(
                 field: "\(path).sockets", value: String(station.sockets.count), expected: "1 to 10000 sockets")
         }
         if let c = station.coordinate {
-            guard (-90...90).contains(c.latitude), (-180...180).contains(c.longitude) else {
+            guard c.isValid else {
                 throw InvalidValue(
                     field: "\(path).coordinate", value: "\(c.latitude),\(c.longitude)",
                     expected: "latitude -90...90 and longitude -180...180")
@@ -75,10 +73,11 @@ public struct Catalog: Sendable {
         }
         var seen = Set<SocketID>()
         for (j, socket) in station.sockets.enumerated() {
-            guard !socket.id.rawValue.isEmpty, seen.insert(socket.id).inserted else {
+            try IdentifierRule.validate(socket.id.rawValue, field: "\(path).sockets[\(j)].id")
+            guard seen.insert(socket.id).inserted else {
                 throw InvalidValue(
                     field: "\(path).sockets[\(j)].id", value: socket.id.rawValue,
-                    expected: "a non-empty socket id, unique within the station")
+                    expected: "a socket id unique within the station")
             }
             guard socket.powerKW.isFinite, socket.powerKW > 0, socket.powerKW <= 10_000 else {
                 throw InvalidValue(
@@ -96,20 +95,34 @@ public struct Catalog: Sendable {
         stationIndex[id].map { stations[Int($0)] }
     }
 
-    /// Interns `slot` for the fast booking path, refusing unknown stations, sockets and hours.
+    /// Interns `slot` for the fast booking path, refusing unknown stations, sockets and hours, and
+    /// dates outside ``LocalDate/supportedRange``.
     public func resolve(_ slot: Slot) throws(Rejection) -> SlotRef {
         guard let station = stationIndex[slot.station] else {
-            throw Rejection(.unknownStation, slot: slot, value: slot.station.rawValue)
+            throw Rejection(.unknownStation, slot: slot, value: IdentifierRule.shortened(slot.station.rawValue))
         }
         guard let local = stations[Int(station)].sockets.firstIndex(where: { $0.id == slot.socket }) else {
-            throw Rejection(.unknownSocket, slot: slot, value: slot.socket.rawValue)
+            throw Rejection(.unknownSocket, slot: slot, value: IdentifierRule.shortened(slot.socket.rawValue))
         }
         guard (0...23).contains(slot.hour) else {
             throw Rejection(.invalidHour, slot: slot, value: String(slot.hour))
         }
+        guard LocalDate.supportedRange.contains(slot.date) else {
+            throw Rejection(.unsupportedDate, slot: slot, date: slot.date)
+        }
         return SlotRef(
             station: station, socket: socketBase[Int(station)] + Int32(local), day: slot.date.dayNumber,
             hour: Int32(slot.hour))
+    }
+
+    /// The catalog index of `station`, refusing an unknown station or a date outside
+    /// ``LocalDate/supportedRange``: the check of every station-and-date command and query.
+    func index(of station: StationID, on date: LocalDate) throws(Rejection) -> Int32 {
+        guard let index = stationIndex[station] else {
+            throw Rejection(.unknownStation, value: IdentifierRule.shortened(station.rawValue))
+        }
+        guard LocalDate.supportedRange.contains(date) else { throw Rejection(.unsupportedDate, date: date) }
+        return index
     }
 
     /// The public slot an interned reference names.

@@ -8,7 +8,7 @@ extension Rejection {
     /// A sentence a person can read, saying what was refused and why.
     public func message(in language: MessageLanguage) -> String {
         let slot = self.slot.map(\.description) ?? "?"
-        let value = self.value ?? "?"
+        let value = self.value.map(IdentifierRule.shortened) ?? "?"
         let booking = self.booking.map(\.description) ?? "?"
         let instant = self.instant.map(\.description) ?? "?"
         let limit = self.limit.map(String.init) ?? "?"
@@ -20,6 +20,14 @@ extension Rejection {
         case (.turkish, .unknownSocket): return "İstasyonda \(value) numaralı soket yok."
         case (.english, .invalidHour): return "Hour \(value) is not an hour of the day (0–23)."
         case (.turkish, .invalidHour): return "\(value) geçerli bir saat değil (0–23)."
+        case (.english, .unsupportedDate): return "\(date) is outside the supported dates (years 1900–2399)."
+        case (.turkish, .unsupportedDate): return "\(date) desteklenen tarihlerin dışında (1900–2399 yılları)."
+        case (.english, .invalidRequestID):
+            return "Request id \(value) is not valid: use 1 to \(IdentifierRule.maxUTF8Bytes) UTF-8 bytes, "
+                + "without surrounding spaces or control characters."
+        case (.turkish, .invalidRequestID):
+            return "\(value) istek kimliği geçersiz: başında ve sonunda boşluk ya da kontrol karakteri olmadan "
+                + "1 ile \(IdentifierRule.maxUTF8Bytes) UTF-8 bayt arasında olmalı."
         case (.english, .nonexistentLocalTime):
             return "\(slot) does not exist: the clocks skip that hour (daylight saving time)."
         case (.turkish, .nonexistentLocalTime):

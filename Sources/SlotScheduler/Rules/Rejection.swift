@@ -37,6 +37,11 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case unknownStation
         case unknownSocket
         case invalidHour
+        /// A date outside ``LocalDate/supportedRange`` (years 1900–2399).
+        case unsupportedDate
+        /// A request id that breaks the ``IdentifierRule`` (empty, too long, surrounding
+        /// whitespace, control characters).
+        case invalidRequestID
         case nonexistentLocalTime
         case slotInPast
         case tooSoon

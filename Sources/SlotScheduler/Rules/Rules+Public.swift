@@ -1,6 +1,18 @@
 /// Public entry points into the booking rules for stores outside this module (the PostgreSQL
 /// store), so they reuse the rules instead of re-implementing them.
 extension Rules {
+    /// Checks what a reservation names before any state is read: the slot (``Catalog/resolve(_:)``:
+    /// station, socket, hour, date) and the request id (``IdentifierRule``). Every store calls
+    /// this first, so an id that breaks the rule is never stored.
+    public func resolve(_ request: ReservationRequest) throws(Rejection) -> SlotRef {
+        let ref = try catalog.resolve(request.slot)
+        if let id = request.requestID, !IdentifierRule.isValid(id.rawValue) {
+            throw Rejection(
+                .invalidRequestID, slot: request.slot, user: request.user, value: IdentifierRule.shortened(id.rawValue))
+        }
+        return ref
+    }
+
     /// The time, notice, horizon and reminder check of ``Ledger/reserve(_:at:)``: the reason a
     /// slot cannot be booked at `now` (or `nil`) and the instant it starts (meaningless for
     /// ``Rejection/Reason/nonexistentLocalTime``).

@@ -76,9 +76,11 @@ public struct Rules: Sendable {
 
     func zone(of station: Int32) -> ZoneClock { catalog.zone(of: station) }
 
-    /// The last bookable date for a station at `now`, if the horizon sets one.
+    /// The last bookable date for a station (its catalog index, ``SlotRef/station``) at `now`, if
+    /// the horizon sets one; `nil` also for an index the catalog does not have.
     public func lastBookableDate(station: Int32, at now: Instant) -> LocalDate? {
         if let lastDay { return LocalDate(dayNumber: lastDay) }
+        guard catalog.stations.indices.contains(Int(station)) else { return nil }
         if let rollingDays {
             return LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch) + rollingDays)
         }
@@ -96,7 +98,14 @@ public struct Rules: Sendable {
 
     /// Whether a booking starting at `start` can still be cancelled at `now`.
     @inline(__always)
-    func canCancel(start: Int64, now: Int64) -> Bool { now < start - policy.cancellationCutoffSeconds }
+    func canCancel(start: Int64, now: Int64) -> Bool {
+        now < start.saturatingSubtracting(policy.cancellationCutoffSeconds)
+    }
+
+    /// The last instant a booking starting at `start` can be cancelled before (exclusive).
+    func cancellationDeadline(start: Int64) -> Instant {
+        Instant(start.saturatingSubtracting(policy.cancellationCutoffSeconds))
+    }
 
     /// Builds the full refusal for a reason found on the fast path.
     func rejection(
@@ -108,11 +117,11 @@ public struct Rules: Sendable {
         switch reason {
         case .nonexistentLocalTime: r.value = String(ref.hour)
         case .slotInPast: r.instant = Instant(start)
-        case .tooSoon: r.instant = Instant(now + noticeSeconds)
+        case .tooSoon: r.instant = Instant(now.saturatingAdding(noticeSeconds))
         case .beyondHorizon: r.date = lastBookableDate(station: ref.station, at: Instant(now))
         case .userLimitReached: r.limit = limit(for: user)
         case .invalidReminder: r.value = reminder.map(String.init)
-        case .reminderInPast: r.instant = Instant(start - (reminder ?? 0))
+        case .reminderInPast: r.instant = Instant(start.saturatingSubtracting(reminder ?? 0))
         case .conflictingRequestID: r.value = requestID?.rawValue
         default: break
         }

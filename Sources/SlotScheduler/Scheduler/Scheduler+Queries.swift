@@ -17,9 +17,7 @@ extension Scheduler {
 
     /// The picker view of a station on a date at `now`, read under the station's lock.
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws(Rejection) -> DayView {
-        guard let index = rules.catalog.stationIndex[station] else {
-            throw Rejection(.unknownStation, value: station.rawValue)
-        }
+        let index = try rules.catalog.index(of: station, on: date)
         let rules = rules
         return shards.withLock(shard(of: index)) {
             $0.dayView(station: index, date: date, now: now.secondsSinceEpoch, rules: rules)

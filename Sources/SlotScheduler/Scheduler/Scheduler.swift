@@ -28,13 +28,15 @@ public final class Scheduler: Sendable {
     ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
     ///   - userStripes: user stripes, rounded up to a power of two.
     ///   - expectedUsers: users to pre-allocate for; not a limit. Ids below it find their state
-    ///     by direct index in their stripe (8 bytes each, allocated now).
-    ///   - expectedBookings: bookings to pre-allocate for; not a limit.
+    ///     by direct index in their stripe (8 bytes each, allocated now). Clamped to 0...2^23.
+    ///   - expectedBookings: bookings to pre-allocate for; not a limit. Clamped to 0...2^23.
     public init(
         rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024,
         expectedBookings: Int = 0
     ) {
         self.rules = rules
+        let expectedUsers = Ledger.preallocation(expectedUsers)
+        let expectedBookings = Ledger.preallocation(expectedBookings)
         let shardCount = max(1, min(shards, 4096))
         var stripeCount = 1
         while stripeCount < max(1, min(userStripes, 4096)) { stripeCount <<= 1 }
@@ -85,7 +87,7 @@ public final class Scheduler: Sendable {
     /// reservations of one slot never both succeed, and concurrent reservations never take a
     /// user past their limit.
     public func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
-        let ref = try rules.catalog.resolve(request.slot)
+        let ref = try rules.resolve(request)
         let reminder = request.reminderSeconds
         let stripe = stripe(of: request.user)
         let rules = rules
@@ -144,7 +146,7 @@ public final class Scheduler: Sendable {
             var rejection = Rejection(
                 reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
             if reason == .cancellationCutoffPassed {
-                rejection.instant = Instant(slots.records[record].start - rules.policy.cancellationCutoffSeconds)
+                rejection.instant = rules.cancellationDeadline(start: slots.records[record].start)
             }
             return .failure(rejection)
         }
@@ -156,9 +158,7 @@ public final class Scheduler: Sendable {
     public func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) throws(Rejection) -> [Booking] {
-        guard let station = rules.catalog.stationIndex[change.station] else {
-            throw Rejection(.unknownStation, value: change.station.rawValue)
-        }
+        let station = try rules.catalog.index(of: change.station, on: change.date)
         let rules = rules
         let result: Result<[Booking], Rejection> = shards.withLock(shard(of: station)) { slots in
             switch Decisions.changeAvailability(

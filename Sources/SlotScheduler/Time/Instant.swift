@@ -12,6 +12,11 @@ public struct Instant: Hashable, Comparable, Codable, Sendable, CustomStringConv
         var container = encoder.singleValueContainer()
         try container.encode(secondsSinceEpoch)
     }
+    /// The instants of ``LocalDate/supportedRange`` with a day's margin each side for time zones.
+    public static let supportedRange =
+        Instant(
+            Int64(LocalDate.supportedRange.lowerBound.dayNumber - 1) * 86_400)...Instant(
+            Int64(LocalDate.supportedRange.upperBound.dayNumber + 2) * 86_400)
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.secondsSinceEpoch < rhs.secondsSinceEpoch }
     public static func + (lhs: Self, rhs: Duration) -> Self {
         Instant(secondsSinceEpoch: lhs.secondsSinceEpoch &+ rhs.components.seconds)
@@ -20,17 +25,44 @@ public struct Instant: Hashable, Comparable, Codable, Sendable, CustomStringConv
         Instant(secondsSinceEpoch: lhs.secondsSinceEpoch &- rhs.components.seconds)
     }
     /// The UTC instant of a UTC wall-clock time; convenient in tests and scenarios.
+    ///
+    /// Hours, minutes and seconds out of their usual ranges carry over (hour 24 is the next day);
+    /// a sum beyond the range of `Int64` saturates at `Int64.min` or `Int64.max`.
     public static func utc(_ date: LocalDate, hour: Int, minute: Int = 0, second: Int = 0) -> Instant {
-        Instant(
-            secondsSinceEpoch: Int64(date.dayNumber) * 86_400 + Int64(hour) * 3_600 + Int64(minute) * 60
-                + Int64(second))
+        var seconds = Int64(date.dayNumber) * 86_400
+        for (count, unit) in [(hour, 3_600), (minute, 60), (second, 1)] as [(Int, Int64)] {
+            let (product, overflow) = Int64(count).multipliedReportingOverflow(by: unit)
+            seconds = seconds.saturatingAdding(overflow ? (count < 0 ? .min : .max) : product)
+        }
+        return Instant(secondsSinceEpoch: seconds)
     }
-    /// ISO 8601 in UTC, e.g. `2018-03-25T01:00:00Z`.
+    /// ISO 8601 in UTC, e.g. `2018-03-25T01:00:00Z`. Defined for every `Int64`, years far outside
+    /// ``LocalDate/supportedYears`` included.
     public var description: String {
-        let day = Int32((secondsSinceEpoch >= 0 ? secondsSinceEpoch : secondsSinceEpoch - 86_399) / 86_400)
-        let rest = secondsSinceEpoch - Int64(day) * 86_400
-        let date = LocalDate(dayNumber: day)
+        let (day, rest) = Self.floorDivide(secondsSinceEpoch, 86_400)
+        let (year, month, dayOfMonth) = LocalDate.civil(fromDay: day)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let date = "\(year)-\(two(Int64(month)))-\(two(Int64(dayOfMonth)))"
         return "\(date)T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+    }
+
+    /// `value` divided by `divisor` (positive) rounded down, and the non-negative remainder.
+    static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (q, r) = value.quotientAndRemainder(dividingBy: divisor)
+        return r < 0 ? (q - 1, r + divisor) : (q, r)
+    }
+}
+
+extension Int64 {
+    /// `self + other`, clamped to `Int64.min...Int64.max` instead of trapping.
+    func saturatingAdding(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self - other`, clamped to `Int64.min...Int64.max` instead of trapping.
+    func saturatingSubtracting(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other > 0 ? .min : .max) : difference
     }
 }

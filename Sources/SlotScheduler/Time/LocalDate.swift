@@ -9,6 +9,14 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The dates this package accepts: years 1900 through 2399.
     public static let supportedYears = 1900...2399
 
+    /// The dates this package accepts, 1900-01-01 through 2399-12-31: the dates of
+    /// ``supportedYears``. A slot or availability change outside them is refused
+    /// (``Rejection/Reason/unsupportedDate``), so no input can make a book span more days.
+    public static let supportedRange =
+        LocalDate(
+            dayNumber: dayNumber(year: 1900, month: 1, day: 1))...LocalDate(
+            dayNumber: dayNumber(year: 2399, month: 12, day: 31))
+
     public init(dayNumber: Int32) { self.dayNumber = dayNumber }
 
     /// Creates a date, refusing ones that do not exist ("2018-02-30") or lie outside ``supportedYears``.
@@ -65,8 +73,12 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         return Int32(era * 146_097 + doe - 719_468)
     }
 
-    var components: (year: Int, month: Int, day: Int) {
-        let z = Int(dayNumber) + 719_468
+    var components: (year: Int, month: Int, day: Int) { Self.civil(fromDay: Int64(dayNumber)) }
+
+    /// The proleptic Gregorian (year, month, day) of any day number an `Int64` count of seconds
+    /// can reach (|day| < 2^47, so nothing here overflows).
+    static func civil(fromDay day: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = Int(day) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365

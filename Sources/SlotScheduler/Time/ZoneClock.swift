@@ -122,9 +122,12 @@ struct ZoneClock: Sendable {
         return first
     }
 
-    /// The local date at `instant`.
+    /// The local date at `instant`. Instants beyond about ±5.8 million years are clamped
+    /// there, so the day always fits an `Int32` with room to add a horizon to it.
     func localDay(at instant: Int64) -> Int32 {
-        let local = instant + Int64(offset(at: instant))
-        return Int32((local >= 0 ? local : local - 86_399) / 86_400)
+        let limit: Int64 = 2_000_000_000 * 86_400
+        let clamped = Swift.min(Swift.max(instant, -limit), limit)
+        let local = clamped + Int64(offset(at: clamped))
+        return Int32(Instant.floorDivide(local, 86_400).quotient)
     }
 }

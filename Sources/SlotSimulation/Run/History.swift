@@ -115,6 +115,8 @@ enum Reasons {
         case .alreadyCancelled: 16
         case .cancellationCutoffPassed: 17
         case .slotHasBookings: 18
+        case .unsupportedDate: 19
+        case .invalidRequestID: 20
         }
     }
 

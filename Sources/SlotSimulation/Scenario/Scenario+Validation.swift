@@ -299,6 +299,10 @@ extension Scenario {
                 try check((0...23).contains(hour), "\(path).hour", String(hour), "an hour 0...23")
                 if step.op == .reserve {
                     guard step.user != nil else { throw fail("\(path).user", "nothing", "a user id") }
+                    if let id = step.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
+                        throw fail(
+                            "\(path).requestID", IdentifierRule.shortened(id.rawValue).debugDescription, expected)
+                    }
                     if let label = step.label {
                         try check(
                             labels.updateValue(i, forKey: label) == nil, "\(path).label", label.debugDescription,

@@ -1,0 +1,60 @@
+/// The one rule every stored text identifier follows: station ids, socket ids and request ids.
+///
+/// A valid identifier
+/// - is 1 to ``maxUTF8Bytes`` (128) bytes long in UTF-8,
+/// - has no whitespace at its start or end (`" IST-1 "` is refused; `"IST 1"` is fine),
+/// - contains no control character (Unicode category Cc: NUL, tabs, line feeds, DEL, C1 controls).
+///
+/// ``Catalog`` refuses stations and sockets that break it, ``Ledger`` and ``Scheduler`` refuse a
+/// reservation whose request id breaks it (``Rejection/Reason/invalidRequestID``) before storing
+/// anything, the simulator's scenario validation refuses such ids, and the PostgreSQL store checks
+/// them before any SQL. The bound keeps what one request can make the service remember small.
+public enum IdentifierRule {
+    /// The longest identifier, in UTF-8 bytes.
+    public static let maxUTF8Bytes = 128
+
+    /// Why `text` is not a valid identifier, as the `expected` of an ``InvalidValue``, or `nil`
+    /// when it is valid.
+    ///
+    /// - Complexity: O(min(*n*, ``maxUTF8Bytes``)): a longer text is refused by its length alone.
+    public static func problem(in text: String) -> String? {
+        let bytes = text.utf8.count
+        guard bytes > 0 else { return "a non-empty identifier" }
+        guard bytes <= maxUTF8Bytes else { return "an identifier of at most \(maxUTF8Bytes) UTF-8 bytes" }
+        let scalars = text.unicodeScalars
+        if let first = scalars.first, first.properties.isWhitespace {
+            return "an identifier without leading whitespace"
+        }
+        if let last = scalars.last, last.properties.isWhitespace {
+            return "an identifier without trailing whitespace"
+        }
+        if scalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "an identifier without control characters"
+        }
+        return nil
+    }
+
+    /// Whether `text` is a valid identifier.
+    public static func isValid(_ text: String) -> Bool { problem(in: text) == nil }
+
+    /// Throws an ``InvalidValue`` naming `field` when `text` is not a valid identifier. The
+    /// value it carries is cut to ``maxUTF8Bytes`` bytes, so the error stays small too.
+    public static func validate(_ text: String, field: String) throws(InvalidValue) {
+        if let expected = problem(in: text) {
+            throw InvalidValue(field: field, value: shortened(text), expected: expected)
+        }
+    }
+
+    /// `text` cut to at most ``maxUTF8Bytes`` UTF-8 bytes (on a character boundary) with `…` and
+    /// the full length appended when it was longer: for echoing input in errors and messages.
+    public static func shortened(_ text: String) -> String {
+        let bytes = text.utf8.count
+        guard bytes > maxUTF8Bytes else { return text }
+        var kept = ""
+        for character in text {
+            if kept.utf8.count + character.utf8.count > maxUTF8Bytes { break }
+            kept.append(character)
+        }
+        return "\(kept)… (\(bytes) bytes)"
+    }
+}
