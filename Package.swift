@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SlotScheduler", targets: ["SlotScheduler"]),
         .library(name: "SlotSimulation", targets: ["SlotSimulation"]),
         .library(name: "SlotSchedulerPostgres", targets: ["SlotSchedulerPostgres"]),
+        .library(name: "SlotSchedulerJournal", targets: ["SlotSchedulerJournal"]),
+        .executable(name: "journal-bench", targets: ["journal-bench"]),
         .executable(name: "schedule-sim", targets: ["schedule-sim"]),
     ],
     dependencies: [
@@ -33,6 +35,8 @@ let package = Package(
             dependencies: ["SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: swiftSettings
         ),
+        // A durable journal for one instance; the C library only, no package dependencies.
+        .target(name: "SlotSchedulerJournal", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "schedule-sim",
             dependencies: [
@@ -48,6 +52,9 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "journal-bench", dependencies: ["SlotSchedulerJournal"], path: "Benchmarks/JournalBench",
+            swiftSettings: swiftSettings),
         .testTarget(name: "SchedulerTests", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PropertyTests",
@@ -57,6 +64,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SimulationTests", dependencies: ["SlotSimulation"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "JournalTests", dependencies: ["SlotSchedulerJournal", "SlotSimulation", "journal-crash-child"],
+            swiftSettings: swiftSettings),
+        // The process the journal's SIGKILL test starts and kills.
+        .executableTarget(
+            name: "journal-crash-child", dependencies: ["SlotSchedulerJournal", "SlotSimulation"],
+            path: "Tests/JournalCrashChild", swiftSettings: swiftSettings),
         .testTarget(
             name: "PostgresTests", dependencies: ["SlotSchedulerPostgres", "SlotSimulation"],
             swiftSettings: swiftSettings),

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real directory, through the C library: `open`, `write`, `fdatasync`, `fsync`, `rename`,
+/// and `flock` on a `LOCK` file.
+///
+/// `@unchecked Sendable`: the lock descriptor is set once by `lock()` before the store shares
+/// the object, and read again only by `unlock()` at close.
+public final class PosixDirectory: JournalFiles, @unchecked Sendable {
+    public let path: String
+    private var lockDescriptor: Int32 = -1
+
+    /// Uses (and creates, if missing) the directory at `path`.
+    public init(path: String) throws(JournalError) {
+        self.path = path
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw .posix("cannot create the directory", file: path)
+        }
+    }
+
+    func full(_ name: String) -> String { path + "/" + name }
+
+    public func lock() throws(JournalError) {
+        let name = full("LOCK")
+        let fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .posix("cannot open the lock file", file: name) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            Glibc.close(fd)
+            if code == EWOULDBLOCK {
+                throw JournalError(
+                    .locked, file: name,
+                    message: "another store (this or another process) has the journal open; one writer at a time")
+            }
+            throw JournalError(.io, file: name, message: "flock: \(String(cString: strerror(code)))")
+        }
+        lockDescriptor = fd
+    }
+
+    public func unlock() {
+        guard lockDescriptor >= 0 else { return }
+        Glibc.close(lockDescriptor)
+        lockDescriptor = -1
+    }
+
+    public func list() throws(JournalError) -> [String] {
+        guard let dir = opendir(path) else { throw .posix("cannot list", file: path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public func read(_ name: String) throws(JournalError) -> [UInt8] {
+        let file = full(name)
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("cannot open", file: file) }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .posix("cannot read", file: file)
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    public func create(_ name: String) throws(JournalError) -> any JournalFile {
+        let file = full(name)
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .posix("cannot create", file: file) }
+        return PosixFile(fd: fd, path: file)
+    }
+
+    public func openForAppend(_ name: String, truncatingTo size: Int) throws(JournalError) -> any JournalFile {
+        let file = full(name)
+        let fd = open(file, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("cannot open", file: file) }
+        guard ftruncate(fd, off_t(size)) == 0, lseek(fd, off_t(size), SEEK_SET) >= 0 else {
+            let error = JournalError.posix("cannot truncate to \(size) bytes", file: file)
+            Glibc.close(fd)
+            throw error
+        }
+        return PosixFile(fd: fd, path: file)
+    }
+
+    public func rename(_ from: String, to: String) throws(JournalError) {
+        guard Glibc.rename(full(from), full(to)) == 0 else { throw .posix("cannot rename to \(to)", file: full(from)) }
+    }
+
+    public func remove(_ name: String) throws(JournalError) {
+        guard unlink(full(name)) == 0 || errno == ENOENT else { throw .posix("cannot remove", file: full(name)) }
+    }
+
+    public func syncDirectory() throws(JournalError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("cannot open the directory", file: path) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw .posix("fsync of the directory failed", file: path) }
+    }
+}
+
+/// An open file descriptor, written with `write(2)` until all bytes are out.
+///
+/// `@unchecked Sendable`: the store writes and syncs it from one leader at a time (its group
+/// commit), and closes it only when no leader is active.
+final class PosixFile: JournalFile, @unchecked Sendable {
+    let fd: Int32
+    let path: String
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    func write(_ bytes: [UInt8]) throws(JournalError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { all in
+                let rest = UnsafeRawBufferPointer(rebasing: all[done...])
+                return Glibc.write(fd, rest.baseAddress, rest.count)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .posix("write failed", file: path)
+            }
+            done += n
+        }
+    }
+
+    func sync(metadata: Bool) throws(JournalError) {
+        let result = metadata ? fsync(fd) : fdatasync(fd)
+        guard result == 0 else { throw .posix(metadata ? "fsync failed" : "fdatasync failed", file: path) }
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,102 @@
+import SlotScheduler
+
+/// The binary form of ``Event``: a tag byte, then the fields in a fixed order
+/// (see the FileFormat article). Decoding checks every value it can without the catalog.
+enum EventCoding {
+    static let reservedTag: UInt8 = 1
+    static let cancelledTag: UInt8 = 2
+    static let availabilityChangedTag: UInt8 = 3
+    static let displacedTag: UInt8 = 4
+
+    static func encode(_ event: Event, into w: inout ByteWriter) {
+        switch event {
+        case .reserved(let b):
+            w.u8(reservedTag)
+            w.u64(b.id.rawValue)
+            w.string(b.slot.station.rawValue)
+            w.string(b.slot.socket.rawValue)
+            w.i32(b.slot.date.dayNumber)
+            w.u8(UInt8(truncatingIfNeeded: b.slot.hour))
+            w.u64(b.user.rawValue)
+            w.i64(b.start.secondsSinceEpoch)
+            w.i64(b.createdAt.secondsSinceEpoch)
+            w.u8((b.requestID == nil ? 0 : 1) | (b.reminderOffsetSeconds == nil ? 0 : 2))
+            if let r = b.requestID { w.string(r.rawValue) }
+            if let r = b.reminderOffsetSeconds { w.i64(r) }
+            w.u8(statusCode(b.status))
+        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at):
+            if case .cancelled = event { w.u8(cancelledTag) } else { w.u8(displacedTag) }
+            w.u64(id.rawValue)
+            w.u64(user.rawValue)
+            w.i64(at.secondsSinceEpoch)
+        case .availabilityChanged(let c, let at):
+            w.u8(availabilityChangedTag)
+            w.string(c.station.rawValue)
+            w.u8(c.socket == nil ? 0 : 1)
+            if let s = c.socket { w.string(s.rawValue) }
+            w.i32(c.date.dayNumber)
+            w.u8(c.hours == nil ? 0 : 1)
+            if let h = c.hours { w.u32(h.mask) }
+            w.i64(at.secondsSinceEpoch)
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws(DecodeError) -> Event {
+        let tag = try r.u8("event tag")
+        switch tag {
+        case reservedTag:
+            let id = BookingID(try r.u64("booking id"))
+            let station = StationID(try r.string("station"))
+            let socket = SocketID(try r.string("socket"))
+            let day = try r.i32("date")
+            let hour = Int(try r.u8("hour"))
+            guard hour < 24 else { throw r.fail("hour \(hour) is not 0...23") }
+            let user = UserID(try r.u64("user"))
+            let start = Instant(secondsSinceEpoch: try r.i64("start"))
+            let createdAt = Instant(secondsSinceEpoch: try r.i64("createdAt"))
+            let flags = try r.u8("flags")
+            guard flags & ~3 == 0 else { throw r.fail("unknown flags \(flags)") }
+            let requestID = flags & 1 == 0 ? nil : RequestID(try r.string("request id"))
+            let reminder = flags & 2 == 0 ? nil : try r.i64("reminder")
+            let status = try self.status(try r.u8("status"), reader: r)
+            return .reserved(
+                Booking(
+                    id: id, slot: Slot(station: station, socket: socket, date: LocalDate(dayNumber: day), hour: hour),
+                    user: user, start: start, createdAt: createdAt, requestID: requestID,
+                    reminderOffsetSeconds: reminder, status: status))
+        case cancelledTag, displacedTag:
+            let id = BookingID(try r.u64("booking id"))
+            let user = UserID(try r.u64("user"))
+            let at = Instant(secondsSinceEpoch: try r.i64("at"))
+            return tag == cancelledTag ? .cancelled(id, user: user, at: at) : .displaced(id, user: user, at: at)
+        case availabilityChangedTag:
+            let station = StationID(try r.string("station"))
+            let socket = try r.u8("socket flag") == 0 ? nil : SocketID(try r.string("socket"))
+            let day = try r.i32("date")
+            let hours = try r.u8("hours flag") == 0 ? nil : HourSet(mask: try r.u32("hours"))
+            let at = Instant(secondsSinceEpoch: try r.i64("at"))
+            return .availabilityChanged(
+                AvailabilityChange(station: station, socket: socket, date: LocalDate(dayNumber: day), hours: hours),
+                at: at)
+        default:
+            throw r.fail("unknown event tag \(tag)")
+        }
+    }
+
+    static func statusCode(_ s: Booking.Status) -> UInt8 {
+        switch s {
+        case .active: 0
+        case .cancelled: 1
+        case .displaced: 2
+        }
+    }
+
+    static func status(_ code: UInt8, reader: ByteReader) throws(DecodeError) -> Booking.Status {
+        switch code {
+        case 0: .active
+        case 1: .cancelled
+        case 2: .displaced
+        default: throw reader.fail("unknown status \(code)")
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import SlotScheduler
+
+/// What a directory holds, read back: the events to replay, where each came from, and where
+/// the store goes on appending.
+struct Recovered {
+    var events: [Event] = []
+    /// For each event, the file and byte offset of its record (for replay errors).
+    var origins: [(file: String, offset: Int)] = []
+    var shards: Int
+    /// Whether `shards` was read from a file (else it is the opener's choice, for a new directory).
+    var shardsKnown = false
+    /// The journal to append to, and how many of its bytes are valid (the rest is a torn tail).
+    var generation: UInt64 = 0
+    var validLength = RecordFormat.headerSize
+    var tornBytes = 0
+    /// Whether the current journal must be created (fresh directory, or a torn header).
+    var createJournal = false
+    /// Files that a completed checkpoint made obsolete, or left over from an unfinished one.
+    var obsolete: [String] = []
+}
+
+/// Reads a store's directory: the latest snapshot, then every journal after it in order.
+///
+/// A record that fails (cut short, checksum, decoding) at offset P of the newest journal, with
+/// no valid record anywhere after P, is a torn tail: never acknowledged, cut off. Any other
+/// failure refuses to open, naming the file and offset; nothing is changed.
+enum Recovery {
+    static func read(_ files: any JournalFiles, shards requested: Int) throws(JournalError) -> Recovered {
+        let names = try files.list()
+        let snapshots = names.compactMap { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".snap") }
+        let journals = names.compactMap { FileNames.generation(of: $0, prefix: "journal-", suffix: ".log") }
+        var result = Recovered(shards: requested)
+        result.obsolete = names.filter { $0.hasSuffix(".tmp") }
+        let base = snapshots.max()
+        if let base {
+            result.obsolete += snapshots.filter { $0 < base }.map(FileNames.snapshot)
+            try readSnapshot(files, generation: base, into: &result)
+        }
+        result.obsolete += journals.filter { $0 < base ?? 0 }.map(FileNames.journal)
+        let live = journals.filter { $0 >= base ?? 0 }.sorted()
+        guard let last = live.last else {
+            if let first = journals.min(), base == nil {
+                throw JournalError(
+                    .corrupt, file: files.path + "/" + FileNames.journal(first),
+                    message: "journals start at generation \(first) but there is no snapshot before them")
+            }
+            result.generation = base ?? 0
+            result.createJournal = true
+            return result
+        }
+        let first = base ?? 0
+        for (i, generation) in live.enumerated() where generation != first + UInt64(i) {
+            throw JournalError(
+                .corrupt, file: files.path + "/" + FileNames.journal(first + UInt64(i)),
+                message: "missing: the journals after generation \(first) are not contiguous")
+        }
+        for generation in live {
+            try readJournal(files, generation: generation, isLast: generation == last, into: &result)
+        }
+        result.generation = last
+        return result
+    }
+
+    static func readSnapshot(_ files: any JournalFiles, generation: UInt64, into result: inout Recovered)
+        throws(JournalError)
+    {
+        let name = FileNames.snapshot(generation)
+        let path = files.path + "/" + name
+        let bytes = try files.read(name)
+        let header = try readHeader(bytes, path: path, kind: .snapshot, generation: generation)
+        result.shards = header.shards
+        result.shardsKnown = true
+        var offset = RecordFormat.headerSize
+        var count = 0
+        while true {
+            guard case .record(let record) = RecordFormat.read(bytes, at: offset) else {
+                throw JournalError(.corrupt, file: path, offset: offset, message: snapshotProblem(bytes, offset))
+            }
+            switch record.type {
+            case .snapshotEvents:
+                let events = try decode(record, path: path, offset: offset)
+                result.events += events
+                result.origins += repeatElement((file: path, offset: offset), count: events.count)
+                count += events.count
+            case .snapshotEnd:
+                var body = record.body
+                let total = try? body.u64("event count")
+                guard total == UInt64(count), offset + record.size == bytes.count else {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset, message: "snapshot end does not match its \(count) events"
+                    )
+                }
+                return
+            case .command:
+                throw JournalError(.corrupt, file: path, offset: offset, message: "a journal record in a snapshot")
+            }
+            offset += record.size
+        }
+    }
+
+    static func snapshotProblem(_ bytes: [UInt8], _ offset: Int) -> String {
+        if case .invalid(let why) = RecordFormat.read(bytes, at: offset) { return "snapshot record: \(why)" }
+        return "snapshot record"
+    }
+
+    static func readJournal(_ files: any JournalFiles, generation: UInt64, isLast: Bool, into result: inout Recovered)
+        throws(JournalError)
+    {
+        let name = FileNames.journal(generation)
+        let path = files.path + "/" + name
+        let bytes = try files.read(name)
+        if isLast, bytes.count <= RecordFormat.headerSize,
+            (try? RecordFormat.readHeader(bytes)) == nil
+        {
+            // Created but not yet synced when the process stopped: nothing in it was acknowledged.
+            result.createJournal = true
+            result.tornBytes = bytes.count
+            return
+        }
+        let header = try readHeader(bytes, path: path, kind: .journal, generation: generation)
+        if !result.shardsKnown {
+            // No snapshot: the first journal's header says how the ids were assigned.
+            result.shards = header.shards
+            result.shardsKnown = true
+        }
+        guard header.shards == result.shards else {
+            throw JournalError(
+                .corrupt, file: path, offset: 12,
+                message: "shard count \(header.shards) differs from the snapshot's \(result.shards)")
+        }
+        var offset = RecordFormat.headerSize
+        while offset < bytes.count {
+            switch RecordFormat.read(bytes, at: offset) {
+            case .record(let record):
+                guard record.type == .command else {
+                    throw JournalError(.corrupt, file: path, offset: offset, message: "a snapshot record in a journal")
+                }
+                let events = try decode(record, path: path, offset: offset)
+                result.events += events
+                result.origins += repeatElement((file: path, offset: offset), count: events.count)
+                offset += record.size
+            case .invalid(let why):
+                if isLast, let next = firstValidRecord(bytes, after: offset) {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset,
+                        message: "\(why), followed by a valid record at byte \(next): not a torn tail; refusing to open"
+                    )
+                }
+                guard isLast else {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset, message: "\(why) in a journal that a newer one follows")
+                }
+                result.validLength = offset
+                result.tornBytes = bytes.count - offset
+                return
+            }
+        }
+        result.validLength = offset
+        result.tornBytes = 0
+    }
+
+    /// The offset of the first valid record after `offset`, if any.
+    /// - Complexity: O(n) positions, each rejected by its length bound or checked by CRC over at
+    ///   most the bytes that remain; in practice the tail after a failure is small.
+    static func firstValidRecord(_ bytes: [UInt8], after offset: Int) -> Int? {
+        var q = offset + 1
+        while q + RecordFormat.frameSize <= bytes.count {
+            if case .record = RecordFormat.read(bytes, at: q) { return q }
+            q += 1
+        }
+        return nil
+    }
+
+    static func readHeader(_ bytes: [UInt8], path: String, kind: RecordFormat.FileKind, generation: UInt64)
+        throws(JournalError) -> RecordFormat.Header
+    {
+        let header: RecordFormat.Header
+        do { header = try RecordFormat.readHeader(bytes) } catch {
+            throw JournalError(.corrupt, file: path, offset: error.offset, message: "header: \(error.problem)")
+        }
+        guard header.kind == kind, header.generation == generation else {
+            throw JournalError(
+                .corrupt, file: path, offset: 0,
+                message:
+                    "header says \(header.kind) generation \(header.generation); the name says \(kind) \(generation)")
+        }
+        return header
+    }
+
+    static func decode(_ record: RecordFormat.Record, path: String, offset: Int) throws(JournalError) -> [Event] {
+        do { return try RecordFormat.decodeEvents(record) } catch {
+            throw JournalError(
+                .corrupt, file: path, offset: offset,
+                message: "record passes its checksum but cannot be decoded: \(error)")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import SlotScheduler
+import Synchronization
+
+extension JournalStore {
+    /// Writes a snapshot and starts a new journal, so that opening replays only what follows.
+    ///
+    /// Steps, each durable before the next: (1) as leader, flush the buffer to journal N and take
+    /// the scheduler's snapshot at exactly that point; (2) create journal N+1 (header synced,
+    /// directory synced) and switch appends to it; (3) write `snapshot-(N+1).tmp`, sync it, rename
+    /// it to `snapshot-(N+1).snap`, sync the directory; (4) remove journal N and snapshot N. A
+    /// crash between steps leaves a directory that opens to the same state: before (3) completes,
+    /// recovery reads snapshot N and journals N and N+1.
+    ///
+    /// Commands keep running; they wait for their sync only while steps (1) and (2) hold the
+    /// leader's role.
+    /// - Complexity: O(bookings + overrides) to write the snapshot.
+    public func checkpoint() async throws {
+        await becomeLeader()
+        let (snapshot, batch, end, oldFile, generation, shards) = state.withLock { s in
+            let start = s.appended - UInt64(s.buffer.count)
+            defer {
+                s.buffer.removeAll(keepingCapacity: true)
+                s.recordEnds.removeAll()
+            }
+            return (scheduler.snapshot(), s.buffer, start + UInt64(s.buffer.count), s.file, s.generation, s.shards)
+        }
+        let next = generation + 1
+        var newFile: (any JournalFile)?
+        var failure: JournalError?
+        do throws(JournalError) {
+            guard let oldFile else { throw JournalError(.closed, file: files.path, message: "the store is closed") }
+            if !batch.isEmpty {
+                try oldFile.write(batch)
+                try oldFile.sync(metadata: false)
+            }
+            newFile = try Self.createJournal(files, generation: next, shards: shards)
+        } catch { failure = error }
+        state.withLock { s in
+            if let failure {
+                s.failure = s.failure ?? failure
+                return
+            }
+            s.durable = max(s.durable, end)
+            if !batch.isEmpty { s.syncs += 1 }
+            s.file = newFile
+            s.generation = next
+        }
+        // Releases the leader's role, waking whom the write covered (or failing them).
+        flush(upTo: end)
+        if let failure { throw failure }
+        oldFile?.close()
+        try writeSnapshot(snapshot, generation: next, shards: shards)
+        try files.remove(FileNames.journal(generation))
+        try files.remove(FileNames.snapshot(generation))
+        try files.syncDirectory()
+    }
+
+    /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed.
+    func writeSnapshot(_ snapshot: Snapshot, generation: UInt64, shards: Int) throws(JournalError) {
+        let events = snapshot.replayEvents
+        var bytes = RecordFormat.header(.init(kind: .snapshot, shards: shards, generation: generation))
+        var start = 0
+        while start < events.count {
+            let end = min(events.count, start + 4096)
+            RecordFormat.events(.snapshotEvents, events[start..<end], into: &bytes)
+            start = end
+        }
+        RecordFormat.frame(.snapshotEnd, into: &bytes) { $0.u64(UInt64(events.count)) }
+        let temp = FileNames.snapshotTemp(generation)
+        let file = try files.create(temp)
+        defer { file.close() }
+        try file.write(bytes)
+        try file.sync(metadata: true)
+        try files.rename(temp, to: FileNames.snapshot(generation))
+        try files.syncDirectory()
+    }
+}

@@ -1,0 +1,78 @@
+import SlotScheduler
+import Synchronization
+
+extension JournalStore {
+    /// Runs `body` on the scheduler under the store's lock, journals the events it returns, and
+    /// waits until they, and everything the body could have seen, are durable.
+    func command<T: Sendable>(_ body: (Scheduler, inout State) -> (Result<T, Rejection>, [Event])) async throws -> T {
+        let (result, target) = try state.withLock { s throws(JournalError) in
+            try s.checkUsable(files.path)
+            let (result, events) = body(scheduler, &s)
+            s.append(events)
+            return (result, s.appended)
+        }
+        try await waitDurable(target)
+        return try result.get()
+    }
+
+    /// Books a slot, as ``Scheduler/reserve(_:at:)``; returns once the booking is durable.
+    public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        try await command { scheduler, s in
+            do throws(Rejection) {
+                let booking = try scheduler.reserve(request, at: now)
+                return (.success(booking), s.isNew(booking) ? [.reserved(booking)] : [])
+            } catch { return (.failure(error), []) }
+        }
+    }
+
+    /// Cancels a booking, as ``Scheduler/cancel(_:by:at:)``; returns once the cancellation is durable.
+    public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await command { scheduler, _ in
+            do throws(Rejection) {
+                let booking = try scheduler.cancel(id, by: user, at: now)
+                return (.success(booking), [.cancelled(id, user: user, at: now)])
+            } catch { return (.failure(error), []) }
+        }
+    }
+
+    /// Changes availability, as ``Scheduler/changeAvailability(_:onBookings:at:)``; returns the
+    /// displaced bookings once the change and the displacements are durable.
+    public func changeAvailability(
+        _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
+    ) async throws -> [Booking] {
+        try await command { scheduler, _ in
+            do throws(Rejection) {
+                let displaced = try scheduler.changeAvailability(change, onBookings: rule, at: now)
+                let events =
+                    [Event.availabilityChanged(change, at: now)]
+                    + displaced.map { Event.displaced($0.id, user: $0.user, at: now) }
+                return (.success(displaced), events)
+            } catch { return (.failure(error), []) }
+        }
+    }
+
+    public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {
+        try await command { scheduler, _ in (.success(scheduler.bookings(of: user, at: now)), []) }
+    }
+
+    public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
+        try await command { scheduler, _ in
+            do throws(Rejection) {
+                return (.success(try scheduler.dayView(of: station, on: date, at: now)), [])
+            } catch { return (.failure(error), []) }
+        }
+    }
+
+    public func allBookingsByID() async throws -> [Booking] {
+        try await command { scheduler, _ in (.success(scheduler.allBookings), []) }
+    }
+}
+
+extension Result {
+    fileprivate func get() throws(Failure) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import SlotScheduler
+
+extension JournalStore {
+    /// Everything the lock guards: the append buffer and positions, the waiting callers, and
+    /// the current journal. Positions count bytes appended since open.
+    struct State {
+        var buffer: [UInt8] = []
+        /// End of the last appended record.
+        var appended: UInt64 = 0
+        /// Where each buffered record ends (only read with group commit off).
+        var recordEnds: [UInt64] = []
+        /// End of the last record known durable.
+        var durable: UInt64 = 0
+        /// A leader is writing and syncing (only it touches `file`).
+        var leading = false
+        /// Set by a failed write or sync: every later command fails, nothing more is acknowledged.
+        var failure: JournalError?
+        var closed = false
+        var waiters: [Waiter] = []
+        var file: (any JournalFile)?
+        var generation: UInt64
+        var shards: Int
+        /// Request ids already journaled: a repeat returns the existing booking and writes nothing.
+        var requestKeys: Set<RequestKey>
+        var recoveredEvents: Int
+        var tornBytes: Int
+        var records = 0
+        var syncs = 0
+
+        init(
+            file: any JournalFile, generation: UInt64, shards: Int, requestKeys: Set<RequestKey>, recoveredEvents: Int,
+            tornBytes: Int
+        ) {
+            self.file = file
+            self.generation = generation
+            self.shards = shards
+            self.requestKeys = requestKeys
+            self.recoveredEvents = recoveredEvents
+            self.tornBytes = tornBytes
+        }
+
+        /// Throws if the store can take no more commands.
+        func checkUsable(_ path: String) throws(JournalError) {
+            if let failure { throw failure }
+            if closed { throw JournalError(.closed, file: path, message: "the store is closed") }
+        }
+
+        /// Appends one command's events as a record.
+        mutating func append(_ events: [Event]) {
+            guard !events.isEmpty else { return }
+            let before = buffer.count
+            RecordFormat.events(.command, events, into: &buffer)
+            appended += UInt64(buffer.count - before)
+            recordEnds.append(appended)
+            records += 1
+        }
+
+        /// Whether a booking the scheduler returned is new (to journal) or an idempotent repeat.
+        mutating func isNew(_ booking: Booking) -> Bool {
+            guard let id = booking.requestID else { return true }
+            return requestKeys.insert(RequestKey(user: booking.user, id: id)).inserted
+        }
+    }
+
+    /// A caller waiting until `target` is durable.
+    struct Waiter {
+        var target: UInt64
+        var continuation: CheckedContinuation<Turn, any Error>
+    }
+
+    enum Turn { case done, lead, wait }
+}
+
+extension JournalStore.State {
+    /// What a caller waiting for `target` does now: return, lead a write, or wait.
+    mutating func turn(for target: UInt64) throws(JournalError) -> JournalStore.Turn {
+        if durable >= target { return .done }
+        if let failure { throw failure }
+        if !leading {
+            leading = true
+            return .lead
+        }
+        return .wait
+    }
+}

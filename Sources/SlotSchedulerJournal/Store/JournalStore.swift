@@ -1,0 +1,157 @@
+import SlotScheduler
+import Synchronization
+
+/// The booking rules of one instance, durable in a directory of append-only files: the
+/// thread-safe ``Scheduler`` in memory, and a journal of every command it accepted.
+///
+/// **Acknowledged means durable.** A command returns (a booking, a cancellation, a displacement
+/// list) only after its record is written and `fdatasync`'ed. A refusal or a query returns only
+/// after everything it could have seen is durable too, so no caller ever observes a state that
+/// a crash could undo.
+///
+/// **Group commit.** Callers append their records to one buffer; the first caller to find no
+/// write under way becomes the leader, writes the whole buffer and syncs once, then wakes every
+/// caller whose record that sync covered and hands leadership to one still waiting. Throughput
+/// grows with the number of concurrent callers instead of being one sync per booking.
+///
+/// **Recovery.** Opening reads the latest snapshot and the journals after it (see the
+/// FileFormat article), cuts a torn tail, and refuses a corrupt record that valid ones follow.
+/// One store per directory: a second opener gets ``JournalError/Kind/locked``.
+///
+/// Order: commands run on the scheduler and append their record under one lock, so the journal
+/// holds them in the order they took effect. The in-memory work is microseconds; the sync is
+/// shared.
+public final class JournalStore: BookingService {
+    public let rules: Rules
+    /// The scheduler the journal feeds. Read it freely; commands must go through the store.
+    let scheduler: Scheduler
+    let files: any JournalFiles
+    let state: Mutex<State>
+    /// False: each caller writes and syncs its own record (the baseline group commit is measured against).
+    public let groupCommit: Bool
+
+    /// Opens (or creates) the store in `directory`, replaying what it holds.
+    ///
+    /// - Parameters:
+    ///   - shards: the scheduler's shards for a new directory; an existing one keeps its own.
+    ///   - groupCommit: share one sync among concurrent callers (the default).
+    /// - Throws: ``JournalError`` naming the file (and offset) that prevents opening.
+    public convenience init(directory: String, rules: Rules, shards: Int = 16, groupCommit: Bool = true)
+        throws(JournalError)
+    {
+        try self.init(
+            files: try PosixDirectory(path: directory), rules: rules, shards: shards, groupCommit: groupCommit)
+    }
+
+    /// Opens the store on any ``JournalFiles`` (the fault tests pass a simulated disk).
+    public init(files: any JournalFiles, rules: Rules, shards: Int = 16, groupCommit: Bool = true)
+        throws(JournalError)
+    {
+        try files.lock()
+        do throws(JournalError) {
+            let recovered = try Recovery.read(files, shards: max(1, min(shards, 4096)))
+            let scheduler: Scheduler
+            do {
+                scheduler = try Scheduler(rules: rules, shards: recovered.shards, replaying: recovered.events)
+            } catch {
+                let origin = recovered.origins.indices.contains(error.index) ? recovered.origins[error.index] : nil
+                throw JournalError(
+                    .replay, file: origin?.file ?? files.path, offset: origin?.offset,
+                    message: "\(error.problem) (does the directory belong to these stations?)")
+            }
+            let file = try Self.openJournal(files, recovered)
+            for name in recovered.obsolete { try files.remove(name) }
+            if !recovered.obsolete.isEmpty { try files.syncDirectory() }
+            var keys = Set<RequestKey>()
+            for case .reserved(let booking) in recovered.events {
+                if let id = booking.requestID { keys.insert(RequestKey(user: booking.user, id: id)) }
+            }
+            self.rules = rules
+            self.scheduler = scheduler
+            self.files = files
+            self.groupCommit = groupCommit
+            self.state = Mutex(
+                State(
+                    file: file, generation: recovered.generation, shards: recovered.shards, requestKeys: keys,
+                    recoveredEvents: recovered.events.count, tornBytes: recovered.tornBytes))
+        } catch {
+            files.unlock()
+            throw error
+        }
+    }
+
+    /// Opens the current journal for appending: a new one with its header synced, or the
+    /// existing one cut to its valid length (synced before anything is acknowledged).
+    static func openJournal(_ files: any JournalFiles, _ recovered: Recovered) throws(JournalError) -> any JournalFile {
+        let name = FileNames.journal(recovered.generation)
+        if recovered.createJournal {
+            return try createJournal(files, generation: recovered.generation, shards: recovered.shards)
+        }
+        let file = try files.openForAppend(name, truncatingTo: recovered.validLength)
+        if recovered.tornBytes > 0 {
+            do { try file.sync(metadata: true) } catch {
+                file.close()
+                throw error
+            }
+        }
+        return file
+    }
+
+    /// Creates journal `generation` with its header, synced, and the directory entry synced.
+    static func createJournal(_ files: any JournalFiles, generation: UInt64, shards: Int) throws(JournalError)
+        -> any JournalFile
+    {
+        let file = try files.create(FileNames.journal(generation))
+        do {
+            try file.write(RecordFormat.header(.init(kind: .journal, shards: shards, generation: generation)))
+            try file.sync(metadata: true)
+            try files.syncDirectory()
+        } catch {
+            file.close()
+            throw error
+        }
+        return file
+    }
+
+    /// How the store is doing: what recovery found, and records and syncs since open.
+    public struct Statistics: Hashable, Sendable {
+        public var recoveredEvents: Int
+        /// Bytes of torn tail cut at open.
+        public var tornBytes: Int
+        public var records: Int
+        public var syncs: Int
+        public var generation: UInt64
+    }
+
+    public var statistics: Statistics {
+        state.withLock {
+            Statistics(
+                recoveredEvents: $0.recoveredEvents, tornBytes: $0.tornBytes, records: $0.records, syncs: $0.syncs,
+                generation: $0.generation)
+        }
+    }
+
+    /// Writes what is buffered, closes the journal and releases the directory's lock. Commands
+    /// after this throw ``JournalError/Kind/closed``.
+    public func close() async {
+        await becomeLeader()
+        let wasClosed = state.withLock { s in
+            defer { s.closed = true }
+            return s.closed
+        }
+        flush(upTo: nil)
+        guard !wasClosed else { return }
+        let file = state.withLock { s in
+            defer { s.file = nil }
+            return s.file
+        }
+        file?.close()
+        files.unlock()
+    }
+}
+
+/// A user's request id, as the scheduler keys idempotent repeats.
+struct RequestKey: Hashable {
+    var user: UserID
+    var id: RequestID
+}
