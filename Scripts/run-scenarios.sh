@@ -30,6 +30,9 @@ echo "=== threads"
 "$BIN" run Scenarios/cancel-and-rebook.json --threads 4 --quiet || failed=1
 "$BIN" run Scenarios/closed-socket-and-overrides.json --threads 4 --quiet || failed=1
 
+echo "=== output files"
+Scripts/cli-output-files.sh "$BIN" || failed=1
+
 if [[ $failed -ne 0 ]]; then
     echo "some scenarios failed" >&2
     exit 1

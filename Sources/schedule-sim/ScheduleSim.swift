@@ -16,7 +16,10 @@ struct ScheduleSim: AsyncParsableCommand {
             and prints a summary.
 
             Exit codes: 0 pass, 1 an invariant or expectation broke, 2 history not linearizable, \
-            64 usage error, 65 bad scenario data.
+            64 usage error, 65 bad scenario data, 66 an input file cannot be read, 69 the database store \
+            cannot be reached, 73 an output file cannot be written (a directory, a device, a fifo, a \
+            missing folder: refused before the run; nothing but a regular file is ever replaced), \
+            130/143 interrupted by SIGINT/SIGTERM (partial output files are removed).
 
             Examples:
               schedule-sim run Scenarios/rush-hour.json
@@ -58,13 +61,25 @@ func load(_ path: String, seed: UInt64? = nil, operations: Int? = nil) throws ->
     }
 }
 
-func writeAtomically(_ data: Data, to path: String) throws(ExitCode) {
+/// Prints an output file's problem and exits 73 (cannot create the output file).
+func refuse(_ error: SimulationIOError) -> ExitCode {
+    FileHandle.standardError.write(Data("error: cannot write \(error.path): \(error.problem)\n".utf8))
+    return ExitCode(73)
+}
+
+/// Checks the output files before a run: each can be written without replacing anything but a
+/// regular file, no two are the same file and none is one of `inputs` (exit 73 if not).
+func checkOutputs(_ paths: [String?], inputs: [String]) throws(ExitCode) {
     do {
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        FileHandle.standardError.write(Data("error: cannot write \(path): \(error.localizedDescription)\n".utf8))
-        throw ExitCode(73)
-    }
+        var outputs: [OutputFile] = []
+        for case let path? in paths { outputs.append(try OutputFile.check(path)) }
+        try OutputFile.checkDistinct(outputs, inputs: inputs)
+    } catch { throw refuse(error) }
+}
+
+/// Writes `data` through a partial file beside `path` (see `OutputFile`); exit 73 if it cannot.
+func writeAtomically(_ data: Data, to path: String) throws(ExitCode) {
+    do { try OutputFile.check(path).write(data) } catch { throw refuse(error) }
 }
 
 func shellQuote(_ s: String) -> String {
@@ -146,6 +161,8 @@ extension ScheduleSim {
         }
 
         func run() async throws {
+            PartialFiles.shared.removeOnInterrupt()
+            try checkOutputs([report], inputs: [scenario] + history)
             let prepared = try load(scenario, seed: seed, operations: operations)
             let service = try await connect(store, prepared: prepared)
             let finalBookings: [Booking]
@@ -266,6 +283,8 @@ extension ScheduleSim {
         }
 
         func run() async throws {
+            PartialFiles.shared.removeOnInterrupt()
+            try checkOutputs([history, report, shrink], inputs: [scenario])
             let prepared = try load(scenario, seed: seed, operations: operations)
             if store == "memory" {
                 try await run(prepared, service: nil)
@@ -318,8 +337,7 @@ extension ScheduleSim {
                     result = try Simulator.runDeterministic(prepared, options: options)
                 }
             } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(73)
+                throw refuse(error)
             }
             let elapsed = ContinuousClock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

@@ -26,24 +26,6 @@ extension Simulator {
         return report
     }
 
-    /// One line of a threads-mode history (see ``writeTimedHistory(_:to:format:)``).
-    struct TimedLine: Decodable {
-        var process: Int32
-        var type: String
-        var time: Int64
-        var index: Int
-        var op: String
-        var user: UInt64
-        var now: Int64
-        var cell: Int32?
-        var requestID: String?
-        var booking: UInt64?
-        var repeatOf: UInt64?
-        var result: String?
-        var displaced: [UInt64]?
-        var detail: String?
-    }
-
     /// Reads a threads-mode history back into operations. An invoke without its return (the
     /// process was killed while it was in flight) is indeterminate: it may have happened or not.
     /// A last line cut short by the kill is ignored.
@@ -62,15 +44,18 @@ extension Simulator {
             func bad(_ why: String) -> SimulationIOError {
                 SimulationIOError(path: path, problem: "line \(lineNumber): \(why)")
             }
-            let entry: TimedLine
-            do { entry = try decoder.decode(TimedLine.self, from: Data(line)) } catch {
+            let entry: HistoryLine
+            do { entry = try decoder.decode(HistoryLine.self, from: Data(line)) } catch {
                 if cutShort && position == lines.count - 1 { break }
                 throw bad("not a threads-mode history line")
             }
             if let cell = entry.cell, !(0..<Int32(clamping: p.cellCount)).contains(cell) {
                 throw bad("cell \(cell) is not in this scenario (was the history written for another one?)")
             }
-            if entry.type == "invoke" {
+            guard let type = entry.type, let process = entry.process, let time = entry.time,
+                let index = entry.index, let now = entry.now
+            else { throw bad("not a threads-mode history line (it needs process, type, time, index and now)") }
+            if type == "invoke" {
                 let kind: TimedOperation.Kind
                 switch entry.op {
                 case "reserve": kind = .reserve
@@ -80,26 +65,26 @@ extension Simulator {
                 default: throw bad("unknown operation \(entry.op)")
                 }
                 if kind == .reserve && entry.cell == nil { throw bad("a reservation without its cell") }
-                open[entry.index] = TimedOperation(
-                    process: entry.process, kind: kind, user: entry.user, cell: entry.cell ?? -1,
+                open[index] = TimedOperation(
+                    process: process, kind: kind, user: entry.user, cell: entry.cell ?? -1,
                     booking: entry.booking ?? 0, repeatOf: entry.repeatOf ?? 0, requestID: entry.requestID,
-                    now: entry.now, invoke: entry.time, complete: entry.time)
+                    now: now, invoke: time, complete: time)
                 continue
             }
-            guard var op = open.removeValue(forKey: entry.index) else { throw bad("a return without its invoke") }
-            op.complete = entry.time
+            guard var op = open.removeValue(forKey: index) else { throw bad("a return without its invoke") }
+            op.complete = time
             if let booking = entry.booking { op.booking = booking }
             op.displaced = entry.displaced ?? []
             op.detail = entry.detail
-            switch (entry.type, entry.result) {
+            switch (type, entry.result) {
             case ("ok", _): op.outcome = -1
             case ("info", _): op.outcome = -2
             case ("fail", let name?):
                 guard let reason = Rejection.Reason(rawValue: name) else { throw bad("unknown refusal \(name)") }
                 op.outcome = Reasons.code(reason)
-            default: throw bad("unknown event \(entry.type)")
+            default: throw bad("unknown event \(type)")
             }
-            done.append((entry.index, op))
+            done.append((index, op))
         }
         let end = done.map(\.1.complete).max() ?? 0
         for (index, var op) in open {

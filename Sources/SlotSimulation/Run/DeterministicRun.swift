@@ -71,7 +71,7 @@ struct DeterministicRun {
         violations[Invariant.allCases.firstIndex(of: invariant) ?? 0] += 1
         if failures.count < 20 {
             var nearby: [String] = []
-            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.line(ring[s & 15])) }
+            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.text(ring[s & 15])) }
             failures.append(
                 Report.Failure(
                     invariant: "\(invariant.rawValue) \(invariant.name)", seq: seq, message: message, nearby: nearby,
@@ -331,7 +331,7 @@ struct DeterministicRun {
         expectationResults.append(.init(what: what, expected: want, actual: got, pass: want == got))
         if want != got, failures.count < 20 {
             var nearby: [String] = []
-            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.line(ring[s & 15])) }
+            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.text(ring[s & 15])) }
             failures.append(
                 .init(
                     invariant: "expectation", seq: seq, message: "\(what): expected \(want), got \(got)",

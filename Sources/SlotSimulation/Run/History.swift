@@ -1,47 +1,56 @@
 import Foundation
 import SlotScheduler
 
-/// Writes a history as JSON lines, buffered, to `path + ".partial"`; ``finish()`` renames it into
-/// place, ``discard()`` removes it, so a failed run never leaves a half-written file behind.
+/// Writes a history as JSON lines, buffered, to a partial file beside its target (see
+/// ``OutputFile``); ``finish()`` renames it into place, ``discard()`` removes it, so a failed or
+/// interrupted run never leaves a half-written file behind and never replaces anything but a
+/// regular file.
 final class HistoryWriter {
-    let path: String
-    private let handle: FileHandle
+    let output: OutputFile
+    private let partial: PartialFile
     private var buffer: [UInt8] = []
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private var failed: Int32 = 0
+
+    var path: String { output.path }
 
     init(path: String) throws(SimulationIOError) {
-        self.path = path
-        let partial = path + ".partial"
-        guard FileManager.default.createFile(atPath: partial, contents: nil),
-            let handle = FileHandle(forWritingAtPath: partial)
-        else { throw SimulationIOError(path: path, problem: "cannot create the history file") }
-        self.handle = handle
+        output = try OutputFile.check(path)
+        partial = try output.create()
         buffer.reserveCapacity(1 << 20)
     }
 
-    func write(_ line: String) {
-        buffer.append(contentsOf: line.utf8)
+    /// Appends one line, encoded by `JSONEncoder`.
+    func write(_ line: HistoryLine) {
+        // Encoding a struct of strings and integers cannot fail; an empty object marks it if it did.
+        let data = (try? encoder.encode(line)) ?? Data("{}".utf8)
+        buffer.append(contentsOf: data)
         buffer.append(10)
         if buffer.count >= 1 << 20 { flush() }
     }
 
     private func flush() {
-        handle.write(Data(buffer))
+        let ok = buffer.withUnsafeBytes { partial.write($0) }
+        if !ok && failed == 0 { failed = errno }
         buffer.removeAll(keepingCapacity: true)
     }
 
     func finish() throws(SimulationIOError) {
         flush()
-        try? handle.close()
-        let partial = path + ".partial"
-        try? FileManager.default.removeItem(atPath: path)
-        do { try FileManager.default.moveItem(atPath: partial, toPath: path) } catch {
-            throw SimulationIOError(path: path, problem: "cannot move the history into place")
+        if failed != 0 {
+            partial.discard()
+            throw SimulationIOError(
+                path: path, problem: "cannot write the history: \(String(cString: strerror(failed)))")
         }
+        try output.commit(partial)
     }
 
     func discard() {
-        try? handle.close()
-        try? FileManager.default.removeItem(atPath: path + ".partial")
+        partial.discard()
     }
 }
 
@@ -138,7 +147,7 @@ struct HistoryFormat {
         return name
     }
 
-    mutating func line(_ r: OpRecord) -> String {
+    mutating func line(_ r: OpRecord) -> HistoryLine {
         let op: String
         switch r.kind {
         case .reserve: op = "reserve"
@@ -148,30 +157,16 @@ struct HistoryFormat {
         case .change: op = "changeAvailability"
         case .step: op = "step"
         }
-        var s = "{\"seq\":\(r.seq),\"t\":\(r.now),\"op\":\"\(op)\",\"user\":\(r.user)"
-        if r.cell >= 0 { s += ",\"slot\":\"\(slotName(r.cell))\"" }
-        if r.booking != 0 { s += ",\"booking\":\(r.booking)" }
-        s += ",\"result\":\"\(Reasons.name(r.outcome))\""
-        if let d = r.detail.text { s += ",\"detail\":\(escape(d))" }
-        return s + "}"
+        var line = HistoryLine(op: op, user: r.user)
+        line.seq = r.seq
+        line.t = r.now
+        if r.cell >= 0 { line.slot = slotName(r.cell) }
+        if r.booking != 0 { line.booking = r.booking }
+        line.result = Reasons.name(r.outcome)
+        line.detail = r.detail.text
+        return line
     }
-}
 
-func escape(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
+    /// One line of text (for a report's `nearby`).
+    mutating func text(_ r: OpRecord) -> String { line(r).text }
 }

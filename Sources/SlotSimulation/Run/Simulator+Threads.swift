@@ -110,6 +110,8 @@ extension Simulator {
         _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions
     ) async throws(SimulationIOError) -> ThreadsRecording {
         let part = options.process
+        // Opened first: a history path that cannot be written fails before the run.
+        let writer = try options.historyPath.map { path throws(SimulationIOError) in try HistoryWriter(path: path) }
         let clock = MonotonicClock(shared: part.count > 1)
         var history: [TimedOperation] = []
         let start = p.scenario.clock.start.instant.secondsSinceEpoch
@@ -224,8 +226,7 @@ extension Simulator {
         }
         history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
 
-        if let path = options.historyPath {
-            let writer = try HistoryWriter(path: path)
+        if let writer {
             var format = HistoryFormat(p)
             writeTimedHistory(history, to: writer, format: &format)
             do { try writer.finish() } catch {
@@ -393,28 +394,39 @@ extension Simulator {
         }
         events.sort { ($0.time, $0.isReturn ? 1 : 0, $0.index) < ($1.time, $1.isReturn ? 1 : 0, $1.index) }
         for e in events {
-            let op = history[e.index]
-            let name =
-                switch op.kind {
-                case .reserve: "reserve"
-                case .cancel: "cancel"
-                case .query: "query"
-                case .change: "changeAvailability"
-                }
-            var s =
-                "{\"process\":\(op.process),\"type\":\"\(e.isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke")\",\"time\":\(e.time),\"index\":\(e.index),\"op\":\"\(name)\",\"user\":\(op.user),\"now\":\(op.now)"
-            if op.cell >= 0 { s += ",\"slot\":\"\(format.slotName(op.cell))\",\"cell\":\(op.cell)" }
-            if op.repeatOf != 0, !e.isReturn { s += ",\"repeatOf\":\(op.repeatOf)" }
-            if let id = op.requestID { s += ",\"requestID\":\(escape(id))" }
-            if e.isReturn || op.kind == .cancel, op.booking != 0 { s += ",\"booking\":\(op.booking)" }
-            if e.isReturn {
-                s += ",\"result\":\"\(op.outcome == -2 ? "error" : Reasons.name(op.outcome))\""
-                if !op.displaced.isEmpty {
-                    s += ",\"displaced\":[\(op.displaced.map(String.init).joined(separator: ","))]"
-                }
-                if let d = op.detail { s += ",\"detail\":\(escape(d))" }
-            }
-            writer.write(s + "}")
+            writer.write(timedLine(history[e.index], index: e.index, time: e.time, isReturn: e.isReturn, &format))
         }
+    }
+
+    /// The history line of an operation's invoke or return event.
+    static func timedLine(
+        _ op: TimedOperation, index: Int, time: Int64, isReturn: Bool, _ format: inout HistoryFormat
+    ) -> HistoryLine {
+        let name =
+            switch op.kind {
+            case .reserve: "reserve"
+            case .cancel: "cancel"
+            case .query: "query"
+            case .change: "changeAvailability"
+            }
+        var line = HistoryLine(op: name, user: op.user)
+        line.process = op.process
+        line.type = isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke"
+        line.time = time
+        line.index = index
+        line.now = op.now
+        if op.cell >= 0 {
+            line.slot = format.slotName(op.cell)
+            line.cell = op.cell
+        }
+        if op.repeatOf != 0, !isReturn { line.repeatOf = op.repeatOf }
+        line.requestID = op.requestID
+        if isReturn || op.kind == .cancel, op.booking != 0 { line.booking = op.booking }
+        if isReturn {
+            line.result = op.outcome == -2 ? "error" : Reasons.name(op.outcome)
+            if !op.displaced.isEmpty { line.displaced = op.displaced }
+            line.detail = op.detail
+        }
+        return line
     }
 }

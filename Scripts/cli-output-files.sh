@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# schedule-sim never replaces anything but a regular file: a directory, a fifo, a character device
+# (a copy of /dev/null when mknod is allowed), a link to one, a missing folder, two outputs naming
+# one file and an output over the input are refused with exit 73 before the run, and an interrupted
+# run leaves no *.partial file. Usage: Scripts/cli-output-files.sh [BIN]   (run-scenarios.sh calls it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="${1:-$(swift build -c release --show-bin-path)/schedule-sim}"
+S=Scenarios/rush-hour.json
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+failed=0
+
+expect73() {
+    local what="$1"
+    shift
+    local rc=0
+    "$BIN" run "$S" --quiet "$@" >/dev/null 2>"$WORK/err" || rc=$?
+    if [[ $rc -ne 73 ]] || ! grep -q "error: cannot write" "$WORK/err"; then
+        echo "FAILED: $what: exit $rc, $(cat "$WORK/err")" >&2
+        failed=1
+    else
+        echo "ok: $what refused: $(cat "$WORK/err")"
+    fi
+}
+
+mkdir "$WORK/dir" && touch "$WORK/dir/keep"
+expect73 "a directory as --history" --history "$WORK/dir"
+expect73 "a directory as --report" --report "$WORK/dir"
+[[ -f "$WORK/dir/keep" ]] || { echo "FAILED: the directory lost its file" >&2; failed=1; }
+mkfifo "$WORK/fifo"
+expect73 "a fifo" --report "$WORK/fifo"
+[[ -p "$WORK/fifo" ]] || { echo "FAILED: the fifo was replaced" >&2; failed=1; }
+if mknod "$WORK/null" c 1 3 2>/dev/null; then
+    expect73 "a character device" --history "$WORK/null"
+    [[ -c "$WORK/null" ]] || { echo "FAILED: the device node was replaced" >&2; failed=1; }
+fi
+ln -s /dev/null "$WORK/link"
+expect73 "a link to /dev/null" --report "$WORK/link"
+[[ -L "$WORK/link" ]] || { echo "FAILED: the link was replaced" >&2; failed=1; }
+expect73 "a missing folder" --history "$WORK/none/h.jsonl"
+expect73 "two outputs naming one file" --history "$WORK/same" --report "$WORK/same"
+cp "$S" "$WORK/input.json"
+rc=0
+"$BIN" run "$WORK/input.json" --quiet --report "$WORK/input.json" >/dev/null 2>&1 || rc=$?
+[[ $rc -eq 73 ]] && cmp -s "$S" "$WORK/input.json" || { echo "FAILED: report over the input: exit $rc" >&2; failed=1; }
+
+# An interrupted run removes its partial history.
+"$BIN" run Scenarios/city-wide.json --operations 50000000 --history "$WORK/big.jsonl" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    compgen -G "$WORK/big.jsonl.*.partial" >/dev/null && break
+    sleep 0.1
+done
+sleep 1
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+if [[ $rc -ne 130 ]] || compgen -G "$WORK/*.partial" >/dev/null; then
+    echo "FAILED: SIGINT: exit $rc, left: $(ls "$WORK")" >&2
+    failed=1
+else
+    echo "ok: SIGINT exits 130 and removes the partial history"
+fi
+
+[[ $failed -eq 0 ]] && echo "output files: all refused or cleaned up as documented"
+exit $failed
