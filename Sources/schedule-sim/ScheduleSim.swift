@@ -341,9 +341,6 @@ extension ScheduleSim {
             }
             let elapsed = ContinuousClock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            if checkDeterminism {
-                try checkTwice(prepared, first: result)
-            }
             if let report { try writeAtomically(result.json(), to: report) }
             if quiet {
                 print("verdict: \(result.verdict.uppercased())")
@@ -357,9 +354,13 @@ extension ScheduleSim {
                             seconds > 0 ? Double(ops) / seconds : 0))
                 }
             }
+            // After the summary, so a failing scenario shows its real failure first.
+            if checkDeterminism {
+                try checkTwice(prepared, first: result)
+            }
             if !result.passed, let shrink, threads == nil {
-                let smaller = Shrinker.shrink(prepared.scenario, file: scenario) { candidate in
-                    (try? Simulator.runDeterministic(candidate, options: RunOptions()))?.passed == false
+                let smaller = Shrinker.shrink(prepared.scenario, file: scenario, failing: result) { candidate in
+                    try? Simulator.runDeterministic(candidate, options: RunOptions())
                 }
                 try writeAtomically(DundeeImporter.encode(smaller), to: shrink)
                 print(
@@ -370,24 +371,13 @@ extension ScheduleSim {
         }
 
         func checkTwice(_ prepared: PreparedScenario, first: Report) throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "schedule-sim-\(ProcessInfo.processInfo.processIdentifier)")
-            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            var reports: [Data] = []
-            var histories: [Data] = []
-            for run in 0..<2 {
-                let path = directory.appendingPathComponent("history-\(run).jsonl").path
-                let report = try Simulator.runDeterministic(prepared, options: RunOptions(historyPath: path))
-                reports.append(report.json())
-                histories.append(FileManager.default.contents(atPath: path) ?? Data())
-            }
-            let same = reports[0] == reports[1] && histories[0] == histories[1] && reports[0] == first.json()
+            let check = try Simulator.checkDeterminism(
+                prepared, first: first, options: RunOptions(reproduce: reproduce))
             print(
-                same
-                    ? "  determinism: two more runs gave byte-identical reports and histories (\(histories[0].count) bytes of history)"
+                check.same
+                    ? "  determinism: two more runs gave byte-identical reports and histories (\(check.historyBytes) bytes of history)"
                     : "  determinism: FAILED — two runs of the same seed differ")
-            if !same { throw ExitCode(1) }
+            if !check.same { throw ExitCode(1) }
         }
     }
 

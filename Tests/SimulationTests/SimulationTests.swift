@@ -55,7 +55,7 @@ import Testing
         #expect(pass.expectations.count == 5)
         s.steps?[1].expect = "accepted"
         let fail = try Simulator.runDeterministic(Fixtures.prepared(s))
-        #expect(fail.verdict == "invariant broken")
+        #expect(fail.verdict == "expectation failed")
         #expect(fail.exitCode == 1)
         #expect(fail.failures.first?.message.contains("expected accepted, got slotTaken") == true)
     }

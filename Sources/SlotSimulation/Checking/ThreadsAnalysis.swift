@@ -125,7 +125,15 @@ struct ThreadsAnalysis {
             }
             let day = p.firstDay + (op.cell / 24) % Int32(p.days)
             var horizonOK = true
-            if case .lastDate(let last) = policy.horizon, day > last.dayNumber { horizonOK = false }
+            switch policy.horizon {
+            case .unlimited: break
+            case .lastDate(let last): horizonOK = day <= last.dayNumber
+            case .rollingDays(let n):
+                let station = p.slot(ofCell: op.cell).station
+                if let today = p.rules.catalog.localDate(of: station, at: Instant(secondsSinceEpoch: op.now)) {
+                    horizonOK = Int64(day) <= Int64(today.dayNumber) + Int64(n)
+                }
+            }
             if start < op.now + policy.minimumNoticeSeconds || !horizonOK {
                 violate(
                     .I3, at: i,

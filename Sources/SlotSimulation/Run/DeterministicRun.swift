@@ -321,7 +321,11 @@ struct DeterministicRun {
             runStep(i, step)
             seq += 1
         }
-        if let w = p.scenario.workload, !stopped { runWorkload(w) }
+        if let w = p.scenario.workload, !stopped {
+            runWorkload(w)
+        } else {
+            finishTimeline(from: 0, now: p.workloadStart)
+        }
         reconcile()
     }
 
@@ -352,6 +356,7 @@ struct DeterministicRun {
                     OpRecord(
                         seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking))
                 )
+                refused[Int(Reasons.code(.unknownBooking))] += 1
                 expectStep(i, step, got: Rejection.Reason.unknownBooking.rawValue)
                 return
             }
@@ -484,6 +489,16 @@ struct DeterministicRun {
         }
         operationsDone = op
         progress.end()
+        finishTimeline(from: nextChange, now: now)
+    }
+
+    /// The timeline changes not yet made: those at `atOperation == workload.operations`, or every
+    /// change of a scenario without a workload. Made after the workload, as threads mode makes them.
+    mutating func finishTimeline(from next: Int, now: Int64) {
+        for c in p.timeline[next...] where !stopped {
+            change(c.change, rule: c.rule, now: now)
+            seq += 1
+        }
     }
 
     /// End-of-run checks of the whole state against the model.

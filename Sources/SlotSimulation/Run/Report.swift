@@ -106,7 +106,7 @@ public struct Report: Codable, Sendable, Equatable {
 
     public var passed: Bool { verdict == "pass" }
 
-    /// Process exit code: 0 pass, 1 invariant or expectation broken, 2 not linearizable.
+    /// Process exit code: 0 pass, 1 invariant broken or expectation failed, 2 not linearizable.
     public var exitCode: Int32 {
         switch verdict {
         case "pass": 0
@@ -186,8 +186,11 @@ extension Report {
                 .init(what: "count \(key)", expected: range.description, actual: String(n), pass: range.contains(n)))
         }
         let broken = invariants.contains { $0.status == "fail" && $0.id != "I11" }
-        if broken || self.expectations.contains(where: { !$0.pass }) {
+        if broken {
             verdict = "invariant broken"
+        } else if self.expectations.contains(where: { !$0.pass }) {
+            // The rules held; the scenario's own expectation (a step's outcome, a count) did not.
+            verdict = "expectation failed"
         } else if linearizability?.status == "not linearizable" {
             verdict = "not linearizable"
         } else {

@@ -17,6 +17,29 @@ public enum Simulator {
         }
         return run.report()
     }
+
+    /// Runs `p` twice more with `first`'s options (a history in a temporary folder) and tells
+    /// whether both reports equal `first` and the two histories are byte-identical.
+    public static func checkDeterminism(_ p: PreparedScenario, first: Report, options: RunOptions)
+        throws(SimulationIOError) -> (same: Bool, historyBytes: Int)
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "schedule-sim-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var reports: [Data] = []
+        var histories: [Data] = []
+        for run in 0..<2 {
+            var rerun = options
+            rerun.historyPath = directory.appendingPathComponent("history-\(run).jsonl").path
+            rerun.progress = false
+            let report = try runDeterministic(p, options: rerun)
+            reports.append(report.json())
+            histories.append(FileManager.default.contents(atPath: rerun.historyPath ?? "") ?? Data())
+        }
+        let same = reports[0] == reports[1] && histories[0] == histories[1] && reports[0] == first.json()
+        return (same, histories[0].count)
+    }
 }
 
 struct Progress {
