@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Proves the property suite can fail: applies deliberate bugs to Sources/SlotScheduler one at a
-# time, runs `swift test --filter PropertyTests` on each, and reports caught/missed as markdown.
+# Proves the property suite can fail: applies deliberate bugs to Sources/SlotScheduler (and the
+# journal store) one at a time, runs `swift test --filter PropertyTests` (or the mutant's own
+# filter, `mutants.py --filter NAME`) on each, and reports caught/missed as markdown.
 #
 # Each mutant is a literal text replacement done by Scripts/mutants/mutants.py, which fails loudly
 # if the target text is not found exactly once. The original file is copied to a temporary
@@ -51,7 +52,7 @@ if ! wait_for_clean_build; then
     echo "baseline build failed; see $LOGDIR/clean-build.log" >&2
     exit 1
 fi
-if ! swift test --skip-build --filter PropertyTests >"$LOGDIR/baseline-test.log" 2>&1; then
+if ! swift test --skip-build --filter 'PropertyTests|JournalTests' >"$LOGDIR/baseline-test.log" 2>&1; then
     echo "baseline property suite fails; fix that first (see $LOGDIR/baseline-test.log)" >&2
     exit 1
 fi
@@ -61,6 +62,7 @@ survivors=0
 for name in "${names[@]}"; do
     TARGET=$(python3 "$MUTANTS" --target "$name") || { rows+=("| \`$name\` | ? | unknown mutant | ✗ |"); survivors=$((survivors + 1)); continue; }
     description=$(python3 "$MUTANTS" --describe "$name")
+    filter=$(python3 "$MUTANTS" --filter "$name")
     if ! wait_for_clean_build; then
         rows+=("| \`$name\` | $description | clean sources do not build; not tested | ✗ |")
         survivors=$((survivors + 1))
@@ -83,7 +85,7 @@ for name in "${names[@]}"; do
         continue
     fi
     restore  # the mutant is in the built binary; the source is clean again
-    if swift test --skip-build --filter PropertyTests >"$LOGDIR/$name-test.log" 2>&1; then
+    if swift test --skip-build --filter "$filter" >"$LOGDIR/$name-test.log" 2>&1; then
         verdict="**missed**"
         mark="✗"
         survivors=$((survivors + 1))
@@ -92,6 +94,10 @@ for name in "${names[@]}"; do
             | sed -E 's/^Test //; s/\($//' | sort -u | tr '\n' ' ')
         failed_tests=$(grep -E '✘ Test [A-Za-z0-9_]+\(' "$LOGDIR/$name-test.log" \
             | sed -E 's/.*✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u | paste -sd, - | sed 's/,/, /g')
+        if [[ -z "$failed_tests" ]]; then
+            failed_tests=$(grep -oE '✘ Test "[^"]+" (recorded|failed)' "$LOGDIR/$name-test.log" \
+                | sed -E 's/✘ Test "([^"]+)".*/"\1"/' | sort -u | paste -sd';' - | sed 's/;/; /g')
+        fi
         verdict="caught by ${failed_tests:-${failing:-a failing test}}"
         mark="✓"
     fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The deliberate bugs of Scripts/mutation-check.sh, as exact text replacements.
 
-Usage: mutants.py --list | --target NAME | --describe NAME | --apply NAME
+Usage: mutants.py --list | --target NAME | --describe NAME | --filter NAME | --apply NAME
+
+--filter prints the `swift test --filter` that must catch the mutant (PropertyTests unless the
+mutant says otherwise).
 
 --apply fails (exit 2) unless every `old` text occurs exactly once in the target file, so a
 mutant can never silently become a no-op when the sources change.
@@ -117,6 +120,21 @@ MUTANTS = [
         file="Sources/SlotScheduler/Time/ZoneClock.swift",
         edits=[("        return first\n", "        return first ?? (local - Int64(offset(at: local - 86_400)))\n")],
     ),
+    dict(
+        name="journal-ack-before-sync",
+        describe="the journal store acknowledges after write(2), without fdatasync",
+        file="Sources/SlotSchedulerJournal/Store/JournalStore+GroupCommit.swift",
+        filter="JournalTests",
+        edits=[("                try file.sync(metadata: false)\n", "")],
+    ),
+    dict(
+        name="journal-no-checksum",
+        describe="journal recovery does not check record checksums",
+        file="Sources/SlotSchedulerJournal/Format/RecordFormat.swift",
+        filter="JournalTests",
+        edits=[("guard CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {",
+                "guard crc == crc || CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {")],
+    ),
 ]
 
 
@@ -139,6 +157,8 @@ def main(argv):
         print(m["file"])
     elif option == "--describe":
         print(m["describe"])
+    elif option == "--filter":
+        print(m.get("filter", "PropertyTests"))
     elif option == "--apply":
         with open(m["file"]) as f:
             text = f.read()
