@@ -32,6 +32,22 @@ struct ScheduleSim: AsyncParsableCommand {
         defaultSubcommand: nil)
 }
 
+/// `--seed`: an integer 0...2^64-1 (a negative one is named, not taken for an option).
+func parseSeed(_ text: String) throws -> UInt64 {
+    guard let seed = UInt64(text) else {
+        throw ValidationError("--seed must be an integer 0...18446744073709551615; found \(text)")
+    }
+    return seed
+}
+
+/// `--operations`: 0...the scenario limit.
+func parseOperations(_ text: String) throws -> Int {
+    guard let n = Int(text), (0...ScenarioLimits.maxOperations).contains(n) else {
+        throw ValidationError("--operations must be an integer 0...\(ScenarioLimits.maxOperations); found \(text)")
+    }
+    return n
+}
+
 /// Prints a scenario error and exits 65.
 func refuse(_ error: ScenarioError) -> ExitCode {
     FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -143,10 +159,12 @@ extension ScheduleSim {
         @Option(help: "A history file written by one process; repeat for each process.")
         var history: [String]
 
-        @Option(help: "The --seed the processes ran with, if any.")
+        @Option(parsing: .unconditional, help: "The --seed the processes ran with, if any.", transform: parseSeed)
         var seed: UInt64?
 
-        @Option(help: "The --operations the processes ran with, if any.")
+        @Option(
+            parsing: .unconditional, help: "The --operations the processes ran with, if any.",
+            transform: parseOperations)
         var operations: Int?
 
         @Option(help: "Write the report as JSON to this file.")
@@ -199,13 +217,15 @@ extension ScheduleSim {
         @Argument(help: "The scenario file (JSON).")
         var scenario: String
 
-        @Option(help: "Use this seed instead of the scenario's.")
+        @Option(parsing: .unconditional, help: "Use this seed instead of the scenario's.", transform: parseSeed)
         var seed: UInt64?
 
         @Option(help: "Run N concurrent workers against one shared scheduler instead of the deterministic mode.")
         var threads: Int?
 
-        @Option(help: "Override the workload's number of operations (for benchmarks).")
+        @Option(
+            parsing: .unconditional, help: "Override the workload's number of operations (for benchmarks).",
+            transform: parseOperations)
         var operations: Int?
 
         @Option(help: "Write the report as JSON to this file.")

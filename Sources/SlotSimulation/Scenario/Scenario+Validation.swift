@@ -1,6 +1,12 @@
 import Foundation
 import SlotScheduler
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A scenario checked and compiled for running: rules built, every slot it can touch interned.
 ///
 /// The *domain* is every (socket, date, hour) of every date the scenario mentions; each is a
@@ -80,19 +86,36 @@ public enum ScenarioLimits {
 extension Scenario {
     /// Reads and decodes a scenario file; nothing is run.
     public static func load(path: String) throws(ScenarioError) -> Scenario {
+        func refuse(_ found: String, _ expected: String = "a readable JSON file") -> ScenarioError {
+            ScenarioError(file: path, path: "", value: found, expected: expected)
+        }
+        // Only a regular file is read: a fifo would block and /dev/zero never end.
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw refuse(
+                errno == ENOENT
+                    ? "no such file" : "a file that cannot be examined (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw refuse(OutputFile.kind(info.st_mode), "a regular JSON file")
+        }
+        if info.st_size > ScenarioLimits.maxFileBytes {
+            throw refuse("\(info.st_size) bytes", "at most \(ScenarioLimits.maxFileBytes) bytes")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw refuse("a file that cannot be read (\(String(cString: strerror(errno))))")
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > ScenarioLimits.maxFileBytes {
-                throw ScenarioError(
-                    file: path, path: "", value: "\(size) bytes",
-                    expected: "at most \(ScenarioLimits.maxFileBytes) bytes")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as ScenarioError {
-            throw error
+            // At most one byte more than the limit, in case the file grew since.
+            data = try handle.read(upToCount: ScenarioLimits.maxFileBytes + 1) ?? Data()
         } catch {
-            throw ScenarioError(file: path, path: "", value: "an unreadable file", expected: "a readable JSON file")
+            throw refuse("a file that cannot be read (\(error.localizedDescription))")
+        }
+        if data.count > ScenarioLimits.maxFileBytes {
+            throw refuse(
+                "more than \(ScenarioLimits.maxFileBytes) bytes", "at most \(ScenarioLimits.maxFileBytes) bytes")
         }
         return try decode(data, file: path)
     }
@@ -104,6 +127,7 @@ extension Scenario {
 
     /// Decodes a scenario, turning every decoding problem into a ``ScenarioError`` with a path.
     public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {
+        try JSONScan.check(data, file: file)
         let document: Any
         do { document = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "malformed JSON"
@@ -175,6 +199,10 @@ extension Scenario {
         try check(
             (1...ScenarioLimits.maxStations).contains(stations.count), "stations", "\(stations.count) stations",
             "1...\(ScenarioLimits.maxStations) stations")
+        try check(
+            policy.lastDate == nil || policy.rollingDays == nil, "policy.rollingDays",
+            String(policy.rollingDays ?? 0), "no rollingDays beside lastDate (one horizon: a last date or rolling days)"
+        )
         let rules: Rules
         do {
             rules = try Rules(catalog: try Catalog(stations), policy: policy.policy)

@@ -1,0 +1,230 @@
+import Foundation
+
+/// One pass over a scenario's JSON text, before it is decoded, for what the decoders let through
+/// silently or report without a path:
+///
+/// - a key given twice in one object (the decoder keeps one value, a pre-check may read the
+///   other): refused with the key's path;
+/// - an integer too large for any field (over 2^64 - 1), or over 2^63 - 1 where the field is not
+///   one of the unsigned ones (`seed`, `users.firstID`, a step's `user`): refused with its path
+///   and value instead of a message naming the whole document.
+///
+/// Malformed JSON is left to the decoder, which says where: the scan stops at the first byte it
+/// does not expect.
+/// - Complexity: O(n) in the length of the text; memory O(depth + keys of the open objects).
+enum JSONScan {
+    /// Fields that hold a `UInt64`.
+    static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user"]
+
+    private enum Frame {
+        case object(keys: Set<String>, key: String?)
+        case array(index: Int)
+    }
+
+    static func check(_ data: Data, file: String) throws(ScenarioError) {
+        let result: ScenarioError? = data.withUnsafeBytes { raw in
+            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), file: file)
+            return scanner.run()
+        }
+        if let result { throw result }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let file: String
+        var i = 0
+        var stack: [Frame] = []
+        /// Set when the text is not JSON: the decoder then says where.
+        var malformed = false
+
+        init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+            self.bytes = bytes
+            self.file = file
+        }
+
+        /// The JSON path of the value being read (array indices as `[i]`).
+        func path(generic: Bool = false) -> String {
+            var text = ""
+            for frame in stack {
+                switch frame {
+                case .object(_, let key?): text += text.isEmpty ? key : "." + key
+                case .object(_, nil): break
+                case .array(let index): text += generic ? "[]" : "[\(index)]"
+                }
+            }
+            return text
+        }
+
+        mutating func skipSpace() {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+                i += 1
+            }
+        }
+
+        /// Reads a string at `i` (at its opening quote) and returns its value, or `nil` if malformed.
+        mutating func string(decode: Bool) -> String? {
+            i += 1
+            var scalars = String.UnicodeScalarView()
+            var start = i
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == 0x22 {
+                    if decode {
+                        scalars.append(contentsOf: String(decoding: bytes[start..<i], as: UTF8.self).unicodeScalars)
+                    }
+                    i += 1
+                    return decode ? String(scalars) : ""
+                }
+                if b == 0x5C {
+                    if decode {
+                        scalars.append(contentsOf: String(decoding: bytes[start..<i], as: UTF8.self).unicodeScalars)
+                    }
+                    i += 1
+                    guard i < bytes.count else { return nil }
+                    let e = bytes[i]
+                    i += 1
+                    if e == 0x75 {
+                        guard var unit = hex4() else { return nil }
+                        if (0xD800..<0xDC00).contains(unit), i + 1 < bytes.count, bytes[i] == 0x5C, bytes[i + 1] == 0x75
+                        {
+                            i += 2
+                            guard let low = hex4() else { return nil }
+                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low &- 0xDC00)
+                        }
+                        if decode { scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}") }
+                    } else if decode {
+                        let map: [UInt8: Unicode.Scalar] = [
+                            0x22: "\"", 0x5C: "\\", 0x2F: "/", 0x62: "\u{8}", 0x66: "\u{C}", 0x6E: "\n", 0x72: "\r",
+                            0x74: "\t",
+                        ]
+                        guard let scalar = map[e] else { return nil }
+                        scalars.append(scalar)
+                    }
+                    start = i
+                    continue
+                }
+                i += 1
+            }
+            return nil
+        }
+
+        mutating func hex4() -> UInt32? {
+            guard i + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = Character(Unicode.Scalar(bytes[i])).hexDigitValue else { return nil }
+                value = value << 4 | UInt32(digit)
+                i += 1
+            }
+            return value
+        }
+
+        /// Reads a number at `i`; refuses an integer out of range for its field.
+        mutating func number() -> ScenarioError? {
+            let start = i
+            var integral = true
+            while i < bytes.count, let c = Optional(bytes[i]),
+                (0x30...0x39).contains(c) || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45
+            {
+                if c == 0x2E || c == 0x65 || c == 0x45 { integral = false }
+                i += 1
+            }
+            guard integral else { return nil }
+            let text = String(decoding: bytes[start..<i], as: UTF8.self)
+            if Int64(text) != nil { return nil }
+            let unsigned = JSONScan.unsignedFields.contains(path(generic: true))
+            if unsigned, UInt64(text) != nil { return nil }
+            return ScenarioError(
+                file: file, path: path(), value: text.count > 40 ? String(text.prefix(37)) + "..." : text,
+                expected: unsigned
+                    ? "an integer 0...18446744073709551615" : "an integer -9223372036854775808...9223372036854775807")
+        }
+
+        /// Scans the document; the first problem found, or `nil`.
+        mutating func run() -> ScenarioError? {
+            while true {
+                skipSpace()
+                guard i < bytes.count else { return nil }
+                // A value is expected here (or the end of a container).
+                switch bytes[i] {
+                case 0x7B:  // {
+                    i += 1
+                    skipSpace()
+                    if i < bytes.count, bytes[i] == 0x7D {
+                        i += 1
+                    } else {
+                        stack.append(.object(keys: [], key: nil))
+                        if let problem = nextKey() { return problem }
+                        if malformed { return nil }
+                        continue
+                    }
+                case 0x5B:  // [
+                    i += 1
+                    skipSpace()
+                    if i < bytes.count, bytes[i] == 0x5D {
+                        i += 1
+                    } else {
+                        stack.append(.array(index: 0))
+                        continue
+                    }
+                case 0x22:
+                    guard string(decode: false) != nil else { return nil }
+                case 0x2D, 0x30...0x39:
+                    if let problem = number() { return problem }
+                case 0x74, 0x66, 0x6E:  // true, false, null
+                    while i < bytes.count, (0x61...0x7A).contains(bytes[i]) { i += 1 }
+                default:
+                    return nil
+                }
+                // After a value: a comma or the end of containers.
+                while true {
+                    skipSpace()
+                    guard let frame = stack.last else { return nil }
+                    guard i < bytes.count else { return nil }
+                    let c = bytes[i]
+                    i += 1
+                    switch (frame, c) {
+                    case (.array(let index), 0x2C):
+                        stack[stack.count - 1] = .array(index: index + 1)
+                    case (.object, 0x2C):
+                        if let problem = nextKey() { return problem }
+                        if malformed { return nil }
+                    case (.array, 0x5D), (.object, 0x7D):
+                        stack.removeLast()
+                        continue
+                    default:
+                        return nil
+                    }
+                    break
+                }
+            }
+        }
+
+        /// Reads `"key":`, refusing a key seen before in the object; sets ``malformed`` if it is not one.
+        mutating func nextKey() -> ScenarioError? {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == 0x22, case .object(var keys, _) = stack.last,
+                let key = string(decode: true)
+            else {
+                malformed = true
+                return nil
+            }
+            // Drop the stack's reference first, so inserting does not copy the set.
+            stack[stack.count - 1] = .object(keys: [], key: key)
+            if keys.contains(key) {
+                return ScenarioError(
+                    file: file, path: path(), value: "the key \(key.debugDescription) a second time",
+                    expected: "each key once in an object")
+            }
+            keys.insert(key)
+            stack[stack.count - 1] = .object(keys: keys, key: key)
+            skipSpace()
+            guard i < bytes.count, bytes[i] == 0x3A else {
+                malformed = true
+                return nil
+            }
+            i += 1
+            return nil
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+@testable import SlotSimulation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Input that used to be silently misread, or refused without a path.
+@Suite struct InputReading {
+    func text() throws -> String {
+        var s = Fixtures.small()
+        s.steps = [Step(op: .reserve, user: 1, station: "s1", socket: "1", date: Fixtures.date("2018-06-07"), hour: 9)]
+        return String(decoding: try Fixtures.encode(s), as: UTF8.self)
+    }
+
+    func error(_ json: String) -> ScenarioError? {
+        do {
+            _ = try Scenario.decode(Data(json.utf8), file: "in.json").prepare(file: "in.json")
+            return nil
+        } catch { return error }
+    }
+
+    @Test func theBaseIsValid() throws {
+        #expect(error(try text()) == nil)
+    }
+
+    @Test(
+        arguments: [
+            ("{\"version\":2,", "version"),
+            ("{\"version\":1,\"\\u0076ersion\":1,", "version"),
+            ("{\"name\":\"x\",", "name"),
+        ])
+    func duplicateTopLevelKeysAreRefused(prefix: String, path: String) throws {
+        let json = try prefix + text().dropFirst()
+        let e = error(json)
+        #expect(e?.path == path)
+        #expect(e?.expected == "each key once in an object")
+    }
+
+    @Test func aNestedDuplicateKeyNamesItsPath() throws {
+        let json = try text().replacingOccurrences(of: "\"hour\":9", with: "\"hour\":9,\"hour\":10")
+        let e = error(json)
+        #expect(e?.path == "steps[0].hour")
+        #expect(e?.value.contains("\"hour\"") == true)
+    }
+
+    @Test(
+        arguments: [
+            ("\"seed\":7", "\"seed\":18446744073709551616", "seed", "18446744073709551616"),
+            ("\"count\":30", "\"count\":9223372036854775808", "users.count", "9223372036854775808"),
+            ("\"user\":1", "\"user\":18446744073709551616", "steps[0].user", "18446744073709551616"),
+            ("\"count\":30", "\"count\":-99999999999999999999", "users.count", "-99999999999999999999"),
+        ])
+    func integersOutOfRangeNameFieldAndValue(from: String, to: String, path: String, value: String) throws {
+        let original = try text()
+        #expect(original.contains(from))
+        let e = error(original.replacingOccurrences(of: from, with: to))
+        #expect(e?.path == path)
+        #expect(e?.value == value)
+        #expect(e?.expected.hasPrefix("an integer") == true)
+    }
+
+    @Test func theLargestSeedIsAccepted() throws {
+        #expect(error(try text().replacingOccurrences(of: "\"seed\":7", with: "\"seed\":18446744073709551615")) == nil)
+    }
+
+    @Test func lastDateWithRollingDaysIsRefused() throws {
+        var s = Fixtures.small()
+        s.policy.lastDate = Fixtures.date("2030-01-01")
+        s.policy.rollingDays = 3
+        let e = error(String(decoding: try Fixtures.encode(s), as: UTF8.self))
+        #expect(e?.path == "policy.rollingDays")
+    }
+
+    @Test func whatIsNotARegularFileIsNamed() throws {
+        func found(_ path: String) -> String? {
+            do {
+                _ = try Scenario.load(path: path)
+                return nil
+            } catch { return error.value }
+        }
+        let dir = Fixtures.temporaryPath("in")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(found(dir + "/missing.json") == "no such file")
+        #expect(found(dir) == "a directory")
+        #expect(found("/dev/zero") == "a character device")
+        #expect(mkfifo(dir + "/fifo", 0o644) == 0)
+        #expect(found(dir + "/fifo") == "a fifo")
+    }
+
+    /// Every bundled scenario still reads (the key scan refuses nothing valid).
+    @Test func bundledScenariosRead() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Scenarios").standardizedFileURL.path
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".json") && !$0.hasSuffix("schema.json") && !$0.hasSuffix("report.json")
+        }
+        #expect(files.count >= 5)
+        for file in files {
+            #expect(throws: Never.self) { _ = try Scenario.load(path: folder + "/" + file) }
+        }
+    }
+}
