@@ -7,21 +7,35 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Only what is used is built: a package that depends on `SlotScheduler` resolves no other
+/// package (CI checks it with Scripts/empty-graph-consumer). So `schedule-sim` is not declared as
+/// a product (a root package's executable targets get one anyway: `swift run schedule-sim`
+/// works here, and its argument parser stays out of importers' graphs), the PostgreSQL store
+/// needs the `Postgres` trait, and the benchmarks are their own package (Benchmarks/Package.swift).
+let postgres: TargetDependencyCondition? = .when(traits: ["Postgres"])
+
 let package = Package(
     name: "SlotScheduler",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SlotScheduler", targets: ["SlotScheduler"]),
         .library(name: "SlotSimulation", targets: ["SlotSimulation"]),
+        // Empty unless the trait is on: `.package(url: …, traits: ["Postgres"])`.
         .library(name: "SlotSchedulerPostgres", targets: ["SlotSchedulerPostgres"]),
         .library(name: "SlotSchedulerJournal", targets: ["SlotSchedulerJournal"]),
         .executable(name: "journal-bench", targets: ["journal-bench"]),
-        .executable(name: "schedule-sim", targets: ["schedule-sim"]),
+    ],
+    traits: [
+        .trait(
+            name: "Postgres",
+            description: """
+                The PostgreSQL store (SlotSchedulerPostgres, its tests, schedule-sim --store postgres://…). \
+                Off by default: `swift build --traits Postgres`.
+                """)
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -32,7 +46,9 @@ let package = Package(
         .target(name: "SlotSimulation", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .target(
             name: "SlotSchedulerPostgres",
-            dependencies: ["SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+            ],
             swiftSettings: swiftSettings
         ),
         // A durable journal for one instance; the C library only, no package dependencies.
@@ -40,17 +56,10 @@ let package = Package(
         .executableTarget(
             name: "schedule-sim",
             dependencies: [
-                "SlotSimulation", "SlotSchedulerPostgres",
+                "SlotSimulation", .target(name: "SlotSchedulerPostgres", condition: postgres),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "SchedulerBenchmarks",
-            dependencies: ["SlotScheduler", .product(name: "Benchmark", package: "benchmark")],
-            path: "Benchmarks/SchedulerBenchmarks",
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "journal-bench", dependencies: ["SlotSchedulerJournal"], path: "Benchmarks/JournalBench",

@@ -17,7 +17,8 @@ THREADS=${THREADS:-4}
 SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
 PER_PROCESS_TIMEOUT=${PER_PROCESS_TIMEOUT:-300}
 
-swift build -c release --product schedule-sim
+# --store postgres://… needs the PostgreSQL store: the Postgres trait (Package.swift).
+swift build -c release --product schedule-sim --traits Postgres
 BIN="$(swift build -c release --show-bin-path)/schedule-sim"
 
 # A fresh schema per run, so earlier runs' bookings never count.

@@ -26,7 +26,7 @@ RESTARTS=${RESTARTS:-3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 RANDOM=$SEED
 
-swift build -c release --product schedule-sim >/dev/null
+swift build -c release --product schedule-sim --traits Postgres >/dev/null  # the store needs the trait
 BIN="$(swift build -c release --show-bin-path)/schedule-sim"
 
 SCHEMA="crash_${SEED}_$$"

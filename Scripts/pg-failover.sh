@@ -38,7 +38,7 @@ free_port() {
     return 1
 }
 
-swift build -c release --product schedule-sim >/dev/null
+swift build -c release --product schedule-sim --traits Postgres >/dev/null  # the store needs the trait
 BIN="$(swift build -c release --show-bin-path)/schedule-sim"
 
 WORK=$(mktemp -d /tmp/pg-failover.XXXXXX)

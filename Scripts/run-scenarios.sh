@@ -2,10 +2,13 @@
 # Runs every bundled scenario with the release build of schedule-sim; fails on the first failure.
 # Also checks determinism on one scenario and runs two in threads mode (linearizability).
 # Usage: Scripts/run-scenarios.sh   (from anywhere; CI calls it)
+# Environment: SWIFT_BUILD_FLAGS, extra `swift build` flags (CI: "--traits Postgres", so that one
+# release build serves every step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build -c release --product schedule-sim
+# shellcheck disable=SC2086 # the flags are words
+swift build -c release --product schedule-sim ${SWIFT_BUILD_FLAGS:-}
 BIN="$(swift build -c release --show-bin-path)/schedule-sim"
 
 scenarios=()

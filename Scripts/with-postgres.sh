@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command against a throwaway PostgreSQL cluster, then removes the cluster.
 #
-#   Scripts/with-postgres.sh swift test --filter PostgresTests
+#   Scripts/with-postgres.sh swift test --traits Postgres --filter PostgresTests
 #
 # - Installs PostgreSQL from Debian packages when initdb/pg_ctl are missing.
 # - Creates a cluster in a temporary directory, owned by the `postgres` user when run as root

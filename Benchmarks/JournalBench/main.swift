@@ -9,7 +9,7 @@ import SlotSchedulerJournal
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 func fail(_ message: String) -> Never {

@@ -3,7 +3,7 @@ import Dispatch
 import SlotScheduler
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Mutable state one benchmark carries from iteration to iteration.
@@ -20,16 +20,16 @@ final class State: @unchecked Sendable {
 /// Resident memory of this process in bytes (Linux `/proc/self/statm`).
 func residentBytes() -> Int {
     #if canImport(Glibc)
-        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 256)
-        guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
-        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 256)
+    guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+    let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        .split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     #else
-        return 0
+    return 0
     #endif
 }
 

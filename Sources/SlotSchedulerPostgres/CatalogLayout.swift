@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import PostgresNIO
 import SlotScheduler
 
@@ -95,3 +96,4 @@ struct CatalogLayout: Sendable {
         return sockets.indices.map { base + Int32($0) }
     }
 }
+#endif

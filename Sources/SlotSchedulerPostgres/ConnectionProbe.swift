@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 
@@ -89,3 +90,4 @@ enum ConnectionProbe {
         return failure(.connectionFailed, String(reflecting: underlying ?? fallback))
     }
 }
+#endif

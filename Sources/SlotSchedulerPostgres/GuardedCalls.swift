@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 import Synchronization
@@ -154,3 +155,4 @@ final class Gate<T: Sendable>: Sendable {
         return first
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 import SlotScheduler
@@ -382,3 +383,4 @@ extension PostgresBookingService {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 import SlotScheduler
@@ -378,3 +379,4 @@ extension Result {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 
@@ -218,3 +219,4 @@ public struct PostgresConfiguration: Hashable, Sendable {
         return config
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 import Synchronization
@@ -91,3 +92,4 @@ final class WritablePool: Sendable {
         throw firstError ?? PostgresStoreError(.missingConfiguration, operation: "connect", message: "no host")
     }
 }
+#endif

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SlotScheduler
-import SlotSchedulerPostgres
 import SlotSimulation
 
 @main
@@ -113,30 +112,6 @@ struct StoreFailure: Error {
     }
 }
 
-/// `--store URL` or `--store env`, as a PostgreSQL configuration.
-func storeConfiguration(_ store: String) throws(ValidationError) -> PostgresConfiguration {
-    do {
-        if store == "env" { return try PostgresConfiguration.fromEnvironment() }
-        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
-            return try PostgresConfiguration(url: store)
-        }
-    } catch {
-        throw ValidationError("--store: \(error)")
-    }
-    throw ValidationError("unknown --store \(store); use `memory`, a postgres:// URL or `env`")
-}
-
-/// Connects to the database store with the scenario's stations and policy (exit 69 if it cannot).
-func connect(_ store: String, prepared: PreparedScenario) async throws -> PostgresBookingService {
-    let configuration = try storeConfiguration(store)
-    do {
-        return try await PostgresBookingService(
-            configuration: configuration, stations: prepared.scenario.stations, policy: prepared.rules.policy)
-    } catch {
-        throw StoreFailure("cannot open the store: \(error)").exit()
-    }
-}
-
 extension ScheduleSim {
     struct VerifyStore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -245,7 +220,7 @@ extension ScheduleSim {
                 Where bookings are kept in threads mode: `memory` (the in-process Scheduler), a \
                 postgres://user@host[:port]/database[?schema=name] URL, or `env` (the URL in \
                 SLOTSCHEDULER_DATABASE_URL). A database store implies threads mode (--threads defaults \
-                to the workload's concurrency, else 4).
+                to the workload's concurrency, else 4) and a build with `--traits Postgres`.
                 """)
         var store: String = "memory"
 

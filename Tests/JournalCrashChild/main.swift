@@ -10,9 +10,9 @@ import SlotSimulation
 //
 // Usage: journal-crash-child DIR SEED TASKS OPERATIONS TAG
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 func say(_ line: String) {

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
@@ -159,3 +160,4 @@ extension Instant {
         LocalDate(dayNumber: Int32((secondsSinceEpoch >= 0 ? secondsSinceEpoch : secondsSinceEpoch - 86_399) / 86_400))
     }
 }
+#endif

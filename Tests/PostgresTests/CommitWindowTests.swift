@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
@@ -78,3 +79,4 @@ struct CommitWindowTests {
         return try await TestDatabase.shell(command)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
@@ -64,3 +65,4 @@ struct ConnectionErrorTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
@@ -60,3 +61,4 @@ struct LeastPrivilegeTests {
         } throws: { ($0 as? PostgresStoreError)?.kind == .schemaNotReady }
     }
 }
+#endif

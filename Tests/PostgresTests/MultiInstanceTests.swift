@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
@@ -159,3 +160,4 @@ struct FaultTests {
         if TestDatabase.restartCommand != nil { #expect(log.contains { $0.hasPrefix("restart: 0") }, "\(log)") }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import PostgresNIO
 import SlotScheduler
@@ -211,3 +212,4 @@ struct StoreTests {
         await second.shutdown()
     }
 }
+#endif

@@ -1,12 +1,13 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The database the suite runs against, from `SLOTSCHEDULER_DATABASE_URL`.
@@ -133,3 +134,4 @@ func invariantViolations(_ bookings: [Booking], rules: Rules, at now: Instant) -
     }
     return problems
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import SlotSchedulerPostgres
@@ -61,3 +62,4 @@ struct TLSTests {
         } throws: { ($0 as? PostgresStoreError)?.kind == .tlsFailed }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
 import Testing
@@ -53,3 +54,4 @@ struct UpgradeTests {
         await v2.shutdown()
     }
 }
+#endif

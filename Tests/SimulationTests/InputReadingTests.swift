@@ -5,9 +5,9 @@ import Testing
 @testable import SlotSimulation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Input that used to be silently misread, or refused without a path.

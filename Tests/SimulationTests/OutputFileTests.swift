@@ -5,9 +5,9 @@ import Testing
 @testable import SlotSimulation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Output files (history, report, shrunk scenario) never destroy anything but a regular file.

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A file the simulator writes (a history, a report, a shrunk or imported scenario), checked
@@ -181,7 +181,7 @@ struct PartialFile {
 }
 
 #if canImport(Glibc)
-    private let systemWrite = Glibc.write
+private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
-    private let systemWrite = Darwin.write
+private let systemWrite = Darwin.write
 #endif

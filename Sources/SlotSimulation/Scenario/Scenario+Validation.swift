@@ -2,9 +2,9 @@ import Foundation
 import SlotScheduler
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A scenario checked and compiled for running: rules built, every slot it can touch interned.
