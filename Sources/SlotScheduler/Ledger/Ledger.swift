@@ -38,13 +38,20 @@ public struct Ledger: Sendable {
     /// Repeating a ``ReservationRequest/requestID`` returns the booking it made.
     /// - Complexity: O(1) amortised; the checks run in the order the ``Rejection/Reason`` list gives.
     public mutating func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
+        try book(request, at: now).booking
+    }
+
+    /// ``reserve(_:at:)``, saying whether the booking is new or the one an earlier request with
+    /// the same request id made (``Reservation/isReplay``; its status may be cancelled by now).
+    public mutating func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
         let ref = try rules.resolve(request)
         let reminder = request.reminderSeconds
         let attempt = Decisions.reserve(
             ref, user: request.user, requestID: request.requestID, reminder: reminder, now: now.secondsSinceEpoch,
             rules: rules, slots: &slots, users: &users)
         if let booking = attempt.booking, let record = slots.record(of: booking) {
-            return slots.booking(record: record, catalog: rules.catalog)
+            return Reservation(
+                booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat)
         }
         throw rules.rejection(
             attempt.reason ?? .slotTaken, ref: ref, user: request.user, requestID: request.requestID,
@@ -68,12 +75,7 @@ public struct Ledger: Sendable {
         if let reason = Decisions.cancel(
             record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         {
-            var rejection = Rejection(
-                reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
-            if reason == .cancellationCutoffPassed {
-                rejection.instant = rules.cancellationDeadline(start: slots.records[record].start)
-            }
-            throw rejection
+            throw rules.cancelRejection(reason, of: slots.records[record], id: id, by: user)
         }
         return slots.booking(record: record, catalog: rules.catalog)
     }

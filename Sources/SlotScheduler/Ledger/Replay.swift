@@ -15,6 +15,11 @@ enum Replay {
             guard Instant.supportedRange.contains(booking.start) else {
                 throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
             }
+            guard slots.local(ref) >= 0 else {
+                throw fail(
+                    "booking \(booking.id) is for station \(booking.slot.station), which another shard holds; "
+                        + "replay with the shard count the journal was written with")
+            }
             let record = slots.records.count
             guard slots.bookingID(record: record) == booking.id else {
                 throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
@@ -111,13 +116,20 @@ extension Ledger {
         return Snapshot(bookings: allBookings, overrides: overrides)
     }
 
-    /// Rebuilds a ledger from a snapshot. Its journal starts empty.
-    public init(rules: Rules, snapshot: Snapshot, journaling: Bool = true) throws(ReplayError) {
+    /// Rebuilds a ledger from a snapshot and the events recorded after it (``events(since:)``
+    /// with the ``eventCount`` at the snapshot). Its journal starts with `events`.
+    public init(rules: Rules, snapshot: Snapshot, replaying events: [Event] = [], journaling: Bool = true)
+        throws(ReplayError)
+    {
         self.init(rules: rules, journaling: journaling)
-        for (index, event) in snapshot.events.enumerated() {
+        let restore = snapshot.events
+        for (index, event) in restore.enumerated() {
             try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
         }
         slots.journal.removeAll()
         slots.changes.removeAll()
+        for (index, event) in events.enumerated() {
+            try Replay.apply(event, index: restore.count + index, rules: rules, slots: &slots, users: &users)
+        }
     }
 }

@@ -42,6 +42,21 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     }
 }
 
+/// What a reservation gave: the booking, and whether it is new or a replay.
+public struct Reservation: Hashable, Sendable {
+    /// The booking made, or for a replay the one the first request made, in its current status
+    /// (a replay of a booking since cancelled is cancelled, not new).
+    public var booking: Booking
+    /// Whether the request repeated an earlier request id of the same user: nothing new was
+    /// booked. A service answers 201 for a new booking and 200 for a replay.
+    public var isReplay: Bool
+
+    public init(booking: Booking, isReplay: Bool) {
+        self.booking = booking
+        self.isReplay = isReplay
+    }
+}
+
 /// A request to book one slot.
 public struct ReservationRequest: Hashable, Codable, Sendable {
     public var slot: Slot

@@ -1,16 +1,24 @@
-/// Languages refusals can be described in; the source apps ship English and Turkish.
-public enum MessageLanguage: String, Hashable, Codable, Sendable, CaseIterable {
-    case english = "en"
-    case turkish = "tr"
-}
-
 extension Rejection {
+    /// `instant` as the station's clock shows it, with its zone: `2026-11-30 14:00 Europe/Istanbul
+    /// (UTC+03:00)`; in UTC (`2026-11-30 11:00 UTC`) when the refusal carries no zone.
+    func localTime(_ instant: Instant) -> String {
+        let offset = utcOffsetSeconds ?? 0
+        let local = Instant(secondsSinceEpoch: instant.secondsSinceEpoch.saturatingAdding(Int64(offset)))
+        let text = local.description  // YYYY-MM-DDTHH:MM:SSZ
+        let minutes = String(text.dropLast(4).map { $0 == "T" ? " " : $0 })
+        guard let timeZone else { return "\(minutes) UTC" }
+        let sign = offset < 0 ? "-" : "+"
+        let hours = abs(offset) / 3_600
+        let rest = abs(offset) / 60 % 60
+        return "\(minutes) \(timeZone) (UTC\(sign)\(hours < 10 ? "0" : "")\(hours):\(rest < 10 ? "0" : "")\(rest))"
+    }
+
     /// A sentence a person can read, saying what was refused and why.
     public func message(in language: MessageLanguage) -> String {
         let slot = self.slot.map(\.description) ?? "?"
         let value = self.value.map(IdentifierRule.shortened) ?? "?"
         let booking = self.booking.map(\.description) ?? "?"
-        let instant = self.instant.map(\.description) ?? "?"
+        let instant = self.instant.map { localTime($0) } ?? "?"
         let limit = self.limit.map(String.init) ?? "?"
         let date = self.date.map(\.description) ?? "?"
         switch (language, reason) {

@@ -15,6 +15,11 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
     public var instant: Instant?
     /// The relevant date (last bookable date).
     public var date: LocalDate?
+    /// The IANA time zone of the station, when ``instant`` is set: messages give the instant in
+    /// this zone's local time.
+    public var timeZone: String?
+    /// The station's offset from UTC at ``instant``, in seconds.
+    public var utcOffsetSeconds: Int?
 
     public init(
         _ reason: Reason, slot: Slot? = nil, booking: BookingID? = nil, user: UserID? = nil,

@@ -102,9 +102,26 @@ public struct Rules: Sendable {
         now < start.saturatingSubtracting(policy.cancellationCutoffSeconds)
     }
 
-    /// The last instant a booking starting at `start` can be cancelled before (exclusive).
-    func cancellationDeadline(start: Int64) -> Instant {
-        Instant(start.saturatingSubtracting(policy.cancellationCutoffSeconds))
+    /// The full refusal of a cancellation of `record` (booking `id`) by `user` for `reason`; for
+    /// ``Rejection/Reason/cancellationCutoffPassed`` with the deadline, in the station's zone.
+    func cancelRejection(_ reason: Rejection.Reason, of record: BookingRecord, id: BookingID, by user: UserID)
+        -> Rejection
+    {
+        var rejection = Rejection(reason, slot: catalog.slot(record.ref), booking: id, user: user)
+        if reason == .cancellationCutoffPassed {
+            rejection.instant = Instant(record.start.saturatingSubtracting(policy.cancellationCutoffSeconds))
+            localize(&rejection, station: record.ref.station)
+        }
+        return rejection
+    }
+
+    /// Gives `rejection` the time zone and UTC offset of `station` at its instant, so its message
+    /// states the time as the driver's clock shows it.
+    func localize(_ rejection: inout Rejection, station: Int32) {
+        guard let instant = rejection.instant else { return }
+        let zone = zone(of: station)
+        rejection.timeZone = zone.identifier
+        rejection.utcOffsetSeconds = Int(zone.offset(at: instant.secondsSinceEpoch))
     }
 
     /// Builds the full refusal for a reason found on the fast path.
@@ -125,6 +142,7 @@ public struct Rules: Sendable {
         case .conflictingRequestID: r.value = requestID?.rawValue
         default: break
         }
+        localize(&r, station: ref.station)
         return r
     }
 }

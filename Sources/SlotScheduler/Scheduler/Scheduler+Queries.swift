@@ -88,6 +88,27 @@ extension Scheduler {
         for (index, event) in events.enumerated() { try apply(event, index: index) }
     }
 
+    /// Restores a scheduler from a snapshot (``snapshot()``) and the events recorded after it
+    /// (the journal's ``events`` since the snapshot was taken), with the shard count of the
+    /// scheduler that took them: booking ids name their shard. The journal starts with `events`.
+    ///
+    /// Errors name the index of the offending snapshot booking or override (counted as events:
+    /// overrides first, then bookings) or, past those, of the event.
+    public convenience init(rules: Rules, shards: Int = 16, snapshot: Snapshot, replaying events: [Event] = [])
+        throws(ReplayError)
+    {
+        self.init(rules: rules, shards: shards)
+        let restore = snapshot.events
+        for (index, event) in restore.enumerated() { try apply(event, index: index) }
+        for shard in self.shards.indices {
+            self.shards.withLock(shard) { slots in
+                slots.journal.removeAll()
+                slots.changes.removeAll()
+            }
+        }
+        for (index, event) in events.enumerated() { try apply(event, index: restore.count + index) }
+    }
+
     private func apply(_ event: Event, index: Int) throws(ReplayError) {
         let target: Int?
         let user: UserID?

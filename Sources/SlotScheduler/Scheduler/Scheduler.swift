@@ -87,11 +87,28 @@ public final class Scheduler: Sendable {
     /// reservations of one slot never both succeed, and concurrent reservations never take a
     /// user past their limit.
     public func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
-        let ref = try rules.resolve(request)
+        switch reservation(request, at: now) {
+        case .success(let reservation): return reservation.booking
+        case .failure(let rejection): throw rejection
+        }
+    }
+
+    /// ``reserve(_:at:)``, saying whether the booking is new or the one an earlier request with
+    /// the same request id made (``Reservation/isReplay``; its status may be cancelled by now).
+    public func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
+        switch reservation(request, at: now) {
+        case .success(let reservation): return reservation
+        case .failure(let rejection): throw rejection
+        }
+    }
+
+    private func reservation(_ request: ReservationRequest, at now: Instant) -> Result<Reservation, Rejection> {
+        let ref: SlotRef
+        do throws(Rejection) { ref = try rules.resolve(request) } catch { return .failure(error) }
         let reminder = request.reminderSeconds
         let stripe = stripe(of: request.user)
         let rules = rules
-        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
+        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
             let attempt = stripes.withLock(stripe) { users in
                 Decisions.reserve(
                     ref, user: request.user, requestID: request.requestID, reminder: reminder,
@@ -99,7 +116,9 @@ public final class Scheduler: Sendable {
             }
             if let booking = attempt.booking {
                 if let record = slots.record(of: booking) {
-                    return .success(slots.booking(record: record, catalog: rules.catalog))
+                    return .success(
+                        Reservation(
+                            booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat))
                 }
             }
             return .failure(
@@ -108,10 +127,7 @@ public final class Scheduler: Sendable {
                     requestID: request.requestID, reminder: reminder, start: attempt.start,
                     now: now.secondsSinceEpoch))
         }
-        switch result {
-        case .success(let booking): return booking
-        case .failure(let rejection): throw rejection
-        }
+        return result
     }
 
     /// The fast path; see ``Ledger/attempt(_:for:at:)``.
@@ -143,12 +159,7 @@ public final class Scheduler: Sendable {
                     record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
             }
             guard let reason else { return .success(slots.booking(record: record, catalog: rules.catalog)) }
-            var rejection = Rejection(
-                reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user)
-            if reason == .cancellationCutoffPassed {
-                rejection.instant = rules.cancellationDeadline(start: slots.records[record].start)
-            }
-            return .failure(rejection)
+            return .failure(rules.cancelRejection(reason, of: slots.records[record], id: id, by: user))
         }
         return try result.get()
     }
