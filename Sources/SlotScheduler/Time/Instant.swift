@@ -5,12 +5,42 @@ public struct Instant: Hashable, Comparable, Codable, Sendable, CustomStringConv
     public var secondsSinceEpoch: Int64
     public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
     init(_ seconds: Int64) { self.secondsSinceEpoch = seconds }
+    /// Decodes ISO 8601 in UTC, `"2018-03-25T01:00:00Z"` (the wire format, see
+    /// <doc:WireFormat>), or whole seconds since the epoch (journals and snapshots written before
+    /// version 1 of the wire format).
     public init(from decoder: any Decoder) throws {
-        secondsSinceEpoch = try decoder.singleValueContainer().decode(Int64.self)
+        let container = try decoder.singleValueContainer()
+        if let seconds = try? container.decode(Int64.self) {
+            secondsSinceEpoch = seconds
+            return
+        }
+        let text = try container.decode(String.self)
+        guard let instant = Instant(iso8601: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "\(IdentifierRule.shortened(text).debugDescription) is not an instant; "
+                        + "expected ISO 8601 in UTC such as 2018-03-25T01:00:00Z"))
+        }
+        self = instant
     }
+    /// Encodes ISO 8601 in UTC, ``description``.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(secondsSinceEpoch)
+        try container.encode(description)
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SSZ` (UTC, a date in ``LocalDate/supportedYears``), or `nil`.
+    public init?(iso8601 text: String) {
+        guard text.utf8.count == 20, text.hasSuffix("Z") else { return nil }
+        let parts = text.dropLast().split(separator: "T", omittingEmptySubsequences: false)
+        guard parts.count == 2, let date = try? LocalDate(parsing: String(parts[0])) else { return nil }
+        let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3,
+            clock.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+            let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]), h < 24, m < 60, s < 60
+        else { return nil }
+        self = .utc(date, hour: h, minute: m, second: s)
     }
     /// The instants of ``LocalDate/supportedRange`` with a day's margin each side for time zones.
     public static let supportedRange =

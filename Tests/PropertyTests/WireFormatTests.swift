@@ -1,0 +1,115 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+/// One golden file per wire type (`Golden/wire-<name>.json`): a change to the JSON a service or a
+/// journal sees must be deliberate. `UPDATE_GOLDEN=1 swift test --filter WireFormatTests` rewrites
+/// them. Every sample also decodes back to itself.
+@Suite struct WireFormatTests {
+    static let day = LocalDate(dayNumber: 20_422)  // 2025-11-30
+    static let slot = Slot(station: "IST-1", socket: "A", date: day, hour: 14)
+    static let station = Station(
+        id: "IST-1", name: "Kadıköy", city: "İstanbul", timeZone: "Europe/Istanbul",
+        coordinate: Coordinate(latitude: 40.99, longitude: 29.03),
+        sockets: [Socket(id: "A", connector: .ccs, powerKW: 50)], facilities: ["cafe"])
+    static let now = Instant.utc(LocalDate(dayNumber: 20_421), hour: 9)
+
+    static func ledger() throws -> Ledger {
+        try Ledger(stations: [station], policy: Policy(maxUpcomingBookings: 2, minimumNotice: .seconds(3_600)))
+    }
+
+    static func booking() throws -> Booking {
+        var ledger = try ledger()
+        return try ledger.reserve(
+            ReservationRequest(slot: slot, user: 17, requestID: "req-1", reminder: .seconds(900)), at: now)
+    }
+
+    static func encode<T: Encodable>(_ value: T, language: MessageLanguage = .english) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.userInfo[.messageLanguage] = language
+        return try encoder.encode(value)
+    }
+
+    func check<T: Codable & Equatable>(_ name: String, _ value: T, language: MessageLanguage = .english) throws {
+        let bytes = try Self.encode(value, language: language)
+        #expect(try JSONDecoder().decode(T.self, from: bytes) == value, "\(name) does not decode to itself")
+        let file = "wire-\(name)"
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Golden").appendingPathComponent("\(file).json")
+            try bytes.write(to: url)
+            Issue.record("UPDATE_GOLDEN=1: wrote \(url.path); run again without it")
+            return
+        }
+        let url = try #require(
+            Bundle.module.url(forResource: file, withExtension: "json", subdirectory: "Golden"),
+            "no golden file \(file).json; run UPDATE_GOLDEN=1 swift test --filter WireFormatTests")
+        let committed = try Data(contentsOf: url)
+        #expect(committed == bytes, "\(name): \(String(decoding: bytes, as: UTF8.self))")
+    }
+
+    @Test func reservationRequest() throws {
+        try check(
+            "ReservationRequest",
+            ReservationRequest(slot: Self.slot, user: 17, requestID: "req-1", reminder: .seconds(900)))
+    }
+
+    @Test func booking() throws { try check("Booking", try Self.booking()) }
+
+    @Test func rejection() throws {
+        var ledger = try Self.ledger()
+        let tooSoon = Slot(station: "IST-1", socket: "A", date: LocalDate(dayNumber: 20_421), hour: 12)
+        do {
+            _ = try ledger.reserve(ReservationRequest(slot: tooSoon, user: 17), at: Self.now)
+            Issue.record("expected a refusal")
+        } catch {
+            try check("Rejection", error)
+            try check("Rejection-tr", error, language: .turkish)
+        }
+    }
+
+    @Test func invalidValue() throws {
+        try check("InvalidValue", InvalidValue(field: "pageSize", value: "0", expected: "a page size 1...500"))
+    }
+
+    @Test func dayView() throws {
+        var ledger = try Self.ledger()
+        _ = try ledger.reserve(ReservationRequest(slot: Self.slot, user: 17), at: Self.now)
+        try check("DayView", try ledger.dayView(of: "IST-1", on: Self.day, at: Self.now))
+    }
+
+    @Test func stationPage() throws {
+        let catalog = try Catalog([Self.station])
+        try check(
+            "StationPage",
+            try catalog.search(StationQuery(near: Coordinate(latitude: 41, longitude: 29), page: 0, pageSize: 1)))
+    }
+
+    @Test func events() throws {
+        var ledger = try Self.ledger()
+        let booking = try ledger.reserve(ReservationRequest(slot: Self.slot, user: 17, requestID: "r"), at: Self.now)
+        try ledger.cancel(booking.id, by: 17, at: Self.now + .seconds(60))
+        _ = try ledger.reserve(ReservationRequest(slot: Self.slot, user: 18), at: Self.now + .seconds(120))
+        try ledger.changeAvailability(.close("IST-1", socket: "A", on: Self.day), at: Self.now + .seconds(180))
+        try check("Events", ledger.events)
+        try check("Snapshot", ledger.snapshot())
+    }
+
+    /// Journals and snapshots written before version 1 (instants as seconds, booking ids as
+    /// numbers) still decode; an unknown event version is refused.
+    @Test func olderFormsDecodeAndUnknownVersionsAreRefused() throws {
+        let old = Data(
+            #"{"createdAt":1521921600,"id":1,"slot":{"date":"2018-03-25","hour":9,"socket":"1","station":"S0"},"start":1521964800,"status":"active","user":1}"#
+                .utf8)
+        let booking = try JSONDecoder().decode(Booking.self, from: old)
+        #expect(booking.id == BookingID(1))
+        #expect(booking.start == Instant(secondsSinceEpoch: 1_521_964_800))
+        let future = Data(#"{"version":2,"type":"cancelled","booking":"1","user":1,"at":"2018-03-25T09:00:00Z"}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Event.self, from: future) }
+        #expect(Instant(iso8601: "2018-03-25T09:00:00Z") == Instant(secondsSinceEpoch: 1_521_968_400))
+        for bad in ["2018-03-25T24:00:00Z", "2018-03-25 09:00:00Z", "2018-03-25T09:00:00+01:00", "", "x"] {
+            #expect(Instant(iso8601: bad) == nil, "\(bad)")
+        }
+    }
+}
