@@ -23,7 +23,6 @@ let package = Package(
         // Empty unless the trait is on: `.package(url: …, traits: ["Postgres"])`.
         .library(name: "SlotSchedulerPostgres", targets: ["SlotSchedulerPostgres"]),
         .library(name: "SlotSchedulerJournal", targets: ["SlotSchedulerJournal"]),
-        .executable(name: "journal-bench", targets: ["journal-bench"]),
     ],
     traits: [
         .trait(
@@ -56,14 +55,13 @@ let package = Package(
         .executableTarget(
             name: "schedule-sim",
             dependencies: [
-                "SlotSimulation", .target(name: "SlotSchedulerPostgres", condition: postgres),
+                "SlotSimulation", .target(name: "SlotSchedulerPostgres", condition: postgres), "SlotSchedulerJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "journal-bench", dependencies: ["SlotSchedulerJournal"], path: "Benchmarks/JournalBench",
-            swiftSettings: swiftSettings),
+            name: "journal-bench", dependencies: ["SlotSchedulerJournal"], swiftSettings: swiftSettings),
         .testTarget(name: "SchedulerTests", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PropertyTests",

@@ -33,6 +33,14 @@ echo "=== threads"
 "$BIN" run Scenarios/cancel-and-rebook.json --threads 4 --quiet || failed=1
 "$BIN" run Scenarios/closed-socket-and-overrides.json --threads 4 --quiet || failed=1
 
+echo "=== journal store (durable, threads), then verify-store on the reopened journal"
+JOURNAL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/schedule-sim-journal.XXXXXX")
+"$BIN" run Scenarios/cancel-and-rebook.json --store "journal:$JOURNAL_DIR/j" --threads 4 \
+    --history "$JOURNAL_DIR/history.jsonl" --quiet || failed=1
+"$BIN" verify-store --store "journal:$JOURNAL_DIR/j" --scenario Scenarios/cancel-and-rebook.json \
+    --history "$JOURNAL_DIR/history.jsonl" --quiet || failed=1
+rm -rf "$JOURNAL_DIR"
+
 echo "=== output files"
 Scripts/cli-output-files.sh "$BIN" || failed=1
 

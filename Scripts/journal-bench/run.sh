@@ -37,7 +37,10 @@ pg() { # clients seconds
 }
 journal() { # callers seconds mode
     rm -rf "$WORK" && mkdir -p "$WORK"
-    "$BENCH" "$WORK" "$1" "$2" "$3" | sed -n 's/.*: \([0-9]*\) reservations\/s.*/\1/p'
+    local line
+    line=$("$BENCH" "$WORK" "$1" "$2" "$3") || { echo "journal-bench failed: $line" >&2; exit 70; }
+    echo "  $line" >&2
+    sed -n 's/.*: \([0-9]*\) reservations\/s.*/\1/p' <<<"$line"
 }
 mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { printf "%.0f", s / NR }'; }
 

@@ -125,7 +125,7 @@ extension ScheduleSim {
                 cannot be reached.
                 """)
 
-        @Option(help: "The database: a postgres:// URL or `env` (SLOTSCHEDULER_DATABASE_URL).")
+        @Option(help: "The store: a postgres:// URL, `env` (SLOTSCHEDULER_DATABASE_URL) or journal:DIR.")
         var store: String
 
         @Option(help: "The scenario file the processes ran.")
@@ -149,7 +149,7 @@ extension ScheduleSim {
         var quiet = false
 
         func validate() throws {
-            _ = try storeConfiguration(store)
+            _ = try StoreChoice(store)
             if history.isEmpty { throw ValidationError("give at least one --history FILE") }
         }
 
@@ -157,13 +157,13 @@ extension ScheduleSim {
             PartialFiles.shared.removeOnInterrupt()
             try checkOutputs([report], inputs: [scenario] + history)
             let prepared = try load(scenario, seed: seed, operations: operations)
-            let service = try await connect(store, prepared: prepared)
+            let opened = try await openStore(store, prepared: prepared)
             let finalBookings: [Booking]
-            do { finalBookings = try await service.allBookingsByID() } catch {
-                await service.shutdown()
+            do { finalBookings = try await opened.service.allBookingsByID() } catch {
+                await opened.close()
                 throw StoreFailure("cannot read the bookings: \(error)").exit()
             }
-            await service.shutdown()
+            await opened.close()
             let result: Report
             do {
                 result = try Simulator.verifyProcesses(
@@ -219,8 +219,10 @@ extension ScheduleSim {
             help: """
                 Where bookings are kept in threads mode: `memory` (the in-process Scheduler), a \
                 postgres://user@host[:port]/database[?schema=name] URL, or `env` (the URL in \
-                SLOTSCHEDULER_DATABASE_URL). A database store implies threads mode (--threads defaults \
-                to the workload's concurrency, else 4) and a build with `--traits Postgres`.
+                SLOTSCHEDULER_DATABASE_URL), or journal:DIR (the durable journal store in directory DIR, \
+                one process at a time). A database or journal store implies threads mode (--threads \
+                defaults to the workload's concurrency, else 4); a database store needs a build with \
+                `--traits Postgres`.
                 """)
         var store: String = "memory"
 
@@ -253,7 +255,9 @@ extension ScheduleSim {
                 throw ValidationError("--process-index must be 0...\(processCount - 1)")
             }
             if store != "memory" {
-                _ = try storeConfiguration(store)
+                if try StoreChoice(store).isJournal, processCount > 1 {
+                    throw ValidationError("--process-count needs a database --store; a journal is one process's")
+                }
                 if checkDeterminism { throw ValidationError("--check-determinism does not apply to a database store") }
             }
             if processCount > 1 {
@@ -291,22 +295,23 @@ extension ScheduleSim {
                         file: scenario, path: path, value: value,
                         expected: "a workload-only scenario for --process-count > 1"))
             }
-            let service = try await connect(store, prepared: prepared)
+            let opened = try await openStore(store, prepared: prepared, shards: shards)
             do {
                 if processCount == 1 {
-                    let existing = try await service.allBookingsByID().count
+                    let existing = try await opened.service.allBookingsByID().count
                     if existing > 0 {
                         throw StoreFailure(
-                            "the database schema already holds \(existing) bookings; use a fresh one (?schema=NAME)")
+                            "the store already holds \(existing) bookings; use a fresh one (?schema=NAME, or a new journal directory)"
+                        )
                     }
                 }
-                try await run(prepared, service: service)
+                try await run(prepared, service: opened.service)
             } catch {
-                await service.shutdown()
+                await opened.close()
                 if let failure = error as? StoreFailure { throw failure.exit() }
                 throw error
             }
-            await service.shutdown()
+            await opened.close()
         }
 
         func run(_ prepared: PreparedScenario, service: (any BookingService)?) async throws {

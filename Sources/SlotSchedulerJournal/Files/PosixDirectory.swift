@@ -15,11 +15,16 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     public let path: String
     private var lockDescriptor: Int32 = -1
 
-    /// Uses (and creates, if missing) the directory at `path`.
+    /// Uses (and creates, with any missing parents) the directory at `path`.
     public init(path: String) throws(JournalError) {
         self.path = path
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw .posix("cannot create the directory", file: path)
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw .posix("cannot create the directory", file: prefix)
+            }
+            prefix += "/"
         }
     }
 

@@ -31,7 +31,7 @@ let stations = (0..<100).map { s in
 let rules: Rules
 let firstDay: LocalDate
 do {
-    rules = try Rules(catalog: try Catalog(stations), policy: Policy(maxUpcomingBookings: 1_000_000))
+    rules = try Rules(catalog: try Catalog(stations), policy: Policy(maxUpcomingBookings: 100_000))
     firstDay = try LocalDate(year: 2026, month: 6, day: 2)
 } catch { fail("\(error)") }
 let now = Instant(secondsSinceEpoch: Int64(firstDay.dayNumber - 1) * 86_400)
