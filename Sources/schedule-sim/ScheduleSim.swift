@@ -26,6 +26,8 @@ struct ScheduleSim: AsyncParsableCommand {
               schedule-sim run Scenarios/rush-hour.json --store postgres://app@127.0.0.1/bookings?schema=sim
               schedule-sim check Scenarios/*.json
               schedule-sim import ../shared/data/dundee-charging-sessions-2018-06-06_2018-09-06.csv
+              schedule-sim import sessions.csv --output s.json --start "Start Date" --station Site --socket Port \
+                --time-zone America/Los_Angeles   (see import --help)
             """,
         subcommands: [Run.self, VerifyStore.self, Check.self, Import.self],
         defaultSubcommand: nil)
@@ -395,48 +397,6 @@ extension ScheduleSim {
                     "\(path): ok — \(p.scenario.name): \(p.scenario.stations.count) stations, \(p.rules.catalog.socketCount) sockets, \(p.scenario.users.count) users, \(p.operations) operations, \(p.scenario.steps?.count ?? 0) steps"
                 )
             }
-        }
-    }
-
-    struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Turn the Dundee charging-session CSV into a replay scenario.",
-            discussion: """
-                Each real session becomes a reservation of its connector for its start hour, requested \
-                --lead-hours before. The importer counts what it skipped and why; the report of the replay \
-                counts the sessions that collide. Contains public sector information licensed under the \
-                Open Government Licence v3.0.
-                """)
-
-        @Argument(help: "The CSV file (dundee-charging-sessions-*.csv).")
-        var csv: String
-
-        @Option(name: .shortAndLong, help: "Where to write the scenario.")
-        var output: String = "Scenarios/dundee-2018.json"
-
-        @Option(help: "How many hours ahead each booking is requested.")
-        var leadHours: Int = 3
-
-        func validate() throws {
-            if !(0...720).contains(leadHours) { throw ValidationError("--lead-hours must be 0...720") }
-        }
-
-        func run() throws {
-            let scenario: Scenario
-            do { scenario = try DundeeImporter.makeScenario(csvPath: csv, leadHours: leadHours) } catch {
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-                throw ExitCode(66)
-            }
-            do { _ = try scenario.prepare(file: output) } catch { throw refuse(error) }
-            try writeAtomically(DundeeImporter.encode(scenario), to: output)
-            let p = scenario.provenance
-            print(
-                "wrote \(output): \(scenario.stations.count) stations, \(scenario.stations.reduce(0) { $0 + $1.sockets.count }) connectors, \(scenario.steps?.count ?? 0) booking requests from \(p?.rowsRead ?? 0) rows"
-            )
-            for (reason, n) in (p?.skipped ?? [:]).sorted(by: { $0.key < $1.key }) {
-                print("  skipped \(n): \(reason)")
-            }
-            for note in p?.notes ?? [] { print("  note: \(note)") }
         }
     }
 }

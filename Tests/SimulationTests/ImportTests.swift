@@ -1,0 +1,234 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+@testable import SlotSimulation
+
+/// `schedule-sim import` on small CSVs written in the layouts of the public data sets: Palo Alto
+/// (one date-time column, m/d/yyyy, a PDT/PST column, a duration), Perth & Kinross (ISO dates, a
+/// separate start time, an end, no user column) and Dundee (the preset), across both DST changes.
+@Suite struct ImportTests {
+    /// Writes `csv` to a temporary file and imports it.
+    static func run(_ csv: String, _ layout: SessionLayout) throws(ImportError) -> Scenario {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("import-\(UUID().uuidString).csv").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(csv.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try SessionImporter.makeScenario(csvPath: path, layout: layout)
+    }
+
+    /// Each step as "station/socket date hour user requested-at".
+    static func lines(_ scenario: Scenario) -> [String] {
+        (scenario.steps ?? []).map { step in
+            let slot = "\(step.station?.rawValue ?? "-")/\(step.socket?.rawValue ?? "-")"
+            let when = "\(step.date.map(\.description) ?? "-") \(step.hour ?? -1)"
+            return "\(slot) \(when) u\(step.user ?? 0) \(step.at?.description ?? "-")"
+        }
+    }
+
+    // Palo Alto: 33 columns; the real file's header, rows trimmed to what matters.
+    static let paloAltoHeader =
+        "Station Name,MAC Address,Org Name,Start Date,Start Time Zone,End Date,End Time Zone,Transaction Date (Pacific Time),Total Duration (hh:mm:ss),Charging Time (hh:mm:ss),Energy (kWh),GHG Savings (kg),Gasoline Savings (gallons),Port Type,Port Number,Plug Type,EVSE ID,Address 1,City,State/Province,Postal Code,Country,Latitude,Longitude,Currency,Fee,Ended By,Plug In Event Id,Driver Postal Code,User ID,County,System S/N,Model Number"
+
+    static func paloAltoRow(station: String, start: String, zone: String, duration: String, port: String, user: String)
+        -> String
+    {
+        var fields = Array(repeating: "", count: 33)
+        fields[0] = station
+        fields[3] = start
+        fields[4] = zone
+        fields[8] = duration
+        fields[14] = port
+        fields[29] = user
+        return fields.joined(separator: ",")
+    }
+
+    static var paloAlto: SessionLayout {
+        var layout = SessionLayout(
+            start: "Start Date", station: "Station Name", socket: ["Port Number"], timeZone: "America/Los_Angeles")
+        layout.user = "User ID"
+        layout.zoneLabel = "Start Time Zone"
+        layout.duration = "Total Duration (hh:mm:ss)"
+        return layout
+    }
+
+    @Test func paloAltoAcrossBothDSTChanges() throws {
+        let rows = [
+            // 20:17 PDT = 03:17Z; 1 h 30 min → hours 20 and 21, requested 3 h before 20:00 PDT.
+            Self.paloAltoRow(
+                station: "\"PALO ALTO CA / HAMILTON #1\"", start: "7/29/2011 20:17", zone: "PDT", duration: "1:30:00",
+                port: "1", user: "3284"),
+            // Autumn: 01:30 PDT is the repeated hour's first occurrence, the slot's own.
+            Self.paloAltoRow(
+                station: "PALO ALTO CA / BRYANT #1", start: "11/6/2011 1:30", zone: "PDT", duration: "0:20:00",
+                port: "2",
+                user: "77"),
+            // Autumn: 01:40 PST is the second occurrence, which has no slot: skipped.
+            Self.paloAltoRow(
+                station: "PALO ALTO CA / BRYANT #1", start: "11/6/2011 1:40", zone: "PST", duration: "0:20:00",
+                port: "1",
+                user: "78"),
+            // Spring: 02:30 does not exist on 2012-03-11.
+            Self.paloAltoRow(
+                station: "PALO ALTO CA / BRYANT #1", start: "3/11/2012 2:30", zone: "PST", duration: "1:00:00",
+                port: "1",
+                user: "79"),
+            // Spring: 01:50 PST for 40 min ends at 03:30 PDT: hours 1 and 3 (2 does not exist).
+            Self.paloAltoRow(
+                station: "PALO ALTO CA / BRYANT #1", start: "3/11/2012 1:50", zone: "PST", duration: "0:40:00",
+                port: "1",
+                user: ""),
+            // PST in July is not Los Angeles' offset then.
+            Self.paloAltoRow(
+                station: "PALO ALTO CA / BRYANT #1", start: "7/30/2011 9:00", zone: "PST", duration: "1:00:00",
+                port: "1",
+                user: "80"),
+        ]
+        let scenario = try Self.run(([Self.paloAltoHeader] + rows).joined(separator: "\r\n") + "\r\n", Self.paloAlto)
+        let p = try #require(scenario.provenance)
+        #expect(p.rowsRead == 6)
+        #expect(
+            p.skipped == [
+                "start at a local time that does not exist": 1,
+                "start in the second occurrence of the repeated autumn hour (a slot names the first)": 1,
+                "zone label does not match the time zone at that time": 1,
+            ])
+        #expect(
+            Self.lines(scenario) == [
+                "palo-alto-ca-hamilton-1/1 2011-07-29 20 u3284 2011-07-30T00:00:00Z",
+                "palo-alto-ca-hamilton-1/1 2011-07-29 21 u3284 2011-07-30T00:00:00Z",
+                "palo-alto-ca-bryant-1/2 2011-11-06 1 u77 2011-11-06T05:00:00Z",
+                "palo-alto-ca-bryant-1/1 2012-03-11 1 u2199023255558 2012-03-11T06:00:00Z",
+                "palo-alto-ca-bryant-1/1 2012-03-11 3 u2199023255558 2012-03-11T06:00:00Z",
+            ])
+        #expect(p.stepsWritten == 5)
+        #expect(p.notes.contains { $0.hasPrefix("1 rows without a user id") })
+        #expect(scenario.stations.map(\.name) == ["PALO ALTO CA / BRYANT #1", "PALO ALTO CA / HAMILTON #1"])
+        _ = try scenario.prepare(file: "palo-alto.json")
+    }
+
+    // Perth & Kinross: 10 columns, ISO dates, separate start and end times, no user column.
+    static let perthHeader = "CP ID,Connector,Site,Start Date,Start Time,End Date,End Time,Total kWh,Cost,Model"
+
+    static var perth: SessionLayout {
+        var layout = SessionLayout(
+            start: "Start Date", station: "Site", socket: ["CP ID", "Connector"], timeZone: "Europe/London")
+        layout.startTime = "Start Time"
+        layout.end = "End Date"
+        layout.endTime = "End Time"
+        layout.model = "Model"
+        layout.leadHours = 1
+        return layout
+    }
+
+    @Test func perthAndKinrossAcrossBothDSTChanges() throws {
+        let csv = """
+            \(Self.perthHeader)
+            51521,1,Broxden Park & Ride,2017-03-26,00:30,2017-03-26,03:10,9.1,0,APT Rapid Charger
+            51521,2,Broxden Park & Ride,2017-03-26,01:15,2017-03-26,02:10,3.0,0,APT Rapid Charger
+            50338,1,"Atholl Street, Perth",2017-10-29,01:20,2017-10-29,01:50,2.0,0,APT 22kW Dual Outlet
+            50338,1,"Atholl Street, Perth",2017-10-29,04:00,2017-10-29,03:00,2.0,0,APT 22kW Dual Outlet
+            50338,2,"Atholl Street, Perth",yesterday,04:00,2017-10-29,05:00,2.0,0,APT 22kW Dual Outlet
+            50338,2,"Atholl Street, Perth"
+
+            """
+        let scenario = try Self.run(csv, Self.perth)
+        let p = try #require(scenario.provenance)
+        #expect(p.rowsRead == 6)
+        #expect(
+            p.skipped == [
+                "end not after start": 1, "malformed row (fewer columns than the header needs)": 1,
+                "start at a local time that does not exist": 1, "unparseable start date or time": 1,
+            ])
+        // 00:30 GMT to 03:10 BST books hours 0, 2 and 3: hour 1 does not exist that day. Each row
+        // is a user of its own (no user column), numbered from 2^41 by line.
+        #expect(
+            Self.lines(scenario) == [
+                "broxden-park-ride/51521-1 2017-03-26 0 u2199023255554 2017-03-25T23:00:00Z",
+                "broxden-park-ride/51521-1 2017-03-26 2 u2199023255554 2017-03-25T23:00:00Z",
+                "broxden-park-ride/51521-1 2017-03-26 3 u2199023255554 2017-03-25T23:00:00Z",
+                "atholl-street-perth/50338-1 2017-10-29 1 u2199023255556 2017-10-28T23:00:00Z",
+            ])
+        #expect(p.notes.contains { $0.hasPrefix("1 starts in the repeated autumn hour taken as its first occurrence") })
+        #expect(scenario.stations.first { $0.name == "Broxden Park & Ride" }?.sockets.first?.powerKW == 50)
+        _ = try scenario.prepare(file: "perth.json")
+    }
+
+    @Test func dundeePreset() throws {
+        let csv = """
+            Charging event,User ID,CP ID,Connector,Start Date,Start Time,End Date,End Time,Total kWh,Cost,Site,Group,Model,,,
+            7751157,601838,50914,1,06/09/2018,23:55,07/09/2018,07:03,22.287,0,"Lochee Charging Hub, Dundee",G,APT 22kW Dual Outlet,,,x
+            7751142,604982A,50349,2,06/09/2018,23:38,06/09/2018,23:48,7.08,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,x
+            7751142,604982,50349,2,06/09/2018,23:38,06/09/2018,23:48,7.08,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,x
+            7751100,,50349,1,13/09/2018,10:00,,,0,0,"Greenmarket Multi Car Park, Dundee",G,APT Dual Rapid Charger,,,x
+            """
+        let scenario = try Self.run(csv, .dundee)
+        let p = try #require(scenario.provenance)
+        #expect(p.skipped == ["duplicate session id": 1])
+        #expect(
+            Self.lines(scenario) == [
+                "greenmarket-multi-car-park/50349-2 2018-09-06 23 u60498201 2018-09-06T19:00:00Z",
+                "lochee-charging-hub/50914-1 2018-09-06 23 u601838 2018-09-06T19:00:00Z",
+                "greenmarket-multi-car-park/50349-1 2018-09-13 10 u2199023255557 2018-09-13T06:00:00Z",
+            ])
+        #expect(scenario.name == "dundee-2018")
+        #expect(scenario.stations.allSatisfy { $0.city == "Dundee" && $0.timeZone == "Europe/London" })
+    }
+
+    @Test func missingColumnNamesItAndShowsTheHeader() {
+        var layout = Self.perth
+        layout.start = "Start"
+        let error = #expect(throws: ImportError.self) {
+            try Self.run(Self.perthHeader + "\n1,1,Site,2017-01-01,10:00,2017-01-01,11:00,0,0,m\n", layout)
+        }
+        #expect(error?.kind == .data)
+        #expect(
+            error?.problem.hasPrefix("no column \"Start\" (--start); the header has 10 columns: \"CP ID\", ") == true)
+        #expect(error?.problem.contains("\"Start Date\", \"Start Time\"") == true)
+        #expect(error?.counts.rowsRead == 1)
+    }
+
+    @Test func everyRowSkippedFailsWithTheCounts() {
+        let csv =
+            Self.perthHeader + "\n1,1,Site,2017-13-40,10:00,2017-01-01,11:00,0,0,m\n1,1,,2017-01-01,10:00,,,0,0,m\n"
+        let error = #expect(throws: ImportError.self) { try Self.run(csv, Self.perth) }
+        #expect(error?.problem == "no row became a session (see the skip counts)")
+        #expect(error?.counts.rowsRead == 2)
+        #expect(error?.counts.skipped == ["missing station or socket": 1, "unparseable start date or time": 1])
+    }
+
+    @Test func ambiguousDatesAskForTheOrder() throws {
+        var layout = Self.perth
+        layout.start = "Start Date"
+        let csv = Self.perthHeader + "\n1,1,Site,03/04/2017,10:00,03/04/2017,11:00,0,0,m\n"
+        let error = #expect(throws: ImportError.self) { try Self.run(csv, layout) }
+        #expect(error?.problem.contains("pass --date-order ymd, dmy or mdy") == true)
+        layout.dateOrder = .mdy
+        #expect(try Self.lines(Self.run(csv, layout)) == ["site/1-1 2017-03-04 10 u2199023255554 2017-03-04T09:00:00Z"])
+        layout.dateOrder = .dmy
+        #expect(try Self.lines(Self.run(csv, layout)) == ["site/1-1 2017-04-03 10 u2199023255554 2017-04-03T08:00:00Z"])
+    }
+
+    @Test func csvQuotingLineEndsAndByteOrderMark() {
+        let text = "\u{FEFF}a,b\r\n\"x, \"\"y\"\"\",\"two\nlines\"\r\n\r\nlast,row"
+        let table = CSVTable(bytes: Array(text.utf8))
+        #expect(table.header == ["a", "b"])
+        #expect(table.rows.map(\.fields) == [["x, \"y\"", "two\nlines"], ["last", "row"]])
+        #expect(table.rows.map(\.line) == [2, 5])
+        #expect(CSVTable(bytes: Array("a\n\"open".utf8)).unterminatedQuoteLine == 2)
+    }
+
+    @Test func zoneLabelsAndTimes() {
+        #expect(ZoneLabel.offset("PDT") == -25_200)
+        #expect(ZoneLabel.offset(" bst ") == 3_600)
+        #expect(ZoneLabel.offset("+05:30") == 19_800)
+        #expect(ZoneLabel.offset("UTC-7") == -25_200)
+        #expect(ZoneLabel.offset("XYZ") == nil)
+        #expect(SessionTime.time("8:05 PM")?.hour == 20)
+        #expect(SessionTime.time("12:05 AM")?.hour == 0)
+        #expect(SessionTime.time("24:00") == nil)
+        #expect(SessionTime.duration("1:30:00") == 5_400)
+        #expect(SessionTime.duration("90") == 5_400)
+        #expect(SessionTime.duration("1:75") == nil)
+    }
+}
