@@ -3,8 +3,12 @@ import SlotScheduler
 /// What a directory holds, read back: the events to replay, where each came from, and where
 /// the store goes on appending.
 struct Recovered {
+    /// The snapshot's bookings and overrides (empty without one).
+    var snapshot = Snapshot(bookings: [], overrides: [])
+    /// The journals' events after the snapshot.
     var events: [Event] = []
-    /// For each event, the file and byte offset of its record (for replay errors).
+    /// For each snapshot override, snapshot booking, then journal event (the order of the
+    /// core's replay error indices), the file and byte offset of its record.
     var origins: [(file: String, offset: Int)] = []
     var shards: Int
     /// Whether `shards` was read from a file (else it is the opener's choice, for a new directory).
@@ -78,10 +82,21 @@ enum Recovery {
             }
             switch record.type {
             case .snapshotEvents:
-                let events = try decode(record, path: path, offset: offset)
-                result.events += events
-                result.origins += repeatElement((file: path, offset: offset), count: events.count)
-                count += events.count
+                // Overrides as availability changes, then bookings with their final status.
+                for event in try decode(record, path: path, offset: offset) {
+                    switch event {
+                    case .availabilityChanged(let change, _) where result.snapshot.bookings.isEmpty:
+                        result.snapshot.overrides.append(change)
+                    case .reserved(let booking):
+                        result.snapshot.bookings.append(booking)
+                    default:
+                        throw JournalError(
+                            .corrupt, file: path, offset: offset, message: "snapshot holds an unexpected event \(event)"
+                        )
+                    }
+                    result.origins.append((file: path, offset: offset))
+                    count += 1
+                }
             case .snapshotEnd:
                 var body = record.body
                 let total = try? body.u64("event count")

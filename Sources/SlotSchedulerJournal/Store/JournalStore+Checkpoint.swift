@@ -57,7 +57,10 @@ extension JournalStore {
 
     /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed.
     func writeSnapshot(_ snapshot: Snapshot, generation: UInt64, shards: Int) throws(JournalError) {
-        let events = snapshot.replayEvents
+        // Overrides first, then bookings with their final status: the order the core restores.
+        let events =
+            snapshot.overrides.map { Event.availabilityChanged($0, at: Instant(secondsSinceEpoch: 0)) }
+            + snapshot.bookings.map { Event.reserved($0) }
         var bytes = RecordFormat.header(.init(kind: .snapshot, shards: shards, generation: generation))
         var start = 0
         while start < events.count {

@@ -52,7 +52,8 @@ public final class JournalStore: BookingService {
             let recovered = try Recovery.read(files, shards: max(1, min(shards, 4096)))
             let scheduler: Scheduler
             do {
-                scheduler = try Scheduler(rules: rules, shards: recovered.shards, replaying: recovered.events)
+                scheduler = try Scheduler(
+                    rules: rules, shards: recovered.shards, snapshot: recovered.snapshot, replaying: recovered.events)
             } catch {
                 let origin = recovered.origins.indices.contains(error.index) ? recovered.origins[error.index] : nil
                 throw JournalError(
@@ -63,7 +64,8 @@ public final class JournalStore: BookingService {
             for name in recovered.obsolete { try files.remove(name) }
             if !recovered.obsolete.isEmpty { try files.syncDirectory() }
             var keys = Set<RequestKey>()
-            for case .reserved(let booking) in recovered.events {
+            let journaled = recovered.events.compactMap { if case .reserved(let b) = $0 { b } else { nil } }
+            for booking in recovered.snapshot.bookings + journaled {
                 if let id = booking.requestID { keys.insert(RequestKey(user: booking.user, id: id)) }
             }
             self.rules = rules
@@ -73,7 +75,7 @@ public final class JournalStore: BookingService {
             self.state = Mutex(
                 State(
                     file: file, generation: recovered.generation, shards: recovered.shards, requestKeys: keys,
-                    recoveredEvents: recovered.events.count, tornBytes: recovered.tornBytes))
+                    recoveredEvents: recovered.origins.count, tornBytes: recovered.tornBytes))
         } catch {
             files.unlock()
             throw error
@@ -115,6 +117,7 @@ public final class JournalStore: BookingService {
 
     /// How the store is doing: what recovery found, and records and syncs since open.
     public struct Statistics: Hashable, Sendable {
+        /// Snapshot overrides and bookings plus journal events read at open.
         public var recoveredEvents: Int
         /// Bytes of torn tail cut at open.
         public var tornBytes: Int
