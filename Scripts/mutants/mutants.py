@@ -11,7 +11,7 @@ mutant can never silently become a no-op when the sources change.
 """
 import sys
 
-SCHEDULER_RESERVE_OLD = """        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
+SCHEDULER_RESERVE_OLD = """        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
             let attempt = stripes.withLock(stripe) { users in
                 Decisions.reserve(
                     ref, user: request.user, requestID: request.requestID, reminder: reminder,
@@ -35,7 +35,7 @@ SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: ref.sta
             for i in 0..<50_000 { spin &+= i }  // the "database round trip" between check and insert
             precondition(spin != 1)
         }
-        let result: Result<Booking, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
+        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
             let attempt: ReservationAttempt
             if check.isAccepted && !check.isRepeat {
                 attempt = stripes.withLock(stripe) { users in
@@ -119,6 +119,14 @@ MUTANTS = [
         describe="a local hour skipped by DST gets a start instant instead of being refused",
         file="Sources/SlotScheduler/Time/ZoneClock.swift",
         edits=[("        return first\n", "        return first ?? (local - Int64(offset(at: local - 86_400)))\n")],
+    ),
+    dict(
+        name="request-id-unbounded",
+        describe="a reservation's request id is not checked against the IdentifierRule (a 1 MB id is stored)",
+        file="Sources/SlotScheduler/Rules/Rules+Public.swift",
+        filter="ExtremeInput",
+        edits=[("if let id = request.requestID, !IdentifierRule.isValid(id.rawValue) {",
+                "if let id = request.requestID, id.rawValue.isEmpty {")],
     ),
     dict(
         name="journal-ack-before-sync",

@@ -7,9 +7,9 @@ extension Instant {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         if seconds.isNaN {
             self.init(secondsSinceEpoch: 0)
-        } else if seconds >= 9_223_372_036_854_775_807 {
+        } else if seconds >= 0x1p63 {
             self.init(secondsSinceEpoch: .max)
-        } else if seconds <= -9_223_372_036_854_775_808 {
+        } else if seconds <= -0x1p63 {
             self.init(secondsSinceEpoch: .min)
         } else {
             self.init(secondsSinceEpoch: Int64(seconds))
