@@ -125,6 +125,19 @@ public struct Catalog: Sendable {
         return index
     }
 
+    /// The slot of the `socket`-th socket (in declaration order) of the `station`-th station, as
+    /// ``resolve(_:)`` interns it, without looking either up: for callers that walk the catalog
+    /// (every cell of a simulation's domain). `nil` for an index, hour or date out of range.
+    /// - Complexity: O(1), where ``resolve(_:)`` searches the station's sockets.
+    public func slot(station: Int, socket: Int, date: LocalDate, hour: Int) -> SlotRef? {
+        guard stations.indices.contains(station), stations[station].sockets.indices.contains(socket),
+            (0...23).contains(hour), LocalDate.supportedRange.contains(date)
+        else { return nil }
+        return SlotRef(
+            station: Int32(station), socket: socketBase[station] + Int32(socket), day: date.dayNumber,
+            hour: Int32(hour))
+    }
+
     /// The public slot an interned reference names.
     public func slot(_ ref: SlotRef) -> Slot {
         let station = stations[Int(ref.station)]

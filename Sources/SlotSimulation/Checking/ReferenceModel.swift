@@ -30,6 +30,9 @@ struct ReferenceModel {
     let regular: [UInt32]
     /// First flat socket of each station, and station of each flat socket.
     let socketBase: [Int32]
+    /// Catalog index of each station id, and per station its sockets' local index by id.
+    let stationIndex: [StationID: Int]
+    let socketIndex: [[SocketID: Int]]
     let stationOfSocket: [Int32]
 
     /// Per cell: its start, occupant and whether it was ever freed, together so that judging a
@@ -77,6 +80,12 @@ struct ReferenceModel {
         }
         self.regular = regular
         socketBase = base
+        let stations = p.rules.catalog.stations
+        stationIndex = Dictionary(
+            stations.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        socketIndex = stations.map { station in
+            Dictionary(station.sockets.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
         stationOfSocket = stationOf
         cells = p.starts.map { Cell(start: $0) }
         open = []
@@ -188,13 +197,12 @@ struct ReferenceModel {
 
     /// The flat sockets a change targets.
     func sockets(of change: AvailabilityChange) -> [Int32] {
-        guard let station = rules.catalog.stations.firstIndex(where: { $0.id == change.station }) else { return [] }
-        let info = rules.catalog.stations[station]
+        guard let station = stationIndex[change.station] else { return [] }
         let base = socketBase[station]
         if let socket = change.socket {
-            return info.sockets.firstIndex { $0.id == socket }.map { [base + Int32($0)] } ?? []
+            return socketIndex[station][socket].map { [base + Int32($0)] } ?? []
         }
-        return info.sockets.indices.map { base + Int32($0) }
+        return rules.catalog.stations[station].sockets.indices.map { base + Int32($0) }
     }
 
     /// The bookings a change must displace, sorted; `refuse` is whether the rule refuses it.

@@ -44,6 +44,9 @@ struct DeterministicRun {
     /// Accepted requests with a request id, by user and id: what repeating one must return.
     var requestMap: [RequestKey: (cell: Int32, booking: UInt64)] = [:]
     var stepBookings: [Int: UInt64] = [:]
+    /// The label of each booking a labelled reserve step made, for `expectDisplaced`: kept as the
+    /// steps run, not rebuilt per step.
+    var labelOf: [UInt64: String] = [:]
     /// Users who recently got a booking: cancels pick among them, so cancellations and rebookings happen.
     var recentBookers = [UInt64](repeating: 0, count: 256)
     var recentCount = 0
@@ -348,7 +351,10 @@ struct DeterministicRun {
         case .reserve:
             let (reason, booking) = reserveSlow(
                 cell: step.cell, userID: step.user, requestID: step.step.requestID, now: step.now, kind: .step)
-            if reason == nil { stepBookings[i] = booking }
+            if reason == nil {
+                stepBookings[i] = booking
+                if let label = step.step.label, labelOf[booking] == nil { labelOf[booking] = label }
+            }
             expectStep(i, step, got: reason?.rawValue ?? "accepted")
         case .cancel:
             guard let booking = stepBookings[step.target], let b = model.idMap[booking] else {
@@ -370,10 +376,6 @@ struct DeterministicRun {
             let (reason, ids) = change(c, rule: step.step.onBookings ?? .displace, now: step.now, userID: step.user)
             expectStep(i, step, got: reason?.rawValue ?? "accepted")
             if let labels = step.step.expectDisplaced {
-                let labelOf = Dictionary(
-                    (p.scenario.steps ?? []).enumerated().compactMap { index, s in
-                        s.label.flatMap { label in stepBookings[index].map { ($0, label) } }
-                    }, uniquingKeysWith: { a, _ in a })
                 let got = ids.map { labelOf[$0] ?? "booking \($0)" }.sorted()
                 let want = labels.sorted()
                 let what = "steps[\(i)] displaced"

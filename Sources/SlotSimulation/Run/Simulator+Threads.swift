@@ -98,6 +98,11 @@ extension Simulator {
         return (recorded.operations, recorded.elapsed)
     }
 
+    struct RequestKey: Hashable {
+        var user: UInt64
+        var id: String
+    }
+
     struct ThreadsRecording {
         var history: [TimedOperation]
         var expectations: [Report.ExpectationResult]
@@ -122,6 +127,8 @@ extension Simulator {
         var expectations: [Report.ExpectationResult] = []
         var stepBookings: [Int: UInt64] = [:]
         var labelOf: [UInt64: String] = [:]
+        /// The first accepted reserve step of each (user, request id): what a repeat must return.
+        var firstAccepted: [RequestKey: (cell: Int32, booking: UInt64)] = [:]
         for (i, step) in p.steps.enumerated() {
             let now = Instant(secondsSinceEpoch: step.now)
             var op = TimedOperation(
@@ -133,12 +140,8 @@ extension Simulator {
                 switch step.step.op {
                 case .reserve:
                     op.requestID = step.step.requestID?.rawValue
-                    if let id = step.step.requestID,
-                        let earlier = history.first(where: {
-                            $0.kind == .reserve && $0.outcome == -1 && $0.user == step.user
-                                && $0.requestID == id.rawValue
-                        }), earlier.cell == step.cell
-                    {
+                    let key = step.step.requestID.map { RequestKey(user: step.user, id: $0.rawValue) }
+                    if let key, let earlier = firstAccepted[key], earlier.cell == step.cell {
                         op.repeatOf = earlier.booking
                     }
                     let b = try await service.reserve(
@@ -146,6 +149,7 @@ extension Simulator {
                             slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
                         at: now)
                     op.booking = b.id.rawValue
+                    if let key, firstAccepted[key] == nil { firstAccepted[key] = (step.cell, b.id.rawValue) }
                     stepBookings[i] = b.id.rawValue
                     if let label = step.step.label { labelOf[b.id.rawValue] = label }
                 case .cancel:

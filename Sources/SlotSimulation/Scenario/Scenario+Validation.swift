@@ -408,14 +408,17 @@ extension Scenario {
         refs.reserveCapacity(cells)
         var starts: [Int64] = []
         starts.reserveCapacity(cells)
-        for station in stations {
-            for socket in station.sockets {
+        // By index, not by id: a search of the station's sockets per cell would make a station
+        // of many sockets quadratic.
+        for (stationIndex, station) in catalog.stations.enumerated() {
+            for socket in station.sockets.indices {
                 for d in 0..<days {
                     for hour in 0..<24 {
-                        let slot = Slot(
-                            station: station.id, socket: socket.id, date: LocalDate(dayNumber: dayLow + Int32(d)),
-                            hour: hour)
-                        guard let ref = try? catalog.resolve(slot) else {
+                        guard
+                            let ref = catalog.slot(
+                                station: stationIndex, socket: socket, date: LocalDate(dayNumber: dayLow + Int32(d)),
+                                hour: hour)
+                        else {
                             throw fail("stations", station.id.rawValue, "stations the catalog accepts")
                         }
                         refs.append(ref)
