@@ -5,7 +5,7 @@ wall time, peak memory (max RSS of the child) and the time ratios 4x/1x and 16x/
 
 Usage: Scripts/scaling/scaling.py BIN [BASE] [SHAPE...]
   BIN   the schedule-sim binary (release: swift build -c release --show-bin-path)
-  BASE  the 1x size of each shape (default 5000; sockets use BASE / 5)
+  BASE  the 1x size of each shape (default 5000; sockets use BASE / 20)
 Shapes: displaced (changeAvailability steps with expectDisplaced, deterministic run),
 requestids (reserve steps with request ids, --threads 2), sockets (one station of many
 sockets, `check`), oneuser (one user reserving and cancelling, --threads 2), parse (reserve
@@ -66,7 +66,7 @@ def requestids(n):
 
 
 def sockets(n):
-    s = base(sockets=max(1, n // 5))
+    s = base(sockets=max(1, n // 20))
     s["steps"] = [{"op": "query", "user": 1, "station": "s", "socket": "0", "date": "2018-06-10", "hour": 9}]
     s["workload"] = {"operations": 0, "mix": {"reserve": 1}, "dates": {"from": "2018-06-08", "days": 4}}
     return s, ["check"]
@@ -74,6 +74,7 @@ def sockets(n):
 
 def oneuser(n):
     s = base(sockets=4, users=1)
+    s["policy"]["maxUpcomingBookings"] = 3
     s["workload"] = {"operations": n, "mix": {"reserve": 1, "cancel": 1},
                      "dates": {"from": "2018-06-08", "days": 28}}
     return s, ["run", "--threads", "2"]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The scenario schema and `schedule-sim check` must give the same verdict: every bundled scenario
+# (valid for both) and a set of invalid ones made from a bundled scenario (refused by both) are
+# checked with a real JSON Schema validator (check-jsonschema, from PyPI) and with schedule-sim.
+# Usage: Scripts/schema-cross-check.sh [BIN]   (CI: after `pip install check-jsonschema`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="${1:-$(swift build -c release --show-bin-path)/schedule-sim}"
+SCHEMA=Scenarios/scenario.schema.json
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# Invalid cases: name and a Python expression that mutates the scenario `s`.
+python3 - "$WORK" <<'PY'
+import json, sys
+folder = sys.argv[1]
+base = json.load(open("Scenarios/closed-socket-and-overrides.json"))
+cases = {
+    "station-id-leading-space": "s['stations'][0]['id'] = ' ' + s['stations'][0]['id']",
+    "station-id-trailing-space": "s['stations'][0]['id'] += ' '",
+    "socket-id-tab": "s['stations'][0]['sockets'][0]['id'] = 'a\\tb'",
+    "socket-id-newline": "s['stations'][0]['sockets'][0]['id'] = 'a\\nb'",
+    "station-id-empty": "s['stations'][0]['id'] = ''",
+    "station-id-129-bytes": "s['stations'][0]['id'] = 'x' * 129",
+    "last-date-and-rolling-days": "s['policy']['lastDate'] = '2030-01-01'; s['policy']['rollingDays'] = 3",
+    "version-2": "s['version'] = 2",
+    "users-count-0": "s['users']['count'] = 0",
+    "unknown-field": "s['typo'] = 1",
+    "max-upcoming-negative": "s['policy']['maxUpcomingBookings'] = -1",
+}
+for name, change in cases.items():
+    s = json.loads(json.dumps(base))
+    exec(change)
+    with open(f"{folder}/invalid-{name}.json", "w") as f:
+        json.dump(s, f)
+PY
+
+failed=0
+verdict_schema() { check-jsonschema --schemafile "$SCHEMA" "$1" >/dev/null 2>&1 && echo valid || echo invalid; }
+verdict_sim() { "$BIN" check "$1" >/dev/null 2>&1 && echo valid || echo invalid; }
+compare() {
+    local file="$1" want="$2" schema sim
+    schema="$(verdict_schema "$file")"
+    sim="$(verdict_sim "$file")"
+    if [[ "$schema" != "$want" || "$sim" != "$want" ]]; then
+        echo "DISAGREE: $(basename "$file"): schema $schema, schedule-sim $sim, expected $want" >&2
+        failed=1
+    else
+        echo "agree: $(basename "$file"): $want"
+    fi
+}
+for file in Scenarios/*.json; do
+    [[ "$file" == *schema.json || "$file" == *.report.json ]] || compare "$file" valid
+done
+for file in "$WORK"/invalid-*.json; do compare "$file" invalid; done
+[[ $failed -eq 0 ]] && echo "schema and schedule-sim agree on every case"
+exit $failed
