@@ -211,6 +211,14 @@ extension ScheduleSim {
         @Option(help: "Write the history as JSON lines to this file (streamed in deterministic mode).")
         var history: String?
 
+        @Option(
+            help: """
+                Write a self-contained HTML page of the run to this file: the contended slots as a heat map, \
+                accepted and refused over the run by reason, and in threads mode the timeline of the most \
+                contended slot's calls.
+                """)
+        var html: String?
+
         @Flag(help: "Run twice and check that the report and history are byte-identical.")
         var checkDeterminism = false
 
@@ -285,7 +293,7 @@ extension ScheduleSim {
 
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
-            try checkOutputs([history, report, shrink], inputs: [scenario])
+            try checkOutputs([history, report, shrink, html], inputs: [scenario])
             let prepared = try load(scenario, seed: seed, operations: operations)
             if store == "memory" {
                 try await run(prepared, service: nil)
@@ -317,8 +325,10 @@ extension ScheduleSim {
         }
 
         func run(_ prepared: PreparedScenario, service: (any BookingService)?) async throws {
+            let page = HTMLOutput(html: html, history: history)
             let options = RunOptions(
-                historyPath: history, progress: !quiet, reproduce: reproduce,
+                historyPath: page?.historyPath ?? history, progress: !quiet && isatty(STDERR_FILENO) != 0,
+                reproduce: reproduce,
                 process: .init(index: processIndex, count: processCount))
             let began = ContinuousClock.now
             var result: Report
@@ -344,6 +354,7 @@ extension ScheduleSim {
             let elapsed = ContinuousClock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
             if let report { try writeAtomically(result.json(), to: report) }
+            try page?.write(result, threads: threads != nil)
             if quiet {
                 print("verdict: \(result.verdict.uppercased())")
             } else {

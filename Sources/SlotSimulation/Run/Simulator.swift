@@ -62,8 +62,10 @@ struct Progress {
         shown = true
         let seconds = Double((now - began).components.seconds) + Double((now - began).components.attoseconds) * 1e-18
         let pct = total > 0 ? Double(done) * 100 / Double(total) : 100
+        let rate = Double(done) / seconds
+        let left = rate > 0 ? Double(total - done) / rate : 0
         let line = String(
-            format: "\r  %d/%d operations (%.0f%%), %.0f ops/s   ", done, total, pct, Double(done) / seconds)
+            format: "\r  %d/%d operations (%.0f%%), %.0f ops/s, %.0f s left   ", done, total, pct, rate, left)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

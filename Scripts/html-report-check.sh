@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Renders `schedule-sim run --html` in headless Chromium (Debian's `chromium` package) and checks
+# what a person would see, not just that the file exists: the DOM has the heat map's cells, the
+# outcome chart and the threads timeline, and the screenshot has heat-map-red pixels.
+#
+#   Scripts/html-report-check.sh [PNG]     (default: .build/html-report.png)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PNG=${1:-.build/html-report.png}
+mkdir -p "$(dirname "$PNG")"
+WORK=$(mktemp -d /tmp/html-report-check.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+command -v chromium >/dev/null || { echo "error: chromium is not installed (apt-get install -y chromium)" >&2; exit 1; }
+# shellcheck disable=SC2086 # the flags are words
+swift build --product schedule-sim ${SWIFT_BUILD_FLAGS:-} >/dev/null
+BIN="$(swift build --show-bin-path)/schedule-sim"
+"$BIN" run Scenarios/rush-hour.json --threads 4 --html "$WORK/report.html" --quiet
+
+CHROME=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$WORK/profile")
+"${CHROME[@]}" --dump-dom "file://$WORK/report.html" >"$WORK/dom.html" 2>/dev/null
+"${CHROME[@]}" --window-size=1100,1400 --screenshot="$PNG" "file://$WORK/report.html" 2>/dev/null
+
+python3 - "$WORK/dom.html" "$PNG" <<'PY'
+import struct, sys, zlib
+dom = open(sys.argv[1]).read()
+cells = dom.count('<td style="background:hsl')
+checks = {"heat map cells with attempts": cells > 0, "outcome chart": 'id="outcomes"' in dom,
+          "threads timeline": 'id="timeline"' in dom and "<rect" in dom.split('id="timeline"')[1]}
+# Decode the PNG (8-bit RGB or RGBA, not interlaced) with the standard library and count the
+# heat map's reds: strong red, little green and blue.
+data = open(sys.argv[2], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, width = 8, b"", 0
+while pos < len(data):
+    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + length]
+    if kind == b"IHDR":
+        width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        assert depth == 8 and color in (2, 6) and interlace == 0, "unexpected PNG format"
+        channels = 3 if color == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + length
+raw, stride, prev, reds = zlib.decompress(idat), width * channels, None, 0
+for y in range(height):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for x in range(stride):
+        a = line[x - channels] if x >= channels else 0
+        b = prev[x] if prev else 0
+        c = prev[x - channels] if prev and x >= channels else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    reds += sum(1 for x in range(0, stride, channels) if line[x] > 150 and line[x + 1] < 90 and line[x + 2] < 80)
+    prev = line
+checks["red pixels in the screenshot"] = reds > 500
+print(f"html report: {cells} heat-map cells, {reds} red pixels, screenshot {sys.argv[2]} ({width}x{height})")
+failed = [name for name, ok in checks.items() if not ok]
+if failed:
+    sys.exit("error: the rendered report lacks: " + ", ".join(failed))
+PY
