@@ -14,6 +14,7 @@ import Glibc
 final class State: @unchecked Sendable {
     var ledger: Ledger?
     var scheduler: Scheduler?
+    var floor: Floor?
     var cursor = 0
 }
 
@@ -69,6 +70,43 @@ func acceptedInBatches(_ scheduler: Scheduler, _ w: Workload, _ range: Range<Int
     return accepted
 }
 
+nonisolated(unsafe) var sharedLongHistoryAttempts: [(SlotRef, UserID)]?
+func longHistoryAttempts(_ w: Workload) -> [(SlotRef, UserID)] {
+    if let sharedLongHistoryAttempts { return sharedLongHistoryAttempts }
+    let made = w.longHistoryAttempts
+    sharedLongHistoryAttempts = made
+    return made
+}
+
+/// One `Ledger.attempt` call per attempt of `attempts[range]`; returns how many were accepted.
+func acceptedOneByOne(_ ledger: inout Ledger, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant)
+    -> Int
+{
+    var accepted = 0
+    for i in range where ledger.attempt(attempts[i].0, for: attempts[i].1, at: now).isAccepted { accepted += 1 }
+    return accepted
+}
+
+/// One benchmark iteration on a ledger kept in `state`: `make` builds it when there is none or
+/// the attempts are used up; `run` makes the next 1 M attempts, timed.
+func ledgerIteration(
+    _ benchmark: Benchmark, _ state: State, total: Int, make: () throws -> Ledger,
+    _ run: (inout Ledger, Range<Int>) -> Int
+) {
+    if state.ledger == nil || state.cursor >= total {
+        state.ledger = try? make()
+        state.cursor = 0
+    }
+    guard var ledger = state.ledger else { return }
+    state.ledger = nil
+    let range = state.cursor..<(state.cursor + attemptsPerIteration)
+    var accepted = 0
+    measureRate(benchmark, count: attemptsPerIteration) { accepted = run(&ledger, range) }
+    blackHole(accepted)
+    state.ledger = ledger
+    state.cursor += attemptsPerIteration
+}
+
 nonisolated(unsafe) var sharedWorkload: Workload?
 func workload() -> Workload {
     if let sharedWorkload { return sharedWorkload }
@@ -94,23 +132,65 @@ let benchmarks: @Sendable () -> Void = {
     let ledgerState = State()
     Benchmark("Ledger.attempt, 1 thread", configuration: throughputConfiguration()) { benchmark in
         let w = workload()
-        if ledgerState.ledger == nil || ledgerState.cursor >= w.attempts.count {
-            ledgerState.ledger = try? w.makeLedger()
-            ledgerState.cursor = 0
+        ledgerIteration(benchmark, ledgerState, total: w.attempts.count, make: { try w.makeLedger() }) {
+            acceptedOneByOne(&$0, w.attempts, $1, at: w.now)
         }
-        guard var ledger = ledgerState.ledger else { return }
-        ledgerState.ledger = nil
-        let start = ledgerState.cursor
+    }
+
+    // The floor: the same attempts on the least state that decides them (a bit per socket-hour,
+    // a count per user), no time rules, records or journal. What the ledger's batches are compared to.
+    let floorState = State()
+    Benchmark("Floor: bitset + user counts, 1 thread", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        if floorState.floor == nil || floorState.cursor >= w.attempts.count {
+            floorState.floor = Floor(w)
+            floorState.cursor = 0
+        }
+        guard var floor = floorState.floor else { return }
+        floorState.floor = nil
+        let start = floorState.cursor
         var accepted = 0
         measureRate(benchmark, count: attemptsPerIteration) {
-            for i in start..<(start + attemptsPerIteration) {
-                let (ref, user) = w.attempts[i]
-                if ledger.attempt(ref, for: user, at: w.now).isAccepted { accepted += 1 }
+            for i in start..<(start + attemptsPerIteration) where floor.attempt(w.attempts[i].0, for: w.attempts[i].1) {
+                accepted += 1
             }
         }
         blackHole(accepted)
-        ledgerState.ledger = ledger
-        ledgerState.cursor += attemptsPerIteration
+        floorState.floor = floor
+        floorState.cursor += attemptsPerIteration
+    }
+
+    // History: 100 users, each already holding 10,000 ended bookings (see `Workload.historyUsers`),
+    // make the standard attempts (user ids folded into the 100). The limit check must not walk
+    // the ended bookings.
+    let historyState = State()
+    Benchmark("Ledger.attempt, long history", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        let attempts = longHistoryAttempts(w)
+        ledgerIteration(benchmark, historyState, total: attempts.count, make: { try w.makeLongHistoryLedger() }) {
+            acceptedOneByOne(&$0, attempts, $1, at: w.now)
+        }
+    }
+
+    let schedulerHistoryState = State()
+    Benchmark("Scheduler.attempt, long history", configuration: throughputConfiguration()) { benchmark in
+        let w = workload()
+        let attempts = longHistoryAttempts(w)
+        if schedulerHistoryState.scheduler == nil || schedulerHistoryState.cursor >= attempts.count {
+            schedulerHistoryState.scheduler = try? w.makeLongHistoryScheduler()
+            schedulerHistoryState.cursor = 0
+        }
+        guard let scheduler = schedulerHistoryState.scheduler else { return }
+        let start = schedulerHistoryState.cursor
+        var accepted = 0
+        measureRate(benchmark, count: attemptsPerIteration) {
+            for i in start..<(start + attemptsPerIteration)
+            where scheduler.attempt(attempts[i].0, for: attempts[i].1, at: w.now).isAccepted {
+                accepted += 1
+            }
+        }
+        blackHole(accepted)
+        schedulerHistoryState.cursor += attemptsPerIteration
     }
 
     // The same attempts in batches of 1,024 (`Ledger.attempt(_:at:)` on a slice): each window

@@ -81,7 +81,14 @@ MUTANTS = [
         name="limit-counts-past",
         describe="user limit counts bookings whose hour has already ended",
         file="Sources/SlotScheduler/Ledger/UserBook.swift",
-        edits=[("if entries[Int(e)].start + 3_600 > now { count += 1 }", "count += 1")],
+        edits=[("            if Booking.isUpcoming(start: entries[Int(e)].start, at: now) {\n                count &+= 1",
+                "            if true {\n                count &+= 1")],
+    ),
+    dict(
+        name="limit-forgets-ended-list",
+        describe="a limit check whose `now` is earlier than an earlier check's ignores the bookings that check saw ended",
+        file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        edits=[("        if endedMayCount {\n", "        if false {\n")],
     ),
     dict(
         name="cancel-keeps-slot",

@@ -77,7 +77,7 @@ struct WorldSpec: Sendable, CustomStringConvertible {
 /// ``Command/resolve(_:world:model:history:)`` interprets it against the current state.
 struct RawCommand: Sendable, CustomStringConvertible {
     /// 0..<45 reserve (30..<38 near `now`), 45..<55 repeat an earlier request, 55..<72 cancel, 72..<85 availability
-    /// change, 85..<95 advance `now`, 95...99 query.
+    /// change, 85..<93 advance `now`, 93..<95 move `now` back, 95...99 query.
     var kind: Int
     var station: Int  // 0...2; 2 is an unknown station
     var socket: Int  // 0...3
@@ -178,8 +178,11 @@ enum Command: Sendable, Equatable, CustomStringConvertible {
                 }
             let change = AvailabilityChange(station: station, socket: socket, date: date, hours: hours)
             return .change(change, raw.request % 2 == 0 ? .displace : .refuse)
-        case 85..<95:
+        case 85..<93:
             return .advance(seconds: Int64(raw.extra + 1) * 1_800)
+        case 93..<95:
+            // Callers' clocks differ: a later command may carry an earlier `now`.
+            return .advance(seconds: -Int64(raw.extra + 1) * 1_800)
         default:
             return raw.extra % 2 == 0 ? .queryUser(user) : .queryDay(station, date)
         }

@@ -117,7 +117,7 @@ struct ReferenceModel: Sendable {
     }
 
     func upcomingCount(of user: UserID, at now: Int64) -> Int {
-        bookings.filter { $0.user == user && $0.status == .active && $0.start.secondsSinceEpoch + 3_600 > now }.count
+        bookings.filter { $0.user == user && $0.isUpcoming(at: Instant(secondsSinceEpoch: now)) }.count
     }
 
     mutating func reserve(_ request: ReservationRequest, at now: Instant) -> Result<Booking, Rejection.Reason> {

@@ -1,6 +1,6 @@
 /// Per-user state: each user's active bookings (for the limit) and remembered request ids.
 ///
-/// A user's hot state is 8 bytes (``UserState``). Users with small ids, below `directUsers`,
+/// A user's hot state is 16 bytes (``UserState``). Users with small ids, below `directUsers`,
 /// find it by direct index (`id >> idShift`), with no hashing and no probing: dense ids, as a
 /// database sequence hands out, need one cache line per check. Other ids go to an
 /// open-addressing table after the direct region. A user's *index* is stable until the table
@@ -38,13 +38,19 @@ struct UserBook: Sendable {
     }
 
     struct UserState: Sendable, Equatable {
-        /// Number of active bookings, past ones included; -1 marks an unused table slot.
+        /// Number of bookings in the live list; -1 marks an unused table slot.
         var active: Int32
-        /// First entry of this user's list of active bookings, or -1.
+        /// First entry of the live list: active bookings not yet seen ended, newest first; or -1.
         var head: Int32
+        /// First entry of the ended list: active bookings a limit check saw ended, latest start
+        /// first; or -1.
+        var ended: Int32
+        /// The first ended entry's start in minutes, rounded up (`Int32.min` when there is none):
+        /// whether a check's `now` may count an ended booking again, without reading it.
+        var endedMinute: Int32
 
-        static let none = UserState(active: 0, head: -1)
-        static let unused = UserState(active: -1, head: -1)
+        static let none = UserState(active: 0, head: -1, ended: -1, endedMinute: .min)
+        static let unused = UserState(active: -1, head: -1, ended: -1, endedMinute: .min)
     }
 
     struct UserEntry: Sendable, Equatable {
@@ -134,21 +140,85 @@ struct UserBook: Sendable {
         entries.removeAll(keepingCapacity: true)
     }
 
-    /// How many of the user's active bookings have not ended at `now`.
+    /// How many of the user's active bookings have not ended at `now`, or, when that is below
+    /// `atLeast`, possibly a larger number still below it.
     ///
-    /// - Complexity: O(1) while the user holds fewer active bookings than `atLeast`; otherwise
-    ///   O(*k*) in the user's active bookings.
+    /// The limit check must not walk a user's history: when it walks the live list (only once the
+    /// list holds `atLeast` entries), it moves the bookings that have ended at `now` to the
+    /// user's ended list, which is kept by start, latest first. A later call with an earlier
+    /// `now` (clocks of several callers differ) counts the ended list's entries that have not
+    /// ended at *its* `now`: a prefix of that list, found without reading the rest.
+    ///
+    /// - Complexity: O(1) while the live list holds fewer than `atLeast` entries and `now` is past
+    ///   every moved booking's end; otherwise O(*k* + *m*): *k* the live entries (at most about
+    ///   the limit, since each walk empties the list of ended ones), *m* those moved; an earlier
+    ///   `now` adds the ended list's entries not ended at it. Never O(history).
     @inline(__always)
-    func upcomingCount(_ user: Int, at now: Int64, reaching atLeast: Int32) -> Int32 {
+    mutating func upcomingCount(_ user: Int, at now: Int64, reaching atLeast: Int32) -> Int32 {
         let state = states[user]
-        if state.active < atLeast { return state.active }
+        let endedMayCount = Int64(state.endedMinute) &* 60 &+ Booking.durationSeconds > now
+        if state.active < atLeast, !endedMayCount { return state.active }
+        return countAndPrune(user, at: now, endedMayCount: endedMayCount)
+    }
+
+    private mutating func countAndPrune(_ user: Int, at now: Int64, endedMayCount: Bool) -> Int32 {
         var count: Int32 = 0
-        var e = state.head
+        var moved: [Int32] = []
+        var previous: Int32 = -1
+        var e = states[user].head
         while e >= 0 {
-            if entries[Int(e)].start + 3_600 > now { count += 1 }
-            e = entries[Int(e)].next
+            let next = entries[Int(e)].next
+            if Booking.isUpcoming(start: entries[Int(e)].start, at: now) {
+                count &+= 1
+                previous = e
+            } else {
+                if previous < 0 { states[user].head = next } else { entries[Int(previous)].next = next }
+                moved.append(e)
+            }
+            e = next
         }
+        if endedMayCount {
+            var e = states[user].ended
+            while e >= 0, Booking.isUpcoming(start: entries[Int(e)].start, at: now) {
+                count &+= 1
+                e = entries[Int(e)].next
+            }
+        }
+        if !moved.isEmpty { moveToEnded(moved, of: user) }
         return count
+    }
+
+    /// Unlinked live entries into the user's ended list, keeping it ordered by start (latest first).
+    ///
+    /// - Complexity: O(*m* log *m*) in the entries moved, plus the ended entries that start later
+    ///   than the earliest of them (none when bookings end in the order they start).
+    private mutating func moveToEnded(_ moved: [Int32], of user: Int) {
+        let sorted = moved.sorted { entries[Int($0)].start > entries[Int($1)].start }
+        var previous: Int32 = -1
+        var cursor = states[user].ended
+        for m in sorted {
+            let start = entries[Int(m)].start
+            while cursor >= 0, entries[Int(cursor)].start > start {
+                previous = cursor
+                cursor = entries[Int(cursor)].next
+            }
+            entries[Int(m)].next = cursor
+            if previous < 0 { states[user].ended = m } else { entries[Int(previous)].next = m }
+            previous = m
+        }
+        states[user].active &-= Int32(truncatingIfNeeded: moved.count)
+        updateEndedMinute(of: user)
+    }
+
+    private mutating func updateEndedMinute(of user: Int) {
+        let first = states[user].ended
+        guard first >= 0 else {
+            states[user].endedMinute = .min
+            return
+        }
+        let start = entries[Int(first)].start
+        let minute = start / 60 + (start % 60 > 0 ? 1 : 0)
+        states[user].endedMinute = Int32(clamping: minute)
     }
 
     @inline(__always)
@@ -163,36 +233,61 @@ struct UserBook: Sendable {
             index = Int32(truncatingIfNeeded: entries.count)
             entries.append(UserEntry(booking: booking, start: start, next: head))
         }
-        states[user] = UserState(active: states[user].active &+ 1, head: index)
+        states[user].active &+= 1
+        states[user].head = index
         activeTotal &+= 1
     }
 
+    /// Removes `booking` from the user's active bookings.
+    ///
+    /// - Complexity: O(*k*) in the live list for a booking that has not ended (a cancel); a
+    ///   booking already moved to the ended list (displaced after its end) also walks the ended
+    ///   entries that start later.
     mutating func remove(_ booking: BookingID, from user: Int) {
+        if unlink(booking, from: user, ended: false) {
+            states[user].active -= 1
+        } else if unlink(booking, from: user, ended: true) {
+            updateEndedMinute(of: user)
+        } else {
+            return
+        }
+        activeTotal -= 1
+    }
+
+    /// Unlinks `booking` from the user's live or ended list and frees its entry.
+    private mutating func unlink(_ booking: BookingID, from user: Int, ended: Bool) -> Bool {
         var previous: Int32 = -1
-        var e = states[user].head
+        var e = ended ? states[user].ended : states[user].head
         while e >= 0 {
             let next = entries[Int(e)].next
             if entries[Int(e)].booking == booking {
-                if previous < 0 { states[user].head = next } else { entries[Int(previous)].next = next }
+                if previous >= 0 {
+                    entries[Int(previous)].next = next
+                } else if ended {
+                    states[user].ended = next
+                } else {
+                    states[user].head = next
+                }
                 entries[Int(e)].next = freeEntry
                 freeEntry = e
-                states[user].active -= 1
-                activeTotal -= 1
-                return
+                return true
             }
             previous = e
             e = next
         }
+        return false
     }
 
     /// The booking ids of a user's active bookings, in no particular order.
     func activeBookings(of user: UserID) -> [BookingID] {
         guard let index = find(user) else { return [] }
         var result: [BookingID] = []
-        var e = states[index].head
-        while e >= 0 {
-            result.append(entries[Int(e)].booking)
-            e = entries[Int(e)].next
+        for first in [states[index].head, states[index].ended] {
+            var e = first
+            while e >= 0 {
+                result.append(entries[Int(e)].booking)
+                e = entries[Int(e)].next
+            }
         }
         return result
     }

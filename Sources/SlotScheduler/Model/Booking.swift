@@ -30,11 +30,25 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
         self.status = status
     }
 
+    /// The length of every slot in seconds: one hour.
+    public static let durationSeconds: Int64 = 3_600
+
     /// The instant the slot ends: one hour after ``start``.
-    public var end: Instant { Instant(secondsSinceEpoch: start.secondsSinceEpoch.saturatingAdding(3_600)) }
+    public var end: Instant {
+        Instant(secondsSinceEpoch: start.secondsSinceEpoch.saturatingAdding(Self.durationSeconds))
+    }
+
+    /// Whether a slot starting at `start` (seconds since the epoch) has not ended at `now`: the one
+    /// definition of "upcoming" that the per-user limit counts, in every store and checker.
+    @inline(__always)
+    public static func isUpcoming(start: Int64, at now: Int64) -> Bool {
+        start.saturatingAdding(durationSeconds) > now
+    }
 
     /// Whether the booking still counts against its user's limit at `now`: active and not yet ended.
-    public func isUpcoming(at now: Instant) -> Bool { status == .active && end > now }
+    public func isUpcoming(at now: Instant) -> Bool {
+        status == .active && Self.isUpcoming(start: start.secondsSinceEpoch, at: now.secondsSinceEpoch)
+    }
 
     /// When its reminder fires, if it asked for one.
     public var reminderAt: Instant? {

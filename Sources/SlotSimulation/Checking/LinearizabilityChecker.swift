@@ -1,3 +1,5 @@
+import SlotScheduler
+
 /// A sequential specification for the WGL search: a state and a partial step function.
 public protocol SequentialSpecification {
     associatedtype State: Hashable
@@ -185,7 +187,7 @@ public struct UserSpecification: SequentialSpecification {
         let op = ops[i]
         switch op.kind {
         case .reserved:
-            let upcoming = state.starts.reduce(0) { $0 + ($1 + 3_600 > op.now ? 1 : 0) }
+            let upcoming = state.starts.reduce(0) { $0 + (Booking.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
             guard upcoming < op.limit else { return nil }
             var s = state
             let at = s.ids.firstIndex { $0 > op.booking } ?? s.ids.count
@@ -193,7 +195,7 @@ public struct UserSpecification: SequentialSpecification {
             s.starts.insert(op.start, at: at)
             return s
         case .refusedLimit:
-            let upcoming = state.starts.reduce(0) { $0 + ($1 + 3_600 > op.now ? 1 : 0) }
+            let upcoming = state.starts.reduce(0) { $0 + (Booking.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
             return upcoming >= op.limit ? state : nil
         case .released:
             guard let at = state.ids.firstIndex(of: op.booking) else { return nil }

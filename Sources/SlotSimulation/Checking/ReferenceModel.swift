@@ -142,7 +142,7 @@ struct ReferenceModel {
         let list = upcoming[Int(u)]
         if list.isEmpty { return 0 }
         if list.count < Int(limits[Int(u)]) { return list.count }
-        upcoming[Int(u)].removeAll { bStart[Int($0)] + 3_600 <= now }
+        upcoming[Int(u)].removeAll { !Booking.isUpcoming(start: bStart[Int($0)], at: now) }
         return upcoming[Int(u)].count
     }
 

@@ -100,7 +100,8 @@ struct ThreadsAnalysis {
                 var held = 0
                 for j in list where j != i {
                     let other = history[j]
-                    guard other.complete < op.invoke, p.starts[Int(other.cell)] + 3_600 > op.now else { continue }
+                    guard other.complete < op.invoke, Booking.isUpcoming(start: p.starts[Int(other.cell)], at: op.now)
+                    else { continue }
                     if let r = releasedAt[other.booking], history[r].invoke < op.complete { continue }
                     held += 1
                 }
