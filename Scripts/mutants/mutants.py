@@ -11,22 +11,21 @@ mutant can never silently become a no-op when the sources change.
 """
 import sys
 
-SCHEDULER_RESERVE_OLD = """        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
-            let attempt = stripes.withLock(stripe) { users in
-                Decisions.reserve(
-                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
-                    now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+SCHEDULER_RESERVE_OLD = """        return shards.withLock(shard(of: resolved.ref.station)) { slots in
+            stripes.withLock(stripe) { users in
+                Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
             }
+        }
 """
 
 # Check on a copy under one lock acquisition, then (after a busy "database round trip") insert under
 # another acquisition without checking again: the classic check-then-insert race.
-SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: ref.station)) { slots in
+SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: resolved.ref.station)) { slots in
             stripes.withLock(stripe) { users in
                 var trialSlots = slots
                 var trialUsers = users
                 return Decisions.reserve(
-                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
+                    resolved.ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder,
                     now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
             }
         }
@@ -35,31 +34,20 @@ SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: ref.sta
             for i in 0..<50_000 { spin &+= i }  // the "database round trip" between check and insert
             precondition(spin != 1)
         }
-        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
-            let attempt: ReservationAttempt
-            if check.isAccepted && !check.isRepeat {
-                attempt = stripes.withLock(stripe) { users in
-                    let page = slots.pageIndex(ref.day)
-                    let u = users.findOrInsert(request.user)
-                    let record = slots.records.count
-                    let id = slots.bookingID(record: record)
-                    slots.records.append(
-                        BookingRecord(
-                            user: request.user, start: check.start, createdAt: now.secondsSinceEpoch, ref: ref,
-                            reminder: reminder.map { Int32($0) } ?? -1, status: .active))
-                    slots.occupy(ref, block: page, record: record)
-                    users.add(id, start: check.start, to: u)
-                    if let requestID = request.requestID {
-                        slots.requestIDs[Int32(record)] = requestID
-                        users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
-                            booking: id, ref: ref, reminder: reminder)
-                    }
-                    slots.log(.reserved, record, at: now.secondsSinceEpoch)
-                    return ReservationAttempt(booking: id, start: check.start)
+        return shards.withLock(shard(of: resolved.ref.station)) { slots in
+            stripes.withLock(stripe) { users in
+                guard check.isAccepted && !check.isRepeat else {
+                    return Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
                 }
-            } else {
-                attempt = check
+                let block = slots.pageIndex(resolved.ref.day)
+                let u = users.findOrInsert(resolved.user)
+                let id = Decisions.commit(
+                    resolved, start: check.start, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots,
+                    users: &users)
+                guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
+                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
             }
+        }
 """
 
 MUTANTS = [

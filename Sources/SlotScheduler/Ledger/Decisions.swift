@@ -25,12 +25,11 @@ enum Decisions {
         let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
         if let timeReason { return ReservationAttempt(reason: timeReason, start: start) }
         let page = slots.pageIndex(ref.day)
-        let word = slots.words[page &* slots.regular.count &+ slots.local(ref)]
-        let open = UInt32(truncatingIfNeeded: word & 0xFF_FFFF)
-        if open & (1 << UInt32(ref.hour)) == 0 {
-            return ReservationAttempt(reason: open == 0 ? .socketClosed : .outsideOpeningHours, start: start)
+        let day = slots.words[page &* slots.regular.count &+ slots.local(ref)]
+        if !day.isOpen(ref.hour) {
+            return ReservationAttempt(reason: day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start: start)
         }
-        if word & (UInt64(1) << (32 &+ UInt64(ref.hour))) != 0 {
+        if day.isTaken(ref.hour) {
             return ReservationAttempt(reason: .slotTaken, start: start)
         }
         let u = users.findOrInsert(user)
@@ -38,22 +37,57 @@ enum Decisions {
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }
-        // Commit.
+        let id = commit(
+            ResolvedRequest(ref: ref, user: user, requestID: requestID, reminder: reminder), start: start,
+            block: page, user: u, now: now, slots: &slots, users: &users)
+        return ReservationAttempt(booking: id, start: start)
+    }
+
+    /// One resolved request in, the finished outcome out: the booking made (or, for a repeated
+    /// request id, the one it made before), or the full refusal. ``Ledger`` and ``Scheduler``
+    /// both call this; they differ only in the locks they hold around it.
+    static func reserve(
+        _ request: ResolvedRequest, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
+    ) -> Result<Reservation, Rejection> {
+        let attempt = reserve(
+            request.ref, user: request.user, requestID: request.requestID, reminder: request.reminder, now: now,
+            rules: rules, slots: &slots, users: &users)
+        // A repeated request id names a booking of the same slot, so one this book holds; a
+        // remembered booking it does not hold can only be another slot's: a conflicting id.
+        if let id = attempt.booking, let record = slots.record(of: id) {
+            return .success(
+                Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat))
+        }
+        return .failure(
+            rules.rejection(
+                attempt.reason ?? .conflictingRequestID, ref: request.ref, user: request.user,
+                requestID: request.requestID, reminder: request.reminder, start: attempt.start, now: now))
+    }
+
+    /// Records a booking of `request` starting at `start`, made at `now`: the commit step of a
+    /// reservation, decided (``reserve(_:user:requestID:reminder:now:rules:slots:users:)``) or
+    /// replayed (``Replay``). `block` is the slot's day block, `user` the user's index.
+    /// - Returns: the new booking's id.
+    @inline(__always)
+    static func commit(
+        _ request: ResolvedRequest, start: Int64, block: Int, user u: Int, now: Int64, slots: inout SlotBook,
+        users: inout UserBook
+    ) -> BookingID {
         let record = slots.records.count
         let id = slots.bookingID(record: record)
         slots.records.append(
             BookingRecord(
-                user: user, start: start, createdAt: now, ref: ref, reminder: reminder.map { Int32($0) } ?? -1,
-                status: .active))
-        slots.occupy(ref, block: page, record: record)
+                user: request.user, start: start, createdAt: now, ref: request.ref,
+                reminder: request.reminder.map { Int32(clamping: $0) } ?? -1, status: .active))
+        slots.occupy(request.ref, block: block, record: record)
         users.add(id, start: start, to: u)
-        if let requestID {
+        if let requestID = request.requestID {
             slots.requestIDs[Int32(record)] = requestID
-            users.requests[UserBook.RequestKey(user: user, id: requestID)] = .init(
-                booking: id, ref: ref, reminder: reminder)
+            users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
+                booking: id, ref: request.ref, reminder: request.reminder)
         }
         slots.log(.reserved, record, at: now)
-        return ReservationAttempt(booking: id, start: start)
+        return id
     }
 
     /// Cancels booking `record` for `user`: owner only, active only, before the cutoff.
@@ -131,6 +165,23 @@ enum Decisions {
             slots.log(.displaced, record, at: now)
         }
         return .success(displaced)
+    }
+}
+
+/// A ``ReservationRequest`` with its slot resolved against the catalog and its reminder in seconds.
+struct ResolvedRequest: Sendable {
+    var ref: SlotRef
+    var user: UserID
+    var requestID: RequestID?
+    var reminder: Int64?
+}
+
+extension Rules {
+    /// ``resolve(_:)`` with the request's other fields: what ``Decisions`` takes.
+    func resolved(_ request: ReservationRequest) throws(Rejection) -> ResolvedRequest {
+        ResolvedRequest(
+            ref: try resolve(request), user: request.user, requestID: request.requestID,
+            reminder: request.reminderSeconds)
     }
 }
 

@@ -12,7 +12,7 @@ public struct Ledger: Sendable {
 
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
     /// per state change). The expected sizes only pre-allocate; they are not limits. User ids
-    /// below `expectedUsers` find their state by direct index (8 bytes each, allocated now);
+    /// below `expectedUsers` find their state by direct index (16 bytes each, allocated now);
     /// other ids go through a hash table. Both hints are clamped to 0...2^23.
     public init(rules: Rules, journaling: Bool = true, expectedUsers: Int = 1024, expectedBookings: Int = 0) {
         self.rules = rules
@@ -44,18 +44,9 @@ public struct Ledger: Sendable {
     /// ``reserve(_:at:)``, saying whether the booking is new or the one an earlier request with
     /// the same request id made (``Reservation/isReplay``; its status may be cancelled by now).
     public mutating func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let ref = try rules.resolve(request)
-        let reminder = request.reminderSeconds
-        let attempt = Decisions.reserve(
-            ref, user: request.user, requestID: request.requestID, reminder: reminder, now: now.secondsSinceEpoch,
-            rules: rules, slots: &slots, users: &users)
-        if let booking = attempt.booking, let record = slots.record(of: booking) {
-            return Reservation(
-                booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat)
-        }
-        throw rules.rejection(
-            attempt.reason ?? .slotTaken, ref: ref, user: request.user, requestID: request.requestID,
-            reminder: reminder, start: attempt.start, now: now.secondsSinceEpoch)
+        let request = try rules.resolved(request)
+        return try Decisions.reserve(request, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            .get()
     }
 
     /// The fast path: an interned slot, no request id, no reminder, and a reason instead of a

@@ -26,20 +26,12 @@ enum Replay {
             }
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
-            slots.records.append(
-                BookingRecord(
-                    user: booking.user, start: booking.start.secondsSinceEpoch,
-                    createdAt: booking.createdAt.secondsSinceEpoch, ref: ref,
-                    reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1, status: .active))
-            slots.occupy(ref, block: page, record: record)
+            let request = ResolvedRequest(
+                ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds)
             let u = users.findOrInsert(booking.user)
-            users.add(booking.id, start: booking.start.secondsSinceEpoch, to: u)
-            if let requestID = booking.requestID {
-                slots.requestIDs[Int32(record)] = requestID
-                users.requests[UserBook.RequestKey(user: booking.user, id: requestID)] = .init(
-                    booking: booking.id, ref: ref, reminder: booking.reminderOffsetSeconds)
-            }
-            slots.log(.reserved, record, at: booking.createdAt.secondsSinceEpoch)
+            _ = Decisions.commit(
+                request, start: booking.start.secondsSinceEpoch, block: page, user: u,
+                now: booking.createdAt.secondsSinceEpoch, slots: &slots, users: &users)
         case .cancelled(let id, let user, let at), .displaced(let id, let user, let at):
             guard let record = slots.record(of: id), slots.records[record].status == .active,
                 slots.records[record].user == user

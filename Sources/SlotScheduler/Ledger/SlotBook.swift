@@ -12,9 +12,9 @@ struct SlotBook: Sendable {
     /// Day number → block index, or -1 when the day has no block yet (regular hours, no bookings).
     var dayBlock: [Int32] = []
     var firstDay: Int32 = 0
-    /// Per block, one word per local socket: open hours in bits 0–23, occupied hours in bits 32–55.
-    /// 8 bytes per socket-day, so the hot check stays in cache.
-    var words: [UInt64] = []
+    /// Per block, one ``SocketDay`` (open and taken hours, 8 bytes) per local socket, so the hot
+    /// check stays in cache.
+    var words: [SocketDay] = []
     /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free; blocks end to end,
     /// so a cell is `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
@@ -71,7 +71,7 @@ struct SlotBook: Sendable {
         }
         let block = words.count / max(1, regular.count)
         dayBlock[index] = Int32(block)
-        words.append(contentsOf: regular.lazy.map { UInt64($0) })
+        words.append(contentsOf: regular.lazy.map { SocketDay(open: $0) })
         cells.append(contentsOf: repeatElement(0, count: regular.count * 24))
         return block
     }
@@ -87,13 +87,12 @@ struct SlotBook: Sendable {
     /// Open hours of a local socket on `day`, without creating a block.
     func openHours(localSocket socket: Int, day: Int32) -> UInt32 {
         guard let block = existingBlock(day) else { return regular[socket] }
-        return UInt32(truncatingIfNeeded: words[block * regular.count + socket] & 0xFF_FFFF)
+        return words[block * regular.count + socket].openHours
     }
 
     /// Sets the open hours of a local socket in `block`.
     mutating func setOpenHours(_ mask: UInt32, localSocket socket: Int, block: Int) {
-        let w = block * regular.count + socket
-        words[w] = (words[w] & ~0xFF_FFFF) | UInt64(mask)
+        words[block * regular.count + socket].setOpenHours(mask)
     }
 
     /// The record occupying local `socket` at `hour` on `day`, without creating a block.
@@ -111,15 +110,9 @@ struct SlotBook: Sendable {
     mutating func occupy(_ ref: SlotRef, block: Int, record: Int?) {
         let socket = local(ref)
         let w = block &* regular.count &+ socket
-        let bit = UInt64(1) << (32 &+ UInt64(ref.hour))
         let cell = w &* 24 &+ Int(ref.hour)
-        if let record {
-            words[w] |= bit
-            cells[cell] = UInt32(truncatingIfNeeded: record &+ 1)
-        } else {
-            words[w] &= ~bit
-            cells[cell] = 0
-        }
+        words[w].setTaken(ref.hour, record != nil)
+        cells[cell] = record.map { UInt32(truncatingIfNeeded: $0 &+ 1) } ?? 0
     }
 
     func bookingID(record: Int) -> BookingID { BookingID(idPrefix | UInt64(record + 1)) }

@@ -28,7 +28,7 @@ public final class Scheduler: Sendable {
     ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
     ///   - userStripes: user stripes, rounded up to a power of two.
     ///   - expectedUsers: users to pre-allocate for; not a limit. Ids below it find their state
-    ///     by direct index in their stripe (8 bytes each, allocated now). Clamped to 0...2^23.
+    ///     by direct index in their stripe (16 bytes each, allocated now). Clamped to 0...2^23.
     ///   - expectedBookings: bookings to pre-allocate for; not a limit. Clamped to 0...2^23.
     public init(
         rules: Rules, shards: Int = 16, userStripes: Int = 64, journaling: Bool = true, expectedUsers: Int = 1024,
@@ -103,31 +103,15 @@ public final class Scheduler: Sendable {
     }
 
     private func reservation(_ request: ReservationRequest, at now: Instant) -> Result<Reservation, Rejection> {
-        let ref: SlotRef
-        do throws(Rejection) { ref = try rules.resolve(request) } catch { return .failure(error) }
-        let reminder = request.reminderSeconds
-        let stripe = stripe(of: request.user)
+        let resolved: ResolvedRequest
+        do throws(Rejection) { resolved = try rules.resolved(request) } catch { return .failure(error) }
+        let stripe = stripe(of: resolved.user)
         let rules = rules
-        let result: Result<Reservation, Rejection> = shards.withLock(shard(of: ref.station)) { slots in
-            let attempt = stripes.withLock(stripe) { users in
-                Decisions.reserve(
-                    ref, user: request.user, requestID: request.requestID, reminder: reminder,
-                    now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+        return shards.withLock(shard(of: resolved.ref.station)) { slots in
+            stripes.withLock(stripe) { users in
+                Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
             }
-            if let booking = attempt.booking {
-                if let record = slots.record(of: booking) {
-                    return .success(
-                        Reservation(
-                            booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat))
-                }
-            }
-            return .failure(
-                rules.rejection(
-                    attempt.reason ?? .conflictingRequestID, ref: ref, user: request.user,
-                    requestID: request.requestID, reminder: reminder, start: attempt.start,
-                    now: now.secondsSinceEpoch))
         }
-        return result
     }
 
     /// The fast path; see ``Ledger/attempt(_:for:at:)``.

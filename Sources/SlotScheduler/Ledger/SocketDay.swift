@@ -1,0 +1,40 @@
+/// One socket on one date in a ``SlotBook``: its open hours and its taken hours in one 64-bit
+/// word, so the hot check reads 8 bytes.
+///
+/// Bits 0–23 are the open hours (bit *h* for the hour starting at local *h*:00), bits 32–55 the
+/// taken hours, the same bit positions shifted by ``takenShift``.
+struct SocketDay: Sendable, Equatable {
+    var bits: UInt64
+
+    /// The open-hours bits.
+    static let openMask: UInt64 = 0xFF_FFFF
+    /// How far a taken hour's bit sits above its open-hour bit.
+    static let takenShift: UInt64 = 32
+    /// The taken-hours bits.
+    static let takenMask: UInt64 = openMask << takenShift
+
+    /// A day open in the hours of `open` (an ``HourSet`` mask) with nothing taken.
+    @inline(__always)
+    init(open: UInt32) { bits = UInt64(open) & Self.openMask }
+
+    /// The open hours as an ``HourSet`` mask.
+    @inline(__always)
+    var openHours: UInt32 { UInt32(truncatingIfNeeded: bits & Self.openMask) }
+
+    @inline(__always)
+    func isOpen(_ hour: Int32) -> Bool { bits & (1 << UInt64(truncatingIfNeeded: hour)) != 0 }
+
+    @inline(__always)
+    func isTaken(_ hour: Int32) -> Bool { bits & (1 << (Self.takenShift &+ UInt64(truncatingIfNeeded: hour))) != 0 }
+
+    /// Replaces the open hours; the taken hours stay.
+    @inline(__always)
+    mutating func setOpenHours(_ mask: UInt32) { bits = (bits & ~Self.openMask) | (UInt64(mask) & Self.openMask) }
+
+    /// Marks `hour` taken or free.
+    @inline(__always)
+    mutating func setTaken(_ hour: Int32, _ taken: Bool) {
+        let bit: UInt64 = 1 << (Self.takenShift &+ UInt64(truncatingIfNeeded: hour))
+        bits = taken ? bits | bit : bits & ~bit
+    }
+}
