@@ -11,7 +11,7 @@
 #
 # Environment: SLOTSCHEDULER_DATABASE_URL and SLOTSCHEDULER_PG_RESTART_CMD (set by
 # with-postgres.sh), SEED (1: the fault schedule), PROCESSES (3), THREADS (4),
-# SCENARIO (Scenarios/rush-hour.json), OPERATIONS (20000 per run), RESTARTS (3), RUN_TIMEOUT (300).
+# SCENARIO (Scenarios/rush-hour.json), OPERATIONS (the scenario's own), RESTARTS (3), RUN_TIMEOUT (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,7 @@ SEED=${SEED:-1}
 PROCESSES=${PROCESSES:-3}
 THREADS=${THREADS:-4}
 SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
-OPERATIONS=${OPERATIONS:-20000}
+OPERATIONS=${OPERATIONS:-}
 RESTARTS=${RESTARTS:-3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 RANDOM=$SEED
@@ -39,12 +39,14 @@ trap 'rm -rf "$WORK"' EXIT
 
 psql_at() { timeout 30 psql -X -At -d "$SLOTSCHEDULER_DATABASE_URL" -c "$1" 2>/dev/null || true; }
 
-echo "=== seed $SEED: $PROCESSES processes x $THREADS threads, $OPERATIONS operations each, $SCENARIO, schema $SCHEMA"
+extra=()
+[[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
+echo "=== seed $SEED: $PROCESSES processes x $THREADS threads, $SCENARIO ${OPERATIONS:+($OPERATIONS operations)}, schema $SCHEMA"
 pids=()
 histories=()
 for ((i = 0; i < PROCESSES; i++)); do
     histories+=(--history "$WORK/history-$i.jsonl")
-    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" --operations "$OPERATIONS" \
+    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" "${extra[@]}" \
         --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
         >"$WORK/process-$i.log" 2>&1 &
     pids+=($!)
@@ -89,6 +91,6 @@ done
 [[ ${#done_faults[@]} -gt 0 ]] || { echo "no fault landed while the processes ran: raise OPERATIONS" >&2; exit 1; }
 
 echo "=== verify-store"
-"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" --operations "$OPERATIONS" "${histories[@]}" \
+"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" "${extra[@]}" "${histories[@]}" \
     --report "$WORK/report.json"
 echo "crash run (seed $SEED) passed"

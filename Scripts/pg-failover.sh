@@ -9,13 +9,13 @@
 #
 #   Scripts/pg-failover.sh
 #
-# Environment: PROCESSES (2), THREADS (4), OPERATIONS (20000), SCENARIO (Scenarios/rush-hour.json),
+# Environment: PROCESSES (2), THREADS (4), OPERATIONS (the scenario's own), SCENARIO (Scenarios/rush-hour.json),
 # SYNC (on; or remote_apply), RUN_TIMEOUT (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PROCESSES=${PROCESSES:-2}
 THREADS=${THREADS:-4}
-OPERATIONS=${OPERATIONS:-20000}
+OPERATIONS=${OPERATIONS:-}
 SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
 SYNC=${SYNC:-on}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
@@ -64,11 +64,14 @@ trap 'exit 130' INT TERM
 COMMON="-c listen_addresses=127.0.0.1 -k $WORK -c max_connections=200 -c wal_level=replica -c max_wal_senders=5 -c hot_standby=on"
 $RUNAS "$BINDIR/initdb" -D "$WORK/primary" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
 $RUNAS "$BINDIR/pg_ctl" -D "$WORK/primary" -l "$WORK/primary.log" -w -t 60 start \
-    -o "$COMMON -p $P1 -c synchronous_standby_names=standby1 -c synchronous_commit=$SYNC" >/dev/null
-psql -X -q -h 127.0.0.1 -p "$P1" -U postgres -d postgres -c "CREATE DATABASE slotscheduler"
+    -o "$COMMON -p $P1 -c synchronous_commit=$SYNC" >/dev/null
+timeout 60 psql -X -q -h 127.0.0.1 -p "$P1" -U postgres -d postgres -c "CREATE DATABASE slotscheduler"
 $RUNAS "$BINDIR/pg_basebackup" -D "$WORK/standby" -R -X stream \
     -d "host=127.0.0.1 port=$P1 user=postgres application_name=standby1"
 $RUNAS "$BINDIR/pg_ctl" -D "$WORK/standby" -l "$WORK/standby.log" -w -t 60 start -o "$COMMON -p $P2" >/dev/null
+# Synchronous only now: with no standby yet, every commit would wait for one.
+psql -X -q -h 127.0.0.1 -p "$P1" -U postgres -d postgres \
+    -c "ALTER SYSTEM SET synchronous_standby_names = 'standby1'" -c "SELECT pg_reload_conf()" >/dev/null
 for _ in $(seq 1 100); do
     state=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d postgres \
         -c "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby1'" || true)
@@ -78,12 +81,14 @@ done
 [[ "$state" == "sync" ]] || { log "the standby never became synchronous"; exit 1; }
 log "primary :$P1, synchronous standby :$P2 (synchronous_commit=$SYNC)"
 
+extra=()
+[[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
 URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
 pids=()
 histories=()
 for ((i = 0; i < PROCESSES; i++)); do
     histories+=(--history "$WORK/history-$i.jsonl")
-    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" --operations "$OPERATIONS" \
+    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" "${extra[@]}" \
         --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
         >"$WORK/process-$i.log" 2>&1 &
     pids+=($!)
@@ -111,5 +116,5 @@ after=$(psql -X -At -h 127.0.0.1 -p "$P2" -U postgres -d slotscheduler -c "SELEC
 log "the new primary holds $after bookings"
 [[ "$after" -gt "$before" ]] || { log "no booking was made after the failover"; exit 1; }
 
-"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" --operations "$OPERATIONS" "${histories[@]}"
+"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" "${extra[@]}" "${histories[@]}"
 echo "failover run passed"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Raw INSERT ... ON CONFLICT DO NOTHING vs the store's full reserve path (slot_reserve), side by
-# side against one throwaway server, with 1 and 8 clients.
+# Raw INSERT ... ON CONFLICT DO NOTHING vs the store's full reserve path (slot_reserve in its
+# explicit transaction), side by side against one throwaway server, with 1 and 8 clients; also the
+# one-statement call the store made before it waited for its own COMMIT, to show that cost.
 #
 #   Scripts/pg-bench/run.sh            # starts its own server via Scripts/with-postgres.sh
 #   BENCH_SECONDS=30 Scripts/pg-bench/run.sh      # seconds per script and client count
@@ -50,20 +51,23 @@ run() { # script clients seconds
 # per-slice ratios show how noisy the run was.
 ROUNDS=${BENCH_ROUNDS:-4}
 SLICE=$(( (SECONDS_PER_RUN + ROUNDS - 1) / ROUNDS ))
-echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), pgbench -M prepared, $ROUNDS x ($SLICE s raw, $SLICE s reserve) per client count"
-printf '%-8s %14s %14s %8s   %s\n' clients "raw tps" "reserve tps" ratio "per-slice ratios"
+echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), pgbench -M prepared, $ROUNDS x ($SLICE s each of raw, reserve, one-statement) per client count"
+echo "reserve: the store's path (BEGIN; slot_reserve; COMMIT); one-statement: slot_reserve alone, as before it waited for its COMMIT"
+printf '%-8s %10s %12s %14s %8s %14s   %s\n' clients "raw tps" "reserve tps" "one-stmt tps" ratio "one-stmt ratio" "per-slice reserve/raw"
+mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { print s / NR }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 for clients in 1 8; do
-    raws=() reserves=() ratios=""
+    raws=() reserves=() singles=() ratios=""
     for _ in $(seq 1 "$ROUNDS"); do
         raw=$(run raw-insert.sql "$clients" "$SLICE")
         reserve=$(run reserve.sql "$clients" "$SLICE")
-        raws+=("$raw") reserves+=("$reserve")
-        ratios+=" $(awk -v a="$reserve" -v b="$raw" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+        single=$(run reserve-one-statement.sql "$clients" "$SLICE")
+        raws+=("$raw") reserves+=("$reserve") singles+=("$single")
+        ratios+=" $(ratio "$reserve" "$raw")"
     done
-    raw=$(printf '%s\n' "${raws[@]}" | awk '{ s += $1 } END { print s / NR }')
-    reserve=$(printf '%s\n' "${reserves[@]}" | awk '{ s += $1 } END { print s / NR }')
-    printf '%-8s %14.0f %14.0f %8.2f  %s\n' "$clients" "$raw" "$reserve" \
-        "$(awk -v a="$reserve" -v b="$raw" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$ratios"
+    raw=$(mean "${raws[@]}") reserve=$(mean "${reserves[@]}") single=$(mean "${singles[@]}")
+    printf '%-8s %10.0f %12.0f %14.0f %8s %14s  %s\n' "$clients" "$raw" "$reserve" "$single" \
+        "$(ratio "$reserve" "$raw")" "$(ratio "$single" "$raw")" "$ratios"
 done
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -At -c "
     SELECT 'bookings ' || count(*) FROM bookings UNION ALL SELECT 'raw rows ' || count(*) FROM raw_bookings
