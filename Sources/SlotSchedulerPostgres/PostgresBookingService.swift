@@ -92,7 +92,8 @@ public final class PostgresBookingService: BookingService {
     // MARK: - Commands
 
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
-        let ref = try rules.catalog.resolve(request.slot)
+        // The core's checks of the slot and the request id (IdentifierRule), before any SQL.
+        let ref = try rules.resolve(request)
         let reminder = request.reminder.map { $0.components.seconds }
         let socket = Int(ref.socket)
         guard layout.regular.indices.contains(socket) else {

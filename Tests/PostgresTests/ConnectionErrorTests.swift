@@ -54,6 +54,20 @@ struct ConnectionErrorTests {
         #expect(await kind(of: config) == .tlsFailed)
     }
 
+    /// The core's id rule holds before any SQL: a NUL or a 20,000-character request id is a
+    /// refusal, as in memory, not a raw SQLSTATE (22021, 54000).
+    @Test(.timeLimit(.minutes(1))) func requestIDsFollowTheCoreRule() async throws {
+        let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("ids"))
+        for id in ["a\u{0}b", String(repeating: "x", count: 20_000), " padded "] {
+            let request = ReservationRequest(slot: Fixture.slot(hour: 10), user: 1, requestID: RequestID(id))
+            await #expect { _ = try await store.reserve(request, at: Fixture.now) } throws: {
+                ($0 as? Rejection)?.reason == .invalidRequestID
+            }
+        }
+        #expect(try await store.allBookingsByID().isEmpty)
+        await store.shutdown()
+    }
+
     @Test func urlParametersAreRead() throws {
         let config = try PostgresConfiguration(
             url: "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&connect_timeout=4&schema=s")

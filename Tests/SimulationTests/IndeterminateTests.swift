@@ -11,9 +11,9 @@ struct LostReplyService: ForwardingService {
     struct LostReply: Error {}
     let inner: Scheduler
     let every: Int
-    let calls = Atomic<Int>(0)
+    let calls = Counter()
 
-    func lose() -> Bool { calls.add(1, ordering: .relaxed).newValue % every == 0 }
+    func lose() -> Bool { calls.value.add(1, ordering: .relaxed).newValue % every == 0 }
 
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         let booking = try inner.reserve(request, at: now)
@@ -67,14 +67,16 @@ struct InventingService: ForwardingService {
 
     @Test func lostAcknowledgedBookingsAreCaught() async throws {
         let p = try Fixtures.prepared(Fixtures.small(operations: 2_000))
-        let report = try await Simulator.runThreads(p, service: CommitLosingService(inner: Scheduler(rules: p.rules)), threads: 2)
+        let report = try await Simulator.runThreads(
+            p, service: CommitLosingService(inner: Scheduler(rules: p.rules)), threads: 2)
         #expect(report.invariants.first { $0.id == "I5" }?.status == "fail")
         #expect(report.failures.contains { $0.message.contains("was acknowledged, but the store does not hold it") })
     }
 
     @Test func inventedBookingsAreCaught() async throws {
         let p = try Fixtures.prepared(Fixtures.small(operations: 2_000))
-        let report = try await Simulator.runThreads(p, service: InventingService(inner: Scheduler(rules: p.rules)), threads: 2)
+        let report = try await Simulator.runThreads(
+            p, service: InventingService(inner: Scheduler(rules: p.rules)), threads: 2)
         #expect(report.invariants.first { $0.id == "I5" }?.status == "fail")
         #expect(report.failures.contains { $0.message.contains("which no reservation made") })
     }
