@@ -95,15 +95,36 @@ struct ThreadsAnalysis {
             guard let list = perUser[user] else { continue }
             let limit = policy.limit(for: UserID(user))
             guard list.count > limit else { continue }
-            for i in list {
+            // Sweep in invoke order: `open` holds the bookings completed before the invoke and
+            // not released before it (a superset of those that count), so each is looked at only
+            // while it may be held, not once per other booking of the user.
+            // - Complexity: O(k log k) for k bookings of the user, plus the bookings in `open`.
+            var changes: [(time: Int64, add: Bool, j: Int)] = []
+            for j in list {
+                changes.append((history[j].complete, true, j))
+                if let r = releasedAt[history[j].booking] { changes.append((history[r].invoke, false, j)) }
+            }
+            // At equal times a release goes first: a release at the invoke does not count.
+            changes.sort { ($0.time, $0.add ? 1 : 0, $0.j) < ($1.time, $1.add ? 1 : 0, $1.j) }
+            var next = 0
+            var open: [Int: Bool] = [:]
+            for i in list.sorted(by: { (history[$0].invoke, $0) < (history[$1].invoke, $1) }) {
                 let op = history[i]
+                // Added: completed strictly before the invoke; removed: released strictly before it.
+                while next < changes.count,
+                    changes[next].time < op.invoke
+                {
+                    if changes[next].add { open[changes[next].j] = true } else { open[changes[next].j] = nil }
+                    next += 1
+                }
                 var held = 0
-                for j in list where j != i {
+                for j in open.keys where j != i {
                     let other = history[j]
                     guard other.complete < op.invoke, Booking.isUpcoming(start: p.starts[Int(other.cell)], at: op.now)
                     else { continue }
                     if let r = releasedAt[other.booking], history[r].invoke < op.complete { continue }
                     held += 1
+                    if held >= limit { break }
                 }
                 if held >= limit {
                     violate(
