@@ -77,6 +77,9 @@ MUTANTS = [
         describe="a limit check whose `now` is earlier than an earlier check's ignores the bookings that check saw ended",
         file="Sources/SlotScheduler/Ledger/UserBook.swift",
         edits=[("        if endedMayCount {\n", "        if false {\n")],
+        # The property commands move `now` back too rarely to reach this case reliably;
+        # LimitHistoryTests builds it on purpose (caught there by hand on 2026-11-23).
+        filter="PropertyTests|LimitHistoryTests",
     ),
     dict(
         name="cancel-keeps-slot",
