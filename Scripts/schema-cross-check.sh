@@ -27,6 +27,8 @@ cases = {
     "users-count-0": "s['users']['count'] = 0",
     "unknown-field": "s['typo'] = 1",
     "max-upcoming-negative": "s['policy']['maxUpcomingBookings'] = -1",
+    "odd-date": "s['overrides'][0]['date'] = '2018-+6-+8'",
+    "repeated-opening-hour": "s['stations'][0]['openingHours'] = [8, 8, 9]",
 }
 for name, change in cases.items():
     s = json.loads(json.dumps(base))

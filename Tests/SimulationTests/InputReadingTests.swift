@@ -65,6 +65,21 @@ import Darwin
         #expect(e?.expected.hasPrefix("an integer") == true)
     }
 
+    @Test func oddDatesAndRepeatedHoursAreRefusedWithTheirPath() throws {
+        let original = try text()
+        #expect(original.contains("\"date\":\"2018-06-07\""))
+        let date = error(original.replacingOccurrences(of: "\"date\":\"2018-06-07\"", with: "\"date\":\"2018-+6-+7\""))
+        #expect(date?.path == "steps[0].date")
+        #expect(date?.expected == "a date YYYY-MM-DD")
+        var s = Fixtures.small()
+        s.stations[0].sockets[0].openingHours = HourSet(8..<10)
+        let json = String(decoding: try Fixtures.encode(s), as: UTF8.self)
+        #expect(json.contains("\"openingHours\":[8,9]"))
+        let hours = error(json.replacingOccurrences(of: "\"openingHours\":[8,9]", with: "\"openingHours\":[8,9,8]"))
+        #expect(hours?.path == "stations[0].sockets[0].openingHours[2]")
+        #expect(hours?.expected == "each hour once")
+    }
+
     @Test func theLargestSeedIsAccepted() throws {
         #expect(error(try text().replacingOccurrences(of: "\"seed\":7", with: "\"seed\":18446744073709551615")) == nil)
     }

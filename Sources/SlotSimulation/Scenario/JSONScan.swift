@@ -13,6 +13,22 @@ import Foundation
 /// does not expect.
 /// - Complexity: O(n) in the length of the text; memory O(depth + keys of the open objects).
 enum JSONScan {
+    /// Fields that hold a date: exactly `YYYY-MM-DD` (the decoder would take `2024-+6-+2`).
+    static let datePaths: Set<String> = [
+        "policy.lastDate", "workload.dates.from", "overrides[].date", "timeline[].date", "steps[].date",
+    ]
+    /// Lists of hours (elements): each hour at most once, as the schema's `uniqueItems` says.
+    static let hourListPaths: Set<String> = [
+        "stations[].openingHours[]", "stations[].sockets[].openingHours[]", "overrides[].hours[]",
+        "timeline[].hours[]", "steps[].hours[]", "workload.hours[]",
+    ]
+
+    static func isDate(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return false }
+        return [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy { (0x30...0x39).contains(b[$0]) }
+    }
+
     /// Fields that hold a `UInt64`.
     static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user"]
 
@@ -36,6 +52,22 @@ enum JSONScan {
         var stack: [Frame] = []
         /// Set when the text is not JSON: the decoder then says where.
         var malformed = false
+        /// Per open array (by depth): the hours seen, for lists of hours.
+        var hoursSeen: [Int: UInt32] = [:]
+
+        /// Refuses an hour given twice in a list of hours (the decoder would keep one).
+        mutating func repeatedHour(_ text: String) -> ScenarioError? {
+            guard case .array = stack.last, JSONScan.hourListPaths.contains(path(generic: true)),
+                let hour = Int(text), (0...23).contains(hour)
+            else { return nil }
+            let seen = hoursSeen[stack.count] ?? 0
+            if seen & (1 << UInt32(hour)) != 0 {
+                return ScenarioError(
+                    file: file, path: path(), value: "hour \(hour) a second time", expected: "each hour once")
+            }
+            hoursSeen[stack.count] = seen | (1 << UInt32(hour))
+            return nil
+        }
 
         init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
             self.bytes = bytes
@@ -165,12 +197,22 @@ enum JSONScan {
                         i += 1
                     } else {
                         stack.append(.array(index: 0))
+                        hoursSeen[stack.count] = 0
                         continue
                     }
                 case 0x22:
-                    guard string(decode: false) != nil else { return nil }
+                    let isDate = JSONScan.datePaths.contains(path(generic: true))
+                    guard let text = string(decode: isDate) else { return nil }
+                    if isDate, !JSONScan.isDate(text) {
+                        return ScenarioError(
+                            file: file, path: path(), value: text.debugDescription, expected: "a date YYYY-MM-DD")
+                    }
                 case 0x2D, 0x30...0x39:
+                    let start = i
                     if let problem = number() { return problem }
+                    if let problem = repeatedHour(String(decoding: bytes[start..<i], as: UTF8.self)) {
+                        return problem
+                    }
                 case 0x74, 0x66, 0x6E:  // true, false, null
                     while i < bytes.count, (0x61...0x7A).contains(bytes[i]) { i += 1 }
                 default:
