@@ -11,7 +11,8 @@
 #
 # Environment: SLOTSCHEDULER_DATABASE_URL and SLOTSCHEDULER_PG_RESTART_CMD (set by
 # with-postgres.sh), SEED (1: the fault schedule), PROCESSES (3), THREADS (4),
-# SCENARIO (Scenarios/rush-hour.json), OPERATIONS (the scenario's own), RESTARTS (3), RUN_TIMEOUT (300).
+# SCENARIO (Scenarios/rush-hour.json), OPERATIONS (the scenario's own), RESTARTS (3), RUN_TIMEOUT (300),
+# COMMIT_DELAY_US (20000: the server's commit_delay, which widens the commit window).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,13 @@ WORK=$(mktemp -d /tmp/pg-crash.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
 psql_at() { timeout 30 psql -X -At -d "$SLOTSCHEDULER_DATABASE_URL" -c "$1" 2>/dev/null || true; }
+
+# Widen the commit window: each commit waits COMMIT_DELAY_US before its WAL flush, so a crash
+# lands while commits are in flight, the moment a store that acknowledges early gets caught.
+COMMIT_DELAY_US=${COMMIT_DELAY_US:-20000}
+psql_at "ALTER SYSTEM SET commit_delay = $COMMIT_DELAY_US" >/dev/null
+psql_at "ALTER SYSTEM SET commit_siblings = 0" >/dev/null
+psql_at "SELECT pg_reload_conf()" >/dev/null
 
 extra=()
 [[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
