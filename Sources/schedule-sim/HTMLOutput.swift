@@ -16,11 +16,12 @@ struct HTMLOutput {
         historyPath =
             history
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
-                "schedule-sim-\(ProcessInfo.processInfo.processIdentifier)-history.jsonl"
+                "schedule-sim-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)-history.jsonl"
             ).path
     }
 
-    /// Writes the page (exit 73 if it cannot), then removes a temporary history.
+    /// Writes the page (exit 73 if it cannot), then removes a temporary history: a file this run
+    /// created under a name no other process can have chosen (process id and a UUID).
     func write(_ result: Report, threads: Bool) throws(ExitCode) {
         defer { if temporaryHistory { try? FileManager.default.removeItem(atPath: historyPath) } }
         let page: HTMLReport
