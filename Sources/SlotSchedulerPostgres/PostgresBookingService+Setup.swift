@@ -245,11 +245,7 @@ extension PostgresBookingService {
             if lostServer { await pool.followPrimary() }
             lostServer = true  // unless the failure below is a refusal the server sent
             do {
-                do { return try await withDeadline(deadline, body) } catch let wrapped as PostgresTransactionError {
-                    // Report what went wrong inside the transaction, not the wrapper.
-                    throw wrapped.closureError ?? wrapped.beginError ?? wrapped.commitError ?? wrapped.rollbackError
-                        ?? PostgresStoreError(.database, operation: operation, message: "transaction failed")
-                }
+                return try await withDeadline(deadline, body)
             } catch let error as PSQLError {
                 var failure = classify(error, operation: operation, idempotent: idempotent)
                 // read_only_sql_transaction: refused by a standby, so not committed; another host may
