@@ -50,15 +50,8 @@ psql_at "SELECT pg_reload_conf()" >/dev/null
 extra=()
 [[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
 echo "=== seed $SEED: $PROCESSES processes x $THREADS threads, $SCENARIO ${OPERATIONS:+($OPERATIONS operations)}, schema $SCHEMA"
-pids=()
-histories=()
-for ((i = 0; i < PROCESSES; i++)); do
-    histories+=(--history "$WORK/history-$i.jsonl")
-    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" "${extra[@]}" \
-        --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
-        >"$WORK/process-$i.log" 2>&1 &
-    pids+=($!)
-done
+source Scripts/pg-lib.sh
+start_sim_processes "$URL"
 
 running() { for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done; return 1; }
 

@@ -21,22 +21,10 @@ SYNC=${SYNC:-on}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 
 log() { echo "pg-failover: $*" >&2; }
-BINDIR=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -1)
-[[ -x "$BINDIR/pg_basebackup" ]] || { Scripts/with-postgres.sh true; BINDIR=$(ls -d /usr/lib/postgresql/*/bin | sort -V -r | head -1); }
-if [[ $(id -u) -eq 0 ]]; then
-    id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
-    RUNAS="runuser -u postgres --"
-else
-    RUNAS=""
-fi
-free_port() {
-    local port
-    for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 30000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-    done
-    return 1
-}
+source Scripts/pg-lib.sh
+BINDIR=$(find_bindir) || true
+[[ -x "$BINDIR/pg_basebackup" ]] || { Scripts/with-postgres.sh true; BINDIR=$(find_bindir); }
+set_runas
 
 swift build -c release --product schedule-sim --traits Postgres >/dev/null  # the store needs the trait
 BIN="$(swift build -c release --show-bin-path)/schedule-sim"
@@ -84,15 +72,7 @@ log "primary :$P1, synchronous standby :$P2 (synchronous_commit=$SYNC)"
 extra=()
 [[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
 URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
-pids=()
-histories=()
-for ((i = 0; i < PROCESSES; i++)); do
-    histories+=(--history "$WORK/history-$i.jsonl")
-    timeout "$RUN_TIMEOUT" "$BIN" run "$SCENARIO" --store "$URL" --threads "$THREADS" "${extra[@]}" \
-        --process-index "$i" --process-count "$PROCESSES" --history "$WORK/history-$i.jsonl" \
-        >"$WORK/process-$i.log" 2>&1 &
-    pids+=($!)
-done
+start_sim_processes "$URL"
 
 # Fail over once the processes have booked for a while.
 for _ in $(seq 1 300); do

@@ -24,25 +24,7 @@ fi
 
 log() { echo "with-postgres: $*" >&2; }
 
-find_bindir() {
-    local dir
-    # Debian keeps the server binaries out of PATH, one directory per major version.
-    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
-        if [[ -x "$dir/initdb" && -x "$dir/pg_ctl" ]]; then
-            echo "$dir"
-            return 0
-        fi
-    done
-    if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
-        dirname "$(command -v pg_ctl)"
-        return 0
-    fi
-    return 1
-}
-
-as_root() {
-    if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo -n "$@"; fi
-}
+source "$(dirname "$0")/pg-lib.sh"
 
 if ! BINDIR=$(find_bindir); then
     log "installing PostgreSQL from Debian packages"
@@ -51,25 +33,7 @@ if ! BINDIR=$(find_bindir); then
     BINDIR=$(find_bindir) || { log "initdb/pg_ctl still missing after installing postgresql"; exit 69; }
 fi
 
-# Run the server as `postgres` when we are root; as ourselves otherwise.
-if [[ $(id -u) -eq 0 ]]; then
-    id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
-    RUNAS="runuser -u postgres --"
-else
-    RUNAS=""
-fi
-
-free_port() {
-    local port
-    for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 30000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return 0
-        fi
-    done
-    return 1
-}
+set_runas
 
 WORKDIR=$(mktemp -d /tmp/slotscheduler-pg.XXXXXX)
 chmod 755 "$WORKDIR"
