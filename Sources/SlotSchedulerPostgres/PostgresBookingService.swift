@@ -157,21 +157,7 @@ public final class PostgresBookingService: BookingService {
                 ).collect()
                 guard let row = rows.first else { return .failure(Rejection(.unknownBooking, booking: id, user: user)) }
                 var booking = try self.layout.booking(row, operation: "cancel")
-                var reason: Rejection.Reason?
-                if booking.user != user {
-                    reason = .notOwner
-                } else if booking.status != .active {
-                    reason = .alreadyCancelled
-                } else if !rules.canCancel(start: booking.start, at: now) {
-                    reason = .cancellationCutoffPassed
-                }
-                if let reason {
-                    var rejection = Rejection(reason, slot: booking.slot, booking: id, user: user)
-                    if reason == .cancellationCutoffPassed {
-                        rejection.instant = booking.start - .seconds(rules.policy.cancellationCutoffSeconds)
-                    }
-                    return .failure(rejection)
-                }
+                if let refusal = rules.cancelRefusal(of: booking, by: user, at: now) { return .failure(refusal) }
                 let raw = Int64(bitPattern: id.rawValue)
                 try await connection.query(
                     "UPDATE bookings SET status = 'cancelled' WHERE id = \(raw)", logger: self.logger)

@@ -123,6 +123,40 @@ struct StoreTests {
         await store.shutdown()
     }
 
+    /// Each cancellation refusal (another user's booking, after the cutoff, already cancelled)
+    /// carries the same details as the in-memory scheduler's, the deadline in the station's zone
+    /// included, so its message gives the driver's local time.
+    @Test func cancelRefusalsMatchTheLedger() async throws {
+        let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("cancelrefuse"))
+        var ledger = Ledger(rules: try Rules(catalog: try Catalog(Fixture.stations), policy: Fixture.policy))
+        let request = ReservationRequest(slot: Fixture.slot(hour: 12), user: 5)
+        let mine = try ledger.reserve(request, at: now)
+        let stored = try await store.reserve(request, at: now)
+        let late = Instant.utc(Fixture.day, hour: 11)  // 11:00 in London, after the 10:00 deadline
+        var checked: [Rejection.Reason] = []
+        for (by, at, thenCancel) in [(UserID(6), now, false), (UserID(5), late, false), (UserID(5), now, true)] {
+            if thenCancel {
+                _ = try ledger.cancel(mine.id, by: by, at: at)
+                _ = try await store.cancel(stored.id, by: by, at: at)
+            }
+            var expected: Rejection?
+            do { _ = try ledger.cancel(mine.id, by: by, at: at) } catch { expected = error }
+            var actual: Rejection?
+            do { _ = try await store.cancel(stored.id, by: by, at: at) } catch let rejection as Rejection {
+                actual = rejection
+                actual?.booking = mine.id
+            }
+            #expect(actual == expected)
+            if let expected { checked.append(expected.reason) }
+            if expected?.reason == .cancellationCutoffPassed {
+                #expect(actual?.timeZone == Fixture.london)
+                #expect(actual?.message(in: .english).contains("2030-03-02 10:00 Europe/London") == true)
+            }
+        }
+        #expect(checked == [.notOwner, .cancellationCutoffPassed, .alreadyCancelled])
+        await store.shutdown()
+    }
+
     /// The same request id from many tasks makes one booking; every caller gets it back.
     @Test func requestIDsAreIdempotent() async throws {
         let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("idem"))

@@ -95,9 +95,11 @@ enum Decisions {
         record: Int, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
     ) -> Rejection.Reason? {
         let booking = slots.records[record]
-        guard booking.user == user else { return .notOwner }
-        guard booking.status == .active else { return .alreadyCancelled }
-        guard rules.canCancel(start: booking.start, now: now) else { return .cancellationCutoffPassed }
+        if let reason = rules.cancelReason(
+            owner: booking.user, status: booking.status, start: booking.start, by: user, now: now)
+        {
+            return reason
+        }
         release(record, as: .cancelled, slots: &slots)
         if let u = users.find(user) { users.remove(slots.bookingID(record: record), from: u) }
         slots.log(.cancelled, record, at: now)

@@ -37,6 +37,21 @@ extension Rules {
     public func canCancel(start: Instant, at now: Instant) -> Bool {
         canCancel(start: start.secondsSinceEpoch, now: now.secondsSinceEpoch)
     }
+
+    /// The refusal of a cancellation of `booking` by `user` at `now`, with the same reason and
+    /// details (the deadline in the station's local time) the in-memory scheduler gives, or `nil`
+    /// when the cancellation is allowed.
+    public func cancelRefusal(of booking: Booking, by user: UserID, at now: Instant) -> Rejection? {
+        let start = booking.start.secondsSinceEpoch
+        guard
+            let reason = cancelReason(
+                owner: booking.user, status: booking.status, start: start, by: user, now: now.secondsSinceEpoch)
+        else { return nil }
+        guard let ref = try? catalog.resolve(booking.slot) else {
+            return Rejection(reason, slot: booking.slot, booking: booking.id, user: user)
+        }
+        return cancelRejection(reason, ref: ref, start: start, id: booking.id, by: user)
+    }
 }
 
 extension UserBookings {

@@ -102,17 +102,37 @@ public struct Rules: Sendable {
         now < start.saturatingSubtracting(policy.cancellationCutoffSeconds)
     }
 
-    /// The full refusal of a cancellation of `record` (booking `id`) by `user` for `reason`; for
-    /// ``Rejection/Reason/cancellationCutoffPassed`` with the deadline, in the station's zone.
+    /// Why `user` cannot cancel, at `now`, a booking of `owner` in `status` that starts at `start`
+    /// (owner only, active only, before the cutoff), or `nil` when they can. The one cancellation
+    /// rule: the in-memory faces and the PostgreSQL store all ask it.
+    func cancelReason(owner: UserID, status: Booking.Status, start: Int64, by user: UserID, now: Int64)
+        -> Rejection.Reason?
+    {
+        guard owner == user else { return .notOwner }
+        guard status == .active else { return .alreadyCancelled }
+        guard canCancel(start: start, now: now) else { return .cancellationCutoffPassed }
+        return nil
+    }
+
+    /// The full refusal of a cancellation of booking `id` (slot `ref`, starting at `start`) by
+    /// `user` for `reason`; for ``Rejection/Reason/cancellationCutoffPassed`` with the deadline, in
+    /// the station's zone.
+    func cancelRejection(_ reason: Rejection.Reason, ref: SlotRef, start: Int64, id: BookingID, by user: UserID)
+        -> Rejection
+    {
+        var rejection = Rejection(reason, slot: catalog.slot(ref), booking: id, user: user)
+        if reason == .cancellationCutoffPassed {
+            rejection.instant = Instant(start.saturatingSubtracting(policy.cancellationCutoffSeconds))
+            localize(&rejection, station: ref.station)
+        }
+        return rejection
+    }
+
+    /// ``cancelRejection(_:ref:start:id:by:)`` for a stored record.
     func cancelRejection(_ reason: Rejection.Reason, of record: BookingRecord, id: BookingID, by user: UserID)
         -> Rejection
     {
-        var rejection = Rejection(reason, slot: catalog.slot(record.ref), booking: id, user: user)
-        if reason == .cancellationCutoffPassed {
-            rejection.instant = Instant(record.start.saturatingSubtracting(policy.cancellationCutoffSeconds))
-            localize(&rejection, station: record.ref.station)
-        }
-        return rejection
+        cancelRejection(reason, ref: record.ref, start: record.start, id: id, by: user)
     }
 
     /// Gives `rejection` the time zone and UTC offset of `station` at its instant, so its message
