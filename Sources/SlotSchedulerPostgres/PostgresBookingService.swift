@@ -91,7 +91,15 @@ public final class PostgresBookingService: BookingService {
 
     // MARK: - Commands
 
+    /// Books a slot in one transaction, as ``book(_:at:)``.
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
+        try await book(request, at: now).booking
+    }
+
+    /// Books a slot in one transaction; says whether it repeated an earlier request id. A retry
+    /// after a reply lost in flight (with a request id) finds the booking the first attempt
+    /// committed, and so reports a replay.
+    public func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
         // The core's checks of the slot and the request id (IdentifierRule), before any SQL.
         let ref = try rules.resolve(request)
         let reminder = request.reminder.map { $0.components.seconds }
@@ -121,7 +129,7 @@ public final class PostgresBookingService: BookingService {
             guard let row else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "slot_reserve returned no row")
             }
-            let (reason, id, storedStart, createdAt, storedReminder, status, _) = try CatalogLayout.decoding(
+            let (reason, id, storedStart, createdAt, storedReminder, status, isRepeat) = try CatalogLayout.decoding(
                 "reserve"
             ) { try row.decode((String?, Int64?, Int64?, Int64?, Int64?, String?, Bool?).self) }
             if reason == "stalePolicy" {
@@ -140,10 +148,11 @@ public final class PostgresBookingService: BookingService {
             else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "incomplete booking row")
             }
-            return Booking(
+            let booking = Booking(
                 id: BookingID(UInt64(bitPattern: id)), slot: request.slot, user: request.user,
                 start: Instant(secondsSinceEpoch: storedStart), createdAt: Instant(secondsSinceEpoch: createdAt),
                 requestID: request.requestID, reminderOffsetSeconds: storedReminder, status: parsed)
+            return Reservation(booking: booking, isReplay: isRepeat == true)
         }
     }
 

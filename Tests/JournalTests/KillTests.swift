@@ -44,6 +44,21 @@ struct KillTests {
         return done
     }
 
+    /// Reads the child's output until it has printed `lines` lines (or ended); returns what it read.
+    /// Killing after a seeded number of lines, not after a delay, makes every round kill the child
+    /// mid-run however fast or slow the machine is.
+    static func read(lines: Int, from handle: FileHandle) -> Data {
+        var data = Data()
+        var seen = 0
+        while seen < lines {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            seen += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            data.append(chunk)
+        }
+        return data
+    }
+
     @Test("a child booking from 4 tasks, SIGKILLed at 30 seeded moments: every acknowledged booking recovered once")
     func killedChild() async throws {
         guard let child = Self.child else {
@@ -58,24 +73,26 @@ struct KillTests {
         for round in 0..<30 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: child)
-            process.arguments = [dir, String(rng.next() >> 1), "4", "60", String(round)]
+            // Far more operations than the lines read before the kill: the child is always mid-run.
+            process.arguments = [dir, String(rng.next() >> 1), "4", "2000", String(round)]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
-            let delay = 5 + rng.below(150)
-            try await Task.sleep(for: .milliseconds(delay))
+            let delay = 1 + rng.below(250)
+            var output = Self.read(lines: delay, from: pipe.fileHandleForReading)
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 killed += 1
             }
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
             process.waitUntilExit()
-            _ = Self.parse(output, into: &model)
+            let text = String(decoding: output, as: UTF8.self)
+            _ = Self.parse(text, into: &model)
             let store = try JournalStore(directory: dir, rules: JournalFixture.rules)
             let problems = model.problems(
                 in: try await store.allBookingsByID(), rules: JournalFixture.rules, now: JournalFixture.now)
             await store.close()
-            #expect(problems.isEmpty, "round \(round) (killed after \(delay) ms): \(problems.prefix(5))")
+            #expect(problems.isEmpty, "round \(round) (killed after \(delay) lines): \(problems.prefix(5))")
             if !problems.isEmpty { return }
         }
         #expect(killed >= 15 && model.acknowledged.count >= 100, "killed \(killed), acked \(model.acknowledged.count)")

@@ -52,7 +52,8 @@ struct StoreTests {
         let b = try await store.reserve(ReservationRequest(slot: slot(1, 9), user: 1), at: now)
         // An idempotent repeat returns the same booking and journals nothing.
         let records = store.statistics.records
-        #expect(try await store.reserve(ReservationRequest(slot: slot(0, 9), user: 1, requestID: "a"), at: now) == a)
+        let repeated = try await store.book(ReservationRequest(slot: slot(0, 9), user: 1, requestID: "a"), at: now)
+        #expect(repeated == Reservation(booking: a, isReplay: true))
         #expect(store.statistics.records == records)
         await #expect(throws: Rejection.self) {
             try await store.reserve(ReservationRequest(slot: slot(0, 9), user: 2), at: now)
@@ -76,10 +77,11 @@ struct StoreTests {
         #expect(try await reopened.dayView(of: "S0", on: JournalFixture.firstDay, at: now) == view)
         #expect(reopened.statistics.recoveredEvents == 5)  // 2 reserved, cancelled, changed, displaced
         // The repeat is still recognised after the reopen.
-        #expect(
-            try await reopened.reserve(ReservationRequest(slot: slot(0, 9), user: 1, requestID: "a"), at: now).id
-                == a.id)
-        #expect(reopened.statistics.records == 0)
+        let replay = try await reopened.book(ReservationRequest(slot: slot(0, 9), user: 1, requestID: "a"), at: now)
+        #expect(replay.booking.id == a.id && replay.isReplay)
+        let fresh = try await reopened.book(ReservationRequest(slot: slot(2, 9), user: 1, requestID: "b"), at: now)
+        #expect(!fresh.isReplay)
+        #expect(reopened.statistics.records == 1)
         await reopened.close()
     }
 

@@ -163,11 +163,13 @@ struct StoreTests {
         let now = now
         let request = ReservationRequest(
             slot: Fixture.slot(hour: 15), user: 5, requestID: "once", reminder: .seconds(600))
-        let ids = try await withThrowingTaskGroup(of: BookingID.self) { group in
-            for _ in 0..<20 { group.addTask { try await store.reserve(request, at: now).id } }
-            return try await group.reduce(into: Set<BookingID>()) { $0.insert($1) }
+        let reservations = try await withThrowingTaskGroup(of: Reservation.self) { group in
+            for _ in 0..<20 { group.addTask { try await store.book(request, at: now) } }
+            return try await group.reduce(into: [Reservation]()) { $0.append($1) }
         }
+        let ids = Set(reservations.map(\.booking.id))
         #expect(ids.count == 1)
+        #expect(reservations.filter { !$0.isReplay }.count == 1)
         #expect(try await store.allBookingsByID().count == 1)
         var other = request
         other.slot.hour = 16

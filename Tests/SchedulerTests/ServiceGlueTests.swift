@@ -123,7 +123,7 @@ import Testing
         #expect(restored.events == later)
         #expect(try restored.book(Fixture.request(Fixture.slot(day, 10), user: 1, id: "a"), at: now).isReplay)
         var ledger = try Ledger(
-            rules: scheduler.rules, snapshot: try Ledger(rules: scheduler.rules).snapshot(), replaying: [])
+            rules: scheduler.rules, snapshot: Ledger(rules: scheduler.rules).snapshot(), replaying: [])
         #expect(ledger.allBookings.isEmpty)
         #expect(try !ledger.book(Fixture.request(Fixture.slot(day, 10), user: 1), at: now).isReplay)
     }

@@ -61,6 +61,9 @@ protocol ForwardingService: BookingService {
 
 extension ForwardingService {
     var rules: Rules { inner.rules }
+    func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
+        try inner.book(request, at: now)
+    }
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         try inner.reserve(request, at: now)
     }

@@ -6,6 +6,9 @@
 public protocol BookingService: Sendable {
     /// The catalog and policy this store enforces.
     var rules: Rules { get }
+    /// Books a slot; says whether the booking is new or repeats an earlier request id.
+    func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation
+    /// Books a slot: ``book(_:at:)`` without telling a replay from a new booking.
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)

@@ -15,12 +15,18 @@ extension JournalStore {
         return try result.get()
     }
 
-    /// Books a slot, as ``Scheduler/reserve(_:at:)``; returns once the booking is durable.
+    /// Books a slot, as ``book(_:at:)``.
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
-        try await command { scheduler, s in
+        try await book(request, at: now).booking
+    }
+
+    /// Books a slot, as ``Scheduler/book(_:at:)``; returns once the booking is durable. A replay
+    /// of an earlier request id writes nothing, and returns once the booking it repeats is durable.
+    public func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
+        try await command { scheduler, _ in
             do throws(Rejection) {
-                let booking = try scheduler.reserve(request, at: now)
-                return (.success(booking), s.isNew(booking) ? [.reserved(booking)] : [])
+                let reservation = try scheduler.book(request, at: now)
+                return (.success(reservation), reservation.isReplay ? [] : [.reserved(reservation.booking)])
             } catch { return (.failure(error), []) }
         }
     }

@@ -20,21 +20,18 @@ extension JournalStore {
         var file: (any JournalFile)?
         var generation: UInt64
         var shards: Int
-        /// Request ids already journaled: a repeat returns the existing booking and writes nothing.
-        var requestKeys: Set<RequestKey>
         var recoveredEvents: Int
         var tornBytes: Int
         var records = 0
         var syncs = 0
 
         init(
-            file: any JournalFile, generation: UInt64, shards: Int, requestKeys: Set<RequestKey>, recoveredEvents: Int,
+            file: any JournalFile, generation: UInt64, shards: Int, recoveredEvents: Int,
             tornBytes: Int
         ) {
             self.file = file
             self.generation = generation
             self.shards = shards
-            self.requestKeys = requestKeys
             self.recoveredEvents = recoveredEvents
             self.tornBytes = tornBytes
         }
@@ -53,12 +50,6 @@ extension JournalStore {
             appended += UInt64(buffer.count - before)
             recordEnds.append(appended)
             records += 1
-        }
-
-        /// Whether a booking the scheduler returned is new (to journal) or an idempotent repeat.
-        mutating func isNew(_ booking: Booking) -> Bool {
-            guard let id = booking.requestID else { return true }
-            return requestKeys.insert(RequestKey(user: booking.user, id: id)).inserted
         }
     }
 

@@ -63,18 +63,13 @@ public final class JournalStore: BookingService {
             let file = try Self.openJournal(files, recovered)
             for name in recovered.obsolete { try files.remove(name) }
             if !recovered.obsolete.isEmpty { try files.syncDirectory() }
-            var keys = Set<RequestKey>()
-            let journaled = recovered.events.compactMap { if case .reserved(let b) = $0 { b } else { nil } }
-            for booking in recovered.snapshot.bookings + journaled {
-                if let id = booking.requestID { keys.insert(RequestKey(user: booking.user, id: id)) }
-            }
             self.rules = rules
             self.scheduler = scheduler
             self.files = files
             self.groupCommit = groupCommit
             self.state = Mutex(
                 State(
-                    file: file, generation: recovered.generation, shards: recovered.shards, requestKeys: keys,
+                    file: file, generation: recovered.generation, shards: recovered.shards,
                     recoveredEvents: recovered.origins.count, tornBytes: recovered.tornBytes))
         } catch {
             files.unlock()
@@ -151,10 +146,4 @@ public final class JournalStore: BookingService {
         file?.close()
         files.unlock()
     }
-}
-
-/// A user's request id, as the scheduler keys idempotent repeats.
-struct RequestKey: Hashable {
-    var user: UserID
-    var id: RequestID
 }
