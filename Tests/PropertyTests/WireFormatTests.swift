@@ -70,7 +70,12 @@ import Testing
     }
 
     @Test func invalidValue() throws {
-        try check("InvalidValue", InvalidValue(field: "pageSize", value: "0", expected: "a page size 1...500"))
+        let refused = #expect(throws: InvalidValue.self) {
+            try Catalog([Self.station]).search(StationQuery(pageSize: 0))
+        }
+        let error = try #require(refused)
+        try check("InvalidValue", error)
+        try check("InvalidValue-tr", error, language: .turkish)
     }
 
     @Test func dayView() throws {

@@ -24,6 +24,31 @@ struct MessageTests {
         #expect(rejection.description == english)
     }
 
+    /// An invalid value found by the library says what was expected in Turkish too, not in
+    /// English inside a Turkish sentence.
+    @Test func invalidValuesAreTranslated() throws {
+        let found: [InvalidValue?] = [
+            refused { try HourSet([24]) }, refused { try LocalDate(parsing: "2026-02-30") },
+            refused { try LocalDate(parsing: "30.02.2026") },
+            refused { try IdentifierRule.validate(" IST-1", field: "id") },
+            refused { try Policy(maxUpcomingBookings: -1).validated() },
+            refused { try Catalog([]).search(StationQuery(page: -1)) },
+        ]
+        #expect(found.allSatisfy { $0 != nil })
+        for value in found.compactMap({ $0 }) {
+            let turkish = try #require(value.expectedInTurkish, "\(value)")
+            #expect(turkish != value.expected)
+            #expect(value.message(in: .turkish).contains(turkish))
+            #expect(!value.message(in: .turkish).contains(value.expected))
+            #expect(value.message(in: .english).contains(value.expected))
+        }
+    }
+
+    private func refused(_ body: () throws -> some Any) -> InvalidValue? {
+        do { _ = try body() } catch { return error as? InvalidValue }
+        return nil
+    }
+
     /// English messages are distinct per reason, so a user can tell why.
     @Test func messagesAreDistinct() throws {
         for language in MessageLanguage.allCases {

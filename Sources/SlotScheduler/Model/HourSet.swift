@@ -11,7 +11,8 @@ public struct HourSet: Hashable, Sendable, Sequence, CustomStringConvertible {
         var mask: UInt32 = 0
         for hour in hours {
             guard (0...23).contains(hour) else {
-                throw InvalidValue(field: "hour", value: String(hour), expected: "an hour 0...23")
+                throw InvalidValue(
+                    field: "hour", value: String(hour), expected: "an hour 0...23", turkish: "0...23 arası bir saat")
             }
             mask |= 1 << UInt32(hour)
         }

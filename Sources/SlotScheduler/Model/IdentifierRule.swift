@@ -17,31 +17,39 @@ public enum IdentifierRule {
     /// when it is valid.
     ///
     /// - Complexity: O(min(*n*, ``maxUTF8Bytes``)): a longer text is refused by its length alone.
-    public static func problem(in text: String) -> String? {
+    public static func problem(in text: String) -> String? { problems(in: text)?.english }
+
+    /// ``problem(in:)`` in English and in Turkish.
+    static func problems(in text: String) -> (english: String, turkish: String)? {
         let bytes = text.utf8.count
-        guard bytes > 0 else { return "a non-empty identifier" }
-        guard bytes <= maxUTF8Bytes else { return "an identifier of at most \(maxUTF8Bytes) UTF-8 bytes" }
+        guard bytes > 0 else { return ("a non-empty identifier", "boş olmayan bir kimlik") }
+        guard bytes <= maxUTF8Bytes else {
+            return (
+                "an identifier of at most \(maxUTF8Bytes) UTF-8 bytes",
+                "en çok \(maxUTF8Bytes) UTF-8 baytlık bir kimlik"
+            )
+        }
         let scalars = text.unicodeScalars
         if let first = scalars.first, first.properties.isWhitespace {
-            return "an identifier without leading whitespace"
+            return ("an identifier without leading whitespace", "başında boşluk olmayan bir kimlik")
         }
         if let last = scalars.last, last.properties.isWhitespace {
-            return "an identifier without trailing whitespace"
+            return ("an identifier without trailing whitespace", "sonunda boşluk olmayan bir kimlik")
         }
         if scalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "an identifier without control characters"
+            return ("an identifier without control characters", "denetim karakteri içermeyen bir kimlik")
         }
         return nil
     }
 
     /// Whether `text` is a valid identifier.
-    public static func isValid(_ text: String) -> Bool { problem(in: text) == nil }
+    public static func isValid(_ text: String) -> Bool { problems(in: text) == nil }
 
     /// Throws an ``InvalidValue`` naming `field` when `text` is not a valid identifier. The
     /// value it carries is cut to ``maxUTF8Bytes`` bytes, so the error stays small too.
     public static func validate(_ text: String, field: String) throws(InvalidValue) {
-        if let expected = problem(in: text) {
-            throw InvalidValue(field: field, value: shortened(text), expected: expected)
+        if let (english, turkish) = problems(in: text) {
+            throw InvalidValue(field: field, value: shortened(text), expected: english, turkish: turkish)
         }
     }
 

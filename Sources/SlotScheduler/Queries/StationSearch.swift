@@ -62,32 +62,43 @@ extension StationQuery {
     /// Refuses pages, sizes, texts and places a search cannot use; see ``Catalog/search(_:)``.
     func validate() throws(InvalidValue) {
         guard page >= 0 else {
-            throw InvalidValue(field: "page", value: String(page), expected: "a page number of 0 or more")
+            throw InvalidValue(
+                field: "page", value: String(page), expected: "a page number of 0 or more",
+                turkish: "0 veya daha büyük bir sayfa numarası")
         }
         guard (1...500).contains(pageSize) else {
-            throw InvalidValue(field: "pageSize", value: String(pageSize), expected: "a page size 1...500")
+            throw InvalidValue(
+                field: "pageSize", value: String(pageSize), expected: "a page size 1...500",
+                turkish: "1...500 arası bir sayfa boyutu")
         }
         guard facilities.count <= Self.maxFacilities else {
             throw InvalidValue(
                 field: "facilities", value: String(facilities.count),
-                expected: "at most \(Self.maxFacilities) facilities")
+                expected: "at most \(Self.maxFacilities) facilities",
+                turkish: "en çok \(Self.maxFacilities) olanak")
         }
         let texts = [("text", text), ("city", city)] + facilities.enumerated().map { ("facilities[\($0)]", $1) }
         for case (let field, let value?) in texts where value.utf8.count > Self.maxTextBytes {
             throw InvalidValue(
                 field: field, value: IdentifierRule.shortened(value),
-                expected: "at most \(Self.maxTextBytes) UTF-8 bytes")
+                expected: "at most \(Self.maxTextBytes) UTF-8 bytes",
+                turkish: "en çok \(Self.maxTextBytes) UTF-8 bayt")
         }
         if let near, !near.isValid {
             throw InvalidValue(
                 field: "near", value: "\(near.latitude),\(near.longitude)",
-                expected: "latitude -90...90 and longitude -180...180")
+                expected: "latitude -90...90 and longitude -180...180",
+                turkish: "-90...90 arası enlem ve -180...180 arası boylam")
         }
         if let radius = withinKilometres, radius.isNaN {
-            throw InvalidValue(field: "withinKilometres", value: "nan", expected: "a distance in kilometres")
+            throw InvalidValue(
+                field: "withinKilometres", value: "nan", expected: "a distance in kilometres",
+                turkish: "kilometre cinsinden bir uzaklık")
         }
         if let power = minimumPowerKW, power.isNaN {
-            throw InvalidValue(field: "minimumPowerKW", value: "nan", expected: "a power in kW")
+            throw InvalidValue(
+                field: "minimumPowerKW", value: "nan", expected: "a power in kW",
+                turkish: "kW cinsinden bir güç")
         }
     }
 }

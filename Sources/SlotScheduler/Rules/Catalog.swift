@@ -18,7 +18,9 @@ public struct Catalog: Sendable {
     /// Validates and interns `stations`.
     public init(_ stations: [Station]) throws(InvalidValue) {
         guard stations.count <= 1_000_000 else {
-            throw InvalidValue(field: "stations", value: String(stations.count), expected: "at most 1000000 stations")
+            throw InvalidValue(
+                field: "stations", value: String(stations.count), expected: "at most 1000000 stations",
+                turkish: "en çok 1000000 istasyon")
         }
         var stationIndex: [StationID: Int32] = [:]
         var socketBase: [Int32] = []
@@ -30,7 +32,9 @@ public struct Catalog: Sendable {
             let path = "stations[\(i)]"
             try Self.validate(station, at: path)
             guard stationIndex.updateValue(Int32(i), forKey: station.id) == nil else {
-                throw InvalidValue(field: "\(path).id", value: station.id.rawValue, expected: "a unique station id")
+                throw InvalidValue(
+                    field: "\(path).id", value: station.id.rawValue, expected: "a unique station id",
+                    turkish: "benzersiz bir istasyon kimliği")
             }
             if let zone = zoneIndex[station.timeZone] {
                 zoneOfStation.append(zone)
@@ -38,7 +42,8 @@ public struct Catalog: Sendable {
                 guard let clock = ZoneClock(identifier: station.timeZone) else {
                     throw InvalidValue(
                         field: "\(path).timeZone", value: station.timeZone,
-                        expected: "an IANA time zone such as Europe/London")
+                        expected: "an IANA time zone such as Europe/London",
+                        turkish: "Europe/Istanbul gibi bir IANA saat dilimi")
                 }
                 zoneIndex[station.timeZone] = Int32(zones.count)
                 zoneOfStation.append(Int32(zones.count))
@@ -48,7 +53,9 @@ public struct Catalog: Sendable {
             for socket in station.sockets { regularHours.append((socket.openingHours ?? station.openingHours).mask) }
         }
         guard regularHours.count <= Int(Int32.max / 24) else {
-            throw InvalidValue(field: "stations", value: String(regularHours.count), expected: "fewer sockets")
+            throw InvalidValue(
+                field: "stations", value: String(regularHours.count), expected: "fewer sockets",
+                turkish: "daha az soket")
         }
         self.stations = stations
         self.stationIndex = stationIndex
@@ -62,13 +69,15 @@ public struct Catalog: Sendable {
         try IdentifierRule.validate(station.id.rawValue, field: "\(path).id")
         guard !station.sockets.isEmpty, station.sockets.count <= 10_000 else {
             throw InvalidValue(
-                field: "\(path).sockets", value: String(station.sockets.count), expected: "1 to 10000 sockets")
+                field: "\(path).sockets", value: String(station.sockets.count), expected: "1 to 10000 sockets",
+                turkish: "1 ile 10000 arası soket")
         }
         if let c = station.coordinate {
             guard c.isValid else {
                 throw InvalidValue(
                     field: "\(path).coordinate", value: "\(c.latitude),\(c.longitude)",
-                    expected: "latitude -90...90 and longitude -180...180")
+                    expected: "latitude -90...90 and longitude -180...180",
+                    turkish: "-90...90 arası enlem ve -180...180 arası boylam")
             }
         }
         var seen = Set<SocketID>()
@@ -77,12 +86,14 @@ public struct Catalog: Sendable {
             guard seen.insert(socket.id).inserted else {
                 throw InvalidValue(
                     field: "\(path).sockets[\(j)].id", value: socket.id.rawValue,
-                    expected: "a socket id unique within the station")
+                    expected: "a socket id unique within the station",
+                    turkish: "istasyon içinde benzersiz bir soket kimliği")
             }
             guard socket.powerKW.isFinite, socket.powerKW > 0, socket.powerKW <= 10_000 else {
                 throw InvalidValue(
                     field: "\(path).sockets[\(j)].powerKW", value: String(socket.powerKW),
-                    expected: "a power in kW greater than 0 and at most 10000")
+                    expected: "a power in kW greater than 0 and at most 10000",
+                    turkish: "0'dan büyük, en çok 10000 kW bir güç")
             }
         }
     }

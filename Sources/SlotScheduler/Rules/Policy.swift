@@ -58,32 +58,37 @@ public struct Policy: Hashable, Codable, Sendable {
         guard (0...maxLimit).contains(maxUpcomingBookings) else {
             throw InvalidValue(
                 field: "policy.maxUpcomingBookings", value: String(maxUpcomingBookings),
-                expected: "a count 0...\(maxLimit)")
+                expected: "a count 0...\(maxLimit)", turkish: "0...\(maxLimit) arası bir sayı")
         }
         if case .rollingDays(let days) = horizon, !(0...36_600).contains(days) {
-            throw InvalidValue(field: "policy.horizon.rollingDays", value: String(days), expected: "0...36600 days")
+            throw InvalidValue(
+                field: "policy.horizon.rollingDays", value: String(days), expected: "0...36600 days",
+                turkish: "0...36600 gün")
         }
         guard (0...31_622_400).contains(minimumNoticeSeconds) else {
             throw InvalidValue(
                 field: "policy.minimumNoticeSeconds", value: String(minimumNoticeSeconds),
-                expected: "0...31622400 seconds (one year)")
+                expected: "0...31622400 seconds (one year)",
+                turkish: "0...31622400 saniye (bir yıl)")
         }
         guard (0...31_622_400).contains(cancellationCutoffSeconds) else {
             throw InvalidValue(
                 field: "policy.cancellationCutoffSeconds", value: String(cancellationCutoffSeconds),
-                expected: "0...31622400 seconds (one year)")
+                expected: "0...31622400 seconds (one year)",
+                turkish: "0...31622400 saniye (bir yıl)")
         }
         var seen = Set<UserID>()
         for (index, entry) in userLimits.enumerated() {
             guard (0...maxLimit).contains(entry.limit) else {
                 throw InvalidValue(
                     field: "policy.userLimits[\(index)].limit", value: String(entry.limit),
-                    expected: "a count 0...\(maxLimit)")
+                    expected: "a count 0...\(maxLimit)", turkish: "0...\(maxLimit) arası bir sayı")
             }
             guard seen.insert(entry.user).inserted else {
                 throw InvalidValue(
                     field: "policy.userLimits[\(index)].user", value: entry.user.description,
-                    expected: "each user at most once")
+                    expected: "each user at most once",
+                    turkish: "her kullanıcı en çok bir kez")
             }
         }
         return self

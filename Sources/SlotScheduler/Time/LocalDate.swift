@@ -22,15 +22,20 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Creates a date, refusing ones that do not exist ("2018-02-30") or lie outside ``supportedYears``.
     public init(year: Int, month: Int, day: Int) throws(InvalidValue) {
         guard Self.supportedYears.contains(year) else {
-            throw InvalidValue(field: "year", value: String(year), expected: "a year in 1900...2399")
+            throw InvalidValue(
+                field: "year", value: String(year), expected: "a year in 1900...2399",
+                turkish: "1900...2399 arası bir yıl")
         }
         guard (1...12).contains(month) else {
-            throw InvalidValue(field: "month", value: String(month), expected: "a month 1...12")
+            throw InvalidValue(
+                field: "month", value: String(month), expected: "a month 1...12",
+                turkish: "1...12 arası bir ay")
         }
         guard (1...Self.daysIn(month: month, year: year)).contains(day) else {
             throw InvalidValue(
                 field: "day", value: "\(year)-\(month)-\(day)",
-                expected: "a day 1...\(Self.daysIn(month: month, year: year)) of that month")
+                expected: "a day 1...\(Self.daysIn(month: month, year: year)) of that month",
+                turkish: "o ayın 1...\(Self.daysIn(month: month, year: year)) arası bir günü")
         }
         dayNumber = Self.dayNumber(year: year, month: month, day: day)
     }
@@ -41,10 +46,14 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else {
-            throw InvalidValue(field: "date", value: text, expected: "a date formatted YYYY-MM-DD")
+            throw InvalidValue(
+                field: "date", value: text, expected: "a date formatted YYYY-MM-DD",
+                turkish: "YYYY-AA-GG biçiminde bir tarih")
         }
         do { try self.init(year: year, month: month, day: day) } catch {
-            throw InvalidValue(field: "date", value: text, expected: error.expected)
+            throw InvalidValue(
+                field: "date", value: text, expected: error.expected,
+                turkish: error.expectedInTurkish)
         }
     }
 

@@ -58,13 +58,14 @@ extension Rejection {
 }
 
 extension InvalidValue: Codable {
-    enum WireKeys: String, CodingKey { case field, value, expected, message }
+    enum WireKeys: String, CodingKey { case field, value, expected, expectedInTurkish, message }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         self.init(
             field: try c.decode(String.self, forKey: .field), value: try c.decode(String.self, forKey: .value),
-            expected: try c.decode(String.self, forKey: .expected))
+            expected: try c.decode(String.self, forKey: .expected),
+            turkish: try c.decodeIfPresent(String.self, forKey: .expectedInTurkish))
     }
 
     /// Encodes `field`, `value` (shortened to the ``IdentifierRule`` bound), `expected` and
@@ -75,16 +76,16 @@ extension InvalidValue: Codable {
         try c.encode(field, forKey: .field)
         try c.encode(IdentifierRule.shortened(value), forKey: .value)
         try c.encode(expected, forKey: .expected)
+        try c.encodeIfPresent(expectedInTurkish, forKey: .expectedInTurkish)
         try c.encode(message(in: language), forKey: .message)
     }
 
-    /// A sentence naming the field, the value and what was expected. The `expected` text is
-    /// English in both languages.
+    /// A sentence naming the field, the value and what was expected, in `language`.
     public func message(in language: MessageLanguage) -> String {
         let value = IdentifierRule.shortened(value).debugDescription
         switch language {
         case .english: return "\(field): \(value) is not valid; expected \(expected)."
-        case .turkish: return "\(field): \(value) geçerli değil; beklenen: \(expected)."
+        case .turkish: return "\(field): \(value) geçerli değil; beklenen: \(expectedInTurkish ?? expected)."
         }
     }
 }
