@@ -103,6 +103,8 @@ struct BadInputTests {
     /// Dates that do not exist or are not written YYYY-MM-DD are refused.
     @Test(arguments: [
         "2018-02-30", "2018-2-3", "2018-13-01", "2018-00-10", "18-02-03", "2018/02/03", "", "2018-02-03x",
+        // Found through the example service: `Int("+1")` is 1, so these were read as 2026-01-01.
+        "2026-+1-01", "2026-01-+1", "+026-01-01", "2026-٠١-01",
     ])
     func badDates(text: String) {
         let error = invalidValue { try LocalDate(parsing: text) }

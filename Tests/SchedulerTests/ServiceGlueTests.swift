@@ -21,6 +21,15 @@ import Testing
         #expect(used == Set(Rejection.Reason.Category.allCases))
     }
 
+    /// A service answering 404 for an id it could never have issued (`abc`, or digits past
+    /// `UInt64`) has no ``BookingID`` to give: the message names the text instead of `?`.
+    @Test func anUnknownBookingWithoutAnIdNamesTheTextGiven() {
+        let rejection = Rejection(.unknownBooking, value: "abc")
+        #expect(rejection.message(in: .english) == "There is no booking abc.")
+        #expect(rejection.message(in: .turkish) == "abc numaralı randevu yok.")
+        #expect(Rejection(.unknownBooking, booking: BookingID(7)).message(in: .english) == "There is no booking 7.")
+    }
+
     @Test(arguments: [
         ("tr", MessageLanguage.turkish), ("tr-TR", .turkish), ("TR_tr", .turkish), ("en-GB", .english),
         (" en ", .english),

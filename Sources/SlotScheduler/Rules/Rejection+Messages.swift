@@ -17,7 +17,7 @@ extension Rejection {
     public func message(in language: MessageLanguage) -> String {
         let slot = self.slot.map(\.description) ?? "?"
         let value = self.value.map(IdentifierRule.shortened) ?? "?"
-        let booking = self.booking.map(\.description) ?? "?"
+        let booking = self.booking.map(\.description) ?? value
         let instant = self.instant.map { localTime($0) } ?? "?"
         let limit = self.limit.map(String.init) ?? "?"
         let date = self.date.map(\.description) ?? "?"

@@ -40,10 +40,11 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         dayNumber = Self.dayNumber(year: year, month: month, day: day)
     }
 
-    /// Parses `"YYYY-MM-DD"`.
+    /// Parses `"YYYY-MM-DD"`: ASCII digits only, so no sign (`2026-+1-01`) or other digits slip in.
     public init(parsing text: String) throws(InvalidValue) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+        guard parts.count == 3, parts[0].utf8.count == 4, parts[1].utf8.count == 2, parts[2].utf8.count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
         else {
             throw InvalidValue(
