@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// An example HTTP service on top of SlotScheduler: its own package, so the library's graph stays
+/// empty (Scripts/check-empty-graph.sh). See README.md.
+/// The root package's identity: a path dependency is named after its folder, whatever the clone
+/// is called.
+let root = Context.packageDirectory.split(separator: "/").dropLast(2).last.map { $0.lowercased() } ?? ""
+
+let package = Package(
+    name: "BookingService",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Already in Hummingbird's graph; named for the types used directly (Logger, Channel).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "BookingService",
+            dependencies: [
+                .product(name: "SlotScheduler", package: root),
+                .product(name: "SlotSimulation", package: root),
+                .product(name: "SlotSchedulerJournal", package: root),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
+        )
+    ]
+)

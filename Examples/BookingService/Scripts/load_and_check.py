@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Load and check a running BookingService (Examples/BookingService), standard library only.
+
+Starts nothing: give it the URL of a running service (Scripts/ci.sh starts one with the bundled
+scenario and stops it afterwards). Many concurrent users go for a few contended slots, with
+request ids, replays, cancels, other users' bookings, unknown ids and limit races; then the
+script checks, from its own records and the service's answers:
+
+  - no slot is held by two active bookings;
+  - no user holds more active bookings than the limit (--limit, the scenario's
+    maxUpcomingBookings) and a burst of concurrent reservations by one user never passes it;
+  - every 201 is still there (GET answers 200, status active unless this script cancelled it),
+    and each user's GET /users/{user}/bookings lists exactly the bookings the script holds;
+  - a replayed request id returns the original booking id (200), never a new booking;
+  - another user's booking answers 403, an unknown one 404;
+  - every answer has a status the contract allows, and every error body has reason and message.
+
+Bounded: --seconds (default 60) for the load, a 10 s timeout per request. Exits 0 when every
+check passed, 1 otherwise; the last line is "N passed, M failed".
+
+    python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 [--users 150] [--limit 3]
+"""
+
+import argparse
+import datetime
+import http.client
+import json
+import random
+import sys
+import threading
+import time
+import urllib.parse
+
+
+class Client:
+    """One keep-alive connection; reconnects once after a dropped connection."""
+
+    def __init__(self, url):
+        parsed = urllib.parse.urlparse(url)
+        self.host, self.port = parsed.hostname, parsed.port or 80
+        self.conn = None
+
+    def request(self, method, path, body=None, headers=None, raw=None):
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        hdrs = {"Content-Type": "application/json"} if data is not None else {}
+        hdrs.update(headers or {})
+        for attempt in range(2):
+            try:
+                if self.conn is None:
+                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+                self.conn.request(method, path, body=data, headers=hdrs)
+                response = self.conn.getresponse()
+                text = response.read()
+                if response.getheader("Connection", "").lower() == "close":
+                    self.conn.close()
+                    self.conn = None
+                parsed = None
+                if text:
+                    try:
+                        parsed = json.loads(text)
+                    except ValueError:
+                        parsed = text
+                return response.status, parsed
+            except (ConnectionError, http.client.HTTPException, OSError):
+                if self.conn is not None:
+                    self.conn.close()
+                self.conn = None
+                if attempt == 1:
+                    raise
+        raise AssertionError("unreachable")
+
+
+class Records:
+    """Everything the users saw, under one lock; failures are collected, not raised."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.failures = []
+        self.booked = {}  # booking id -> (user, slot key, request id)
+        self.cancelled = set()
+        self.replays = 0
+        self.statuses = {}
+        self.checks = 0
+
+    def fail(self, text):
+        with self.lock:
+            if len(self.failures) < 200:
+                self.failures.append(text)
+
+    def saw(self, what, status, body):
+        with self.lock:
+            self.statuses[(what, status)] = self.statuses.get((what, status), 0) + 1
+            self.checks += 1
+        if status >= 400 and not (isinstance(body, dict) and isinstance(body.get("reason"), str)
+                                  and isinstance(body.get("message"), str) and body["message"]):
+            self.fail(f"{what}: {status} without reason and message: {body!r:.200}")
+
+
+ALLOWED = {
+    "reserve": {200, 201, 409, 422},
+    "get": {200, 403, 404},
+    "cancel": {204, 403, 404, 409},
+    "list": {200},
+}
+
+
+def slot_key(slot):
+    return (slot["station"], slot["socket"], slot["date"], slot["hour"])
+
+
+def user_run(url, user, slots, records, deadline, rng, others):
+    client = Client(url)
+    mine = []  # (id, body) of bookings this user holds
+    sent = []  # (request id, body, booking id) of accepted requests, for replays
+    n = 0
+    while time.monotonic() < deadline and n < 40:
+        n += 1
+        roll = rng.random()
+        language = rng.choice([{}, {"Accept-Language": "tr-TR, en;q=0.5"}, {"Accept-Language": "*"}])
+        if roll < 0.55 or not sent:
+            slot = rng.choice(slots)
+            request_id = f"u{user}-r{n}"
+            body = {"user": user, "station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3],
+                    "requestID": request_id}
+            status, answer = client.request("POST", "/reservations", body, language)
+            records.saw("reserve", status, answer)
+            if status not in ALLOWED["reserve"]:
+                records.fail(f"reserve {body}: unexpected {status} {answer!r:.200}")
+            elif status == 201:
+                if not isinstance(answer.get("id"), str) or not answer["id"].isdigit():
+                    records.fail(f"reserve: id is not a string of digits: {answer!r:.200}")
+                    continue
+                with records.lock:
+                    if answer["id"] in records.booked:
+                        records.failures.append(f"booking id {answer['id']} issued twice")
+                    records.booked[answer["id"]] = (user, slot, request_id)
+                mine.append((answer["id"], body))
+                sent.append((request_id, body, answer["id"]))
+            elif status == 200:
+                records.fail(f"reserve with a fresh request id {request_id} answered 200 (a replay)")
+        elif roll < 0.70:
+            request_id, body, original = rng.choice(sent)
+            status, answer = client.request("POST", "/reservations", body, language)
+            records.saw("reserve", status, answer)
+            with records.lock:
+                records.replays += 1
+            if status != 200 or not isinstance(answer, dict) or answer.get("id") != original:
+                records.fail(f"replay of {request_id}: {status} {answer!r:.200}, expected 200 with id {original}")
+            # The same request id for another slot is a conflict, never a booking.
+            other = dict(body, hour=(body["hour"] + 1) % 24)
+            status, answer = client.request("POST", "/reservations", other, language)
+            records.saw("reserve", status, answer)
+            if status != 409 or answer.get("reason") != "conflictingRequestID":
+                records.fail(f"request id {request_id} for another slot: {status} {answer!r:.200}")
+        elif roll < 0.82 and mine:
+            booking, _ = mine.pop(rng.randrange(len(mine)))
+            status, answer = client.request("DELETE", f"/bookings/{booking}?user={user}", None, language)
+            records.saw("cancel", status, answer)
+            if status == 204:
+                with records.lock:
+                    records.cancelled.add(booking)
+            else:
+                records.fail(f"cancel own {booking}: {status} {answer!r:.200}")
+        elif roll < 0.92:
+            with records.lock:
+                theirs = [b for b, (u, _, _) in records.booked.items() if u != user]
+            if theirs:
+                booking = rng.choice(theirs)
+                method = rng.choice(["GET", "DELETE"])
+                status, answer = client.request(method, f"/bookings/{booking}?user={user}", None, language)
+                records.saw("get" if method == "GET" else "cancel", status, answer)
+                if status != 403 or answer.get("reason") != "notOwner":
+                    records.fail(f"{method} another user's booking {booking}: {status} {answer!r:.200}")
+        else:
+            unknown = rng.choice(["999999999999", "18446744073709551615", "99999999999999999999999", "abc"])
+            status, answer = client.request("GET", f"/bookings/{unknown}?user={user}", None, language)
+            records.saw("get", status, answer)
+            if status != 404 or answer.get("reason") != "unknownBooking":
+                records.fail(f"GET unknown booking {unknown}: {status} {answer!r:.200}")
+    with records.lock:
+        others[user] = [b for b, _ in mine]
+
+
+def limit_race(url, user, slots, limit, records):
+    """A fresh user sends limit + 5 reservations of distinct free slots at once: exactly `limit` succeed."""
+    results = []
+    barrier = threading.Barrier(len(slots))
+
+    def one(slot):
+        client = Client(url)
+        body = {"user": user, "station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3]}
+        barrier.wait(timeout=10)
+        status, answer = client.request("POST", "/reservations", body)
+        records.saw("reserve", status, answer)
+        with records.lock:
+            results.append((status, answer, slot))
+            if status == 201:
+                records.booked[answer["id"]] = (user, slot, None)
+
+    threads = [threading.Thread(target=one, args=(slot,)) for slot in slots]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    accepted = [a for s, a, _ in results if s == 201]
+    refused = [a.get("reason") for s, a, _ in results if s != 201]
+    if len(accepted) != min(limit, len(slots)):
+        records.fail(f"limit race: user {user} got {len(accepted)} of {len(slots)} free slots, limit {limit}")
+    if any(r not in ("userLimitReached", "slotTaken") for r in refused):
+        records.fail(f"limit race: unexpected refusals {refused}")
+    return len(accepted)
+
+
+def misuse(url, records):
+    """A few requests that must be refused cleanly, never crash the service."""
+    client = Client(url)
+    cases = [
+        ("POST", "/reservations", b"{", 400),
+        ("POST", "/reservations", b'{"user":1.5,"station":"x","socket":"y","date":"2026-01-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"user":"1","station":"x","socket":"y","date":"2026-01-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"user":1,"station":"x","socket":"y","date":"2026-+1-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"user":1,"station":"x","socket":"y","date":"2026-01-01","hour":1e400}', 400),
+        ("POST", "/reservations", b'{"requestID":"' + b"x" * 1_000_000 + b'"}', 413),
+        ("GET", "/stations?page=9223372036854775807&pageSize=2", None, 200),
+        ("GET", "/stations?page=-1", None, 400),
+        ("GET", "/stations?page=99999999999999999999", None, 400),
+        ("GET", "/stations?q=%E0%A4", None, 400),
+        ("GET", "/stations?q=%zz", None, 400),
+        ("GET", "/stations/%F0%9F%94%8C%00/days/2026-01-01", None, 404),
+        ("GET", "/stations/IST-1/days/2026-02-30", None, 400),
+        ("GET", "/users/-1/bookings", None, 400),
+        ("GET", "/users/18446744073709551616/bookings", None, 400),
+        ("GET", "/bookings/1", None, 400),
+        ("PATCH", "/bookings/1", None, 405),
+        ("GET", "/no/such/route", None, 404),
+    ]
+    for method, path, raw, expected in cases:
+        status, answer = client.request(method, path, raw=raw)
+        records.saw(f"misuse {method} {path[:40]}", status, answer)
+        if status != expected:
+            records.fail(f"{method} {path[:60]}: {status} {answer!r:.200}, expected {expected}")
+
+
+def check_final(url, users, records, limit):
+    client = Client(url)
+    active = {b: v for b, v in records.booked.items() if b not in records.cancelled}
+    held = {}
+    for booking, (user, slot, _) in active.items():
+        key = tuple(slot)
+        if key in held:
+            records.fail(f"slot {key} held by bookings {held[key]} and {booking}")
+        held[key] = booking
+    per_user = {}
+    for booking, (user, _, _) in active.items():
+        per_user.setdefault(user, set()).add(booking)
+    for user, ids in per_user.items():
+        if len(ids) > limit:
+            records.fail(f"user {user} holds {len(ids)} bookings, limit {limit}")
+    for booking, (user, slot, _) in records.booked.items():
+        status, answer = client.request("GET", f"/bookings/{booking}?user={user}")
+        records.saw("get", status, answer)
+        want = "cancelled" if booking in records.cancelled else "active"
+        if status != 200 or answer.get("status") != want or answer.get("id") != booking:
+            records.fail(f"booking {booking} of user {user}: {status} {answer!r:.200}, expected status {want}")
+    for user in users:
+        status, answer = client.request("GET", f"/users/{user}/bookings")
+        records.saw("list", status, answer)
+        if status != 200:
+            records.fail(f"bookings of {user}: {status}")
+            continue
+        listed = {b["id"] for b in answer["upcoming"] + answer["past"]}
+        if listed != per_user.get(user, set()):
+            records.fail(f"user {user}: service lists {sorted(listed)}, the client holds "
+                         f"{sorted(per_user.get(user, set()))}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--users", type=int, default=150)
+    parser.add_argument("--limit", type=int, default=3, help="the scenario's maxUpcomingBookings")
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--station", default="IST-1")
+    args = parser.parse_args()
+    started = time.monotonic()
+    records = Records()
+
+    status, page = Client(args.url).request("GET", f"/stations?q=&pageSize=500")
+    stations = {s["id"]: s for s in page["stations"]} if status == 200 else {}
+    if args.station not in stations:
+        print(f"station {args.station} not served ({status})", file=sys.stderr)
+        return 1
+    # Two days ahead in UTC is within a 14-day horizon and past any notice, in every zone.
+    day = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=2)).date()
+    sockets = [s["id"] for s in stations[args.station]["sockets"]]
+    hours = [h for h in stations[args.station]["openingHours"] if 8 <= h <= 20][:5]
+    slots = [(args.station, s, day.isoformat(), h) for s in sockets for h in hours]
+
+    misuse(args.url, records)
+    users = list(range(1000, 1000 + args.users))
+    others = {}
+    deadline = time.monotonic() + args.seconds
+    threads = [threading.Thread(target=user_run,
+                                args=(args.url, u, slots, records, deadline, random.Random(args.seed * 7919 + u),
+                                      others)) for u in users]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(args.seconds + 30)
+    if any(t.is_alive() for t in threads):
+        records.fail("users still running after the deadline")
+
+    # Limit races on another day, each with a fresh user.
+    race_day = (day + datetime.timedelta(days=1)).isoformat()
+    race_slots = [(args.station, s, race_day, h) for s in sockets for h in stations[args.station]["openingHours"]]
+    race_users = list(range(900, 906))
+    for i, user in enumerate(race_users):
+        chosen = race_slots[i::len(race_users)][: args.limit + 5] or race_slots[: args.limit + 5]
+        limit_race(args.url, user, chosen, args.limit, records)
+
+    check_final(args.url, users + race_users, records, args.limit)
+
+    elapsed = time.monotonic() - started
+    counts = sorted(records.statuses.items())
+    print(f"{args.users} users, {len(slots)} contended slots, {records.checks} requests in {elapsed:.1f} s; "
+          f"{len(records.booked)} bookings made, {len(records.cancelled)} cancelled, {records.replays} replays")
+    for (what, status), n in counts:
+        print(f"  {what:40} {status}: {n}")
+    for failure in records.failures:
+        print("FAIL", failure)
+    print(f"{records.checks - len(records.failures)} passed, {len(records.failures)} failed")
+    return 0 if not records.failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

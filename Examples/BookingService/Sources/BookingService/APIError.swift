@@ -1,0 +1,103 @@
+import Hummingbird
+import SlotScheduler
+
+/// An error answer: an HTTP status and a `{"reason","message"}` body, in the caller's language.
+///
+/// Refusals by the booking rules carry the library's ``Rejection`` (its wire form adds the
+/// category and the values it refers to); everything the service refuses itself (malformed
+/// JSON, a bad parameter, a body too large, an unknown route) has a reason of its own.
+struct APIError: Error, Sendable {
+    enum Reason: String, Sendable {
+        /// The body is not the JSON the operation takes (syntax, a missing field, a wrong type).
+        case malformedRequest
+        /// A path or query parameter that cannot be read (not a number, bad percent-encoding).
+        case invalidParameter
+        case bodyTooLarge
+        case notFound
+        case methodNotAllowed
+        /// An unexpected failure (a durable store that cannot write); never a refusal.
+        case internalError
+    }
+
+    var status: HTTPResponse.Status
+    var body: Body
+    /// For 405: the methods the path does allow.
+    var allow: [HTTPRequest.Method] = []
+
+    enum Body: Sendable {
+        case rejection(Rejection)
+        case own(Reason, english: String, turkish: String)
+        case invalidValue(InvalidValue)
+    }
+
+    /// The status of a refusal: its category's (404, 422, 409, 403).
+    init(_ rejection: Rejection) {
+        switch rejection.reason.category {
+        case .notFound: status = .notFound
+        case .invalid: status = .unprocessableContent
+        case .conflict: status = .conflict
+        case .forbidden: status = .forbidden
+        }
+        body = .rejection(rejection)
+    }
+
+    /// A query or path value the library refused as invalid (a page size out of range): 400.
+    init(_ invalid: InvalidValue) {
+        status = .badRequest
+        body = .invalidValue(invalid)
+    }
+
+    init(_ status: HTTPResponse.Status, _ reason: Reason, english: String, turkish: String) {
+        self.status = status
+        body = .own(reason, english: english, turkish: turkish)
+    }
+
+    static func malformed(_ english: String, _ turkish: String) -> APIError {
+        APIError(.badRequest, .malformedRequest, english: english, turkish: turkish)
+    }
+
+    static func parameter(_ name: String, _ value: String) -> APIError {
+        let shown = IdentifierRule.shortened(value).debugDescription
+        return APIError(
+            .badRequest, .invalidParameter, english: "Parameter \(name) has a value that cannot be read: \(shown).",
+            turkish: "\(name) parametresinin değeri okunamıyor: \(shown).")
+    }
+
+    /// The response, with the body in `language`.
+    func response(in language: MessageLanguage) -> Response {
+        var response: Response
+        switch body {
+        case .rejection(let rejection):
+            response = JSONBody.response(status, rejection, language: language)
+        case .invalidValue(let invalid):
+            response = JSONBody.response(status, OwnBody(invalid, language: language), language: language)
+        case .own(let reason, let english, let turkish):
+            let message = language == .turkish ? turkish : english
+            response = JSONBody.response(
+                status, OwnBody(reason: reason.rawValue, message: message), language: language)
+        }
+        if !allow.isEmpty { response.headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
+        return response
+    }
+}
+
+/// The body of an error the service itself gives: a reason and a message, plus for an invalid
+/// parameter the field and what was expected.
+struct OwnBody: Encodable {
+    var reason: String
+    var message: String
+    var field: String?
+    var expected: String?
+
+    init(reason: String, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    init(_ invalid: InvalidValue, language: MessageLanguage) {
+        reason = APIError.Reason.invalidParameter.rawValue
+        message = invalid.message(in: language)
+        field = invalid.field
+        expected = invalid.expected
+    }
+}

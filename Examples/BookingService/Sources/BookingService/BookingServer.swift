@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import SlotScheduler
+import SlotSimulation
+
+/// `swift run -c release BookingService --scenario FILE --port N`: serves the scenario's
+/// stations, availability and policy over HTTP (openapi.yaml), with the real clock.
+@main
+struct BookingServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "BookingService",
+        abstract: "An example HTTP booking service on SlotScheduler (no authentication; state in memory).")
+
+    @Option(help: "A scenario file (Scenarios/README.md): its stations, overrides and policy are served.")
+    var scenario: String
+
+    @Option(help: "The TCP port to listen on (0 picks a free one).")
+    var port: Int = 8080
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
+    var openapi: String?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
+    }
+
+    func run() async throws {
+        let prepared: PreparedScenario
+        do {
+            prepared = try Scenario.load(path: scenario).prepare(file: scenario)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let scheduler = Scheduler(rules: prepared.rules)
+        let started = Instant(Date())
+        for (index, change) in (prepared.scenario.overrides ?? []).enumerated() {
+            do { try scheduler.changeAvailability(change, at: started) } catch {
+                throw ValidationError("\(scenario): overrides[\(index)]: \(error.message(in: .english))")
+            }
+        }
+        let specPath = openapi ?? Self.bundledSpec
+        guard let spec = FileManager.default.contents(atPath: specPath) else {
+            throw ValidationError("cannot read the OpenAPI document \(specPath) (give --openapi PATH)")
+        }
+        let routes = Routes(store: MemoryStore(scheduler: scheduler), openAPI: spec)
+        var logger = Logger(label: "BookingService")
+        logger.logLevel = .info
+        let app = Application(
+            router: routes.router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
+            onServerRunning: { channel in
+                // One line a script can wait for and read the port from (`--port 0`).
+                let line = "listening on \(host):\(channel.localAddress?.port ?? port)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            },
+            logger: logger)
+        try await app.runService()
+    }
+
+    /// `openapi.yaml` beside Package.swift, found from this source file's path at build time.
+    static var bundledSpec: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("openapi.yaml").path
+    }
+}

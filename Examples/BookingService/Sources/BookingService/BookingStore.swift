@@ -1,0 +1,31 @@
+import SlotScheduler
+
+/// What the routes need from where bookings live: the in-memory ``Scheduler`` (state lost on
+/// exit) or a durable store. Refusals are thrown as ``Rejection``; anything else is a failure
+/// of the store (answered 500).
+protocol BookingStore: Sendable {
+    var rules: Rules { get }
+    func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
+    func booking(_ id: BookingID) async throws -> Booking?
+    func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
+    func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
+}
+
+/// In memory: fast, and empty again after a restart.
+struct MemoryStore: BookingStore {
+    let scheduler: Scheduler
+    var rules: Rules { scheduler.rules }
+
+    func book(_ request: ReservationRequest, at now: Instant) throws -> Reservation {
+        try scheduler.book(request, at: now)
+    }
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws -> Booking {
+        try scheduler.cancel(id, by: user, at: now)
+    }
+    func booking(_ id: BookingID) -> Booking? { scheduler.booking(id) }
+    func bookings(of user: UserID, at now: Instant) -> UserBookings { scheduler.bookings(of: user, at: now) }
+    func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws -> DayView {
+        try scheduler.dayView(of: station, on: date, at: now)
+    }
+}

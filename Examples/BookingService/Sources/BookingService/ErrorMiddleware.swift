@@ -1,0 +1,54 @@
+import Hummingbird
+import Logging
+import SlotScheduler
+
+/// Turns every failure into a JSON answer in the caller's language: an ``APIError`` as it says,
+/// a route that does not exist as 404 (or 405 with `Allow` when the path exists for other
+/// methods), and anything else as 500 (logged). Nothing a request sends reaches the process
+/// as an uncaught error.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let language = MessageLanguage.preferred(acceptLanguage: request.headers[.acceptLanguage])
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return error.response(in: language)
+        } catch let error as HTTPError where error.status == .notFound {
+            return Self.unrouted(request).response(in: language)
+        } catch let error as any HTTPResponseError {
+            // Hummingbird's own refusals (none of the routes throws one): keep the status.
+            return APIError(
+                error.status, .malformedRequest, english: "The request was refused (\(error.status.code)).",
+                turkish: "İstek reddedildi (\(error.status.code))."
+            ).response(in: language)
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(describing: error))"])
+            return APIError(
+                .internalServerError, .internalError, english: "The request could not be completed.",
+                turkish: "İstek tamamlanamadı."
+            ).response(in: language)
+        }
+    }
+
+    /// 405 with the allowed methods for a known path, else 404.
+    static func unrouted(_ request: Request) -> APIError {
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (pattern, methods) in Routes.paths
+        where pattern.count == segments.count
+            && zip(pattern, segments).allSatisfy({ $0 == "*" ? !$1.isEmpty : $0 == $1 })
+        {
+            var error = APIError(
+                .methodNotAllowed, .methodNotAllowed,
+                english: "\(request.method.rawValue) is not allowed here; allowed: "
+                    + methods.map(\.rawValue).joined(separator: ", ") + ".",
+                turkish: "Burada \(request.method.rawValue) kullanılamaz; kullanılabilenler: "
+                    + methods.map(\.rawValue).joined(separator: ", ") + ".")
+            error.allow = methods
+            return error
+        }
+        return APIError(
+            .notFound, .notFound, english: "There is no such resource.", turkish: "Böyle bir kaynak yok.")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Hummingbird
+import SlotScheduler
+
+/// The HTTP contract (openapi.yaml): each handler reads its input, calls the store, and answers
+/// JSON. Every failure is an ``APIError``; the ``ErrorMiddleware`` turns it into a response.
+struct Routes: Sendable {
+    let store: any BookingStore
+    /// The OpenAPI document, served as it is on disk.
+    let openAPI: Data
+    /// The clock, read at the edge only: the library never reads one.
+    var now: @Sendable () -> Instant = { Instant(Date()) }
+
+    static let paths: [(pattern: [String], methods: [HTTPRequest.Method])] = [
+        (["stations"], [.get, .head]),
+        (["stations", "*", "days", "*"], [.get, .head]),
+        (["reservations"], [.post]),
+        (["bookings", "*"], [.get, .head, .delete]),
+        (["users", "*", "bookings"], [.get, .head]),
+        (["openapi.yaml"], [.get, .head]),
+    ]
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: ErrorMiddleware())
+        router.get("/stations") { request, _ in try stations(request) }
+        router.get("/stations/:station/days/:date") { request, context in try await day(request, context) }
+        router.post("/reservations") { request, _ in try await reserve(request) }
+        router.get("/bookings/:id") { request, context in try await booking(request, context) }
+        router.delete("/bookings/:id") { request, context in try await cancel(request, context) }
+        router.get("/users/:user/bookings") { request, context in try await bookings(request, context) }
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
+        }
+        return router
+    }
+
+    /// `GET /stations?q=&city=&page=&pageSize=`: one page of the catalog's search.
+    func stations(_ request: Request) throws(APIError) -> Response {
+        let query = try HTTPInput.query(of: request)
+        let search = StationQuery(
+            text: try HTTPInput.text(query["q"], name: "q"), city: try HTTPInput.text(query["city"], name: "city"),
+            page: try HTTPInput.integer(query["page"], name: "page", default: 0),
+            pageSize: try HTTPInput.integer(query["pageSize"], name: "pageSize", default: 20))
+        let page: StationPage
+        do { page = try store.rules.catalog.search(search) } catch { throw APIError(error) }
+        return JSONBody.response(.ok, StationList(page), language: language(request))
+    }
+
+    /// `GET /stations/{station}/days/{date}`: the day view; 404 for a station the catalog lacks.
+    func day(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let station = StationID(try HTTPInput.path("station", context))
+        let text = try HTTPInput.path("date", context)
+        let date: LocalDate
+        do { date = try LocalDate(parsing: text) } catch { throw APIError(error) }
+        do {
+            let view = try await store.dayView(of: station, on: date, at: now())
+            return JSONBody.response(.ok, view, language: language(request))
+        } catch let rejection as Rejection {
+            var error = APIError(rejection)
+            if rejection.reason == .unknownStation { error.status = .notFound }
+            throw error
+        }
+    }
+
+    /// `POST /reservations`: 201 with a new booking, 200 with the one an earlier request with the
+    /// same `requestID` made.
+    func reserve(_ request: Request) async throws -> Response {
+        let buffer = try await HTTPInput.body(of: request)
+        let body = try ReservationBody.decode(Data(buffer.readableBytesView))
+        let reservation = try await refusing { try await store.book(body.request(), at: now()) }
+        return JSONBody.response(
+            reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
+    }
+
+    /// `GET /bookings/{id}?user=`: the booking in its current status, to its owner only.
+    func booking(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (id, user) = try bookingAndUser(request, context)
+        guard let booking = try await store.booking(id) else {
+            throw APIError(Rejection(.unknownBooking, booking: id, user: user))
+        }
+        guard booking.user == user else { throw APIError(Rejection(.notOwner, booking: id, user: user)) }
+        return JSONBody.response(.ok, booking, language: language(request))
+    }
+
+    /// `DELETE /bookings/{id}?user=`: 204 once cancelled.
+    func cancel(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let (id, user) = try bookingAndUser(request, context)
+        _ = try await refusing { try await store.cancel(id, by: user, at: now()) }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /users/{user}/bookings`: the user's active bookings, upcoming and past.
+    func bookings(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let user = UserID(try HTTPInput.unsigned(try HTTPInput.path("user", context), name: "user"))
+        let bookings = try await store.bookings(of: user, at: now())
+        return JSONBody.response(.ok, bookings, language: language(request))
+    }
+
+    /// The booking id of the path and the `user` of the query. An id that is not one the service
+    /// could have issued (not digits, too large) is an unknown booking: 404.
+    private func bookingAndUser(_ request: Request, _ context: BasicRequestContext) throws(APIError)
+        -> (BookingID, UserID)
+    {
+        let text = try HTTPInput.path("id", context)
+        let user = UserID(try HTTPInput.unsigned(try HTTPInput.query(of: request)["user"], name: "user"))
+        guard let id = BookingID(text) else {
+            throw APIError(Rejection(.unknownBooking, user: user, value: IdentifierRule.shortened(text)))
+        }
+        return (id, user)
+    }
+
+    /// Runs a store call, turning a refusal into its ``APIError``.
+    private func refusing<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let rejection as Rejection { throw APIError(rejection) }
+    }
+
+    private func language(_ request: Request) -> MessageLanguage {
+        MessageLanguage.preferred(acceptLanguage: request.headers[.acceptLanguage])
+    }
+}
+
+/// `GET /stations`' answer: the stations themselves (id, name, city, time zone, sockets, …)
+/// and the paging of ``StationPage``.
+struct StationList: Encodable {
+    var stations: [Station]
+    var page: Int
+    var pageSize: Int
+    var totalCount: Int
+    var hasMore: Bool
+
+    init(_ page: StationPage) {
+        stations = page.stations.map(\.station)
+        self.page = page.page
+        pageSize = page.pageSize
+        totalCount = page.totalCount
+        hasMore = page.hasMore
+    }
+}
