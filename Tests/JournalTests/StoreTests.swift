@@ -74,6 +74,10 @@ struct StoreTests {
 
         let reopened = try JournalStore(directory: dir, rules: rules)
         #expect(try await reopened.allBookingsByID() == before)
+        // One booking by id, in its status after the reopen (b was cancelled).
+        #expect(try await reopened.booking(b.id)?.status == .cancelled)
+        #expect(try await reopened.booking(a.id)?.status == .displaced)
+        #expect(try await reopened.booking(BookingID(UInt64.max)) == nil)
         #expect(try await reopened.dayView(of: "S0", on: JournalFixture.firstDay, at: now) == view)
         #expect(reopened.statistics.recoveredEvents == 5)  // 2 reserved, cancelled, changed, displaced
         // The repeat is still recognised after the reopen.

@@ -19,6 +19,10 @@ Bounded: --seconds (default 60) for the load, a 10 s timeout per request. Exits 
 check passed, 1 otherwise; the last line is "N passed, M failed".
 
     python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 [--users 150] [--limit 3]
+
+With a durable store (`--journal DIR`), `--save FILE` keeps the client's records, and after the
+service is killed (`kill -9`) and restarted on the same directory, `--verify FILE` checks that
+every booking answered 201 is still there, in the status the client left it.
 """
 
 import argparse
@@ -102,10 +106,6 @@ ALLOWED = {
     "cancel": {204, 403, 404, 409},
     "list": {200},
 }
-
-
-def slot_key(slot):
-    return (slot["station"], slot["socket"], slot["date"], slot["hour"])
 
 
 def user_run(url, user, slots, records, deadline, rng, others):
@@ -282,9 +282,24 @@ def main():
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--station", default="IST-1")
+    parser.add_argument("--save", metavar="FILE", help="write the client's records here afterwards")
+    parser.add_argument("--verify", metavar="FILE",
+                        help="send no load: check the service against records saved by --save (after a restart)")
     args = parser.parse_args()
     started = time.monotonic()
     records = Records()
+    if args.verify:
+        with open(args.verify) as f:
+            saved = json.load(f)
+        records.booked = {b: (u, tuple(slot), r) for b, (u, slot, r) in saved["booked"].items()}
+        records.cancelled = set(saved["cancelled"])
+        check_final(args.url, saved["users"], records, args.limit)
+        for failure in records.failures:
+            print("FAIL", failure)
+        print(f"verified {len(records.booked)} bookings ({len(records.cancelled)} cancelled) of "
+              f"{len(saved['users'])} users after the restart")
+        print(f"{records.checks - len(records.failures)} passed, {len(records.failures)} failed")
+        return 0 if not records.failures else 1
 
     status, page = Client(args.url).request("GET", f"/stations?q=&pageSize=500")
     stations = {s["id"]: s for s in page["stations"]} if status == 200 else {}
@@ -320,6 +335,11 @@ def main():
         limit_race(args.url, user, chosen, args.limit, records)
 
     check_final(args.url, users + race_users, records, args.limit)
+
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump({"booked": records.booked, "cancelled": sorted(records.cancelled),
+                       "users": users + race_users}, f)
 
     elapsed = time.monotonic() - started
     counts = sorted(records.statuses.items())

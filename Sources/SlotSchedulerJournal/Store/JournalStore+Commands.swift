@@ -57,6 +57,12 @@ extension JournalStore {
         }
     }
 
+    /// The booking with `id` in its current status, as ``Scheduler/booking(_:)``; returns once
+    /// everything it could have seen is durable.
+    public func booking(_ id: BookingID) async throws -> Booking? {
+        try await command { scheduler, _ in (.success(scheduler.booking(id)), []) }
+    }
+
     public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {
         try await command { scheduler, _ in (.success(scheduler.bookings(of: user, at: now)), []) }
     }

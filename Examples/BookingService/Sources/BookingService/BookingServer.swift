@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SlotScheduler
+import SlotSchedulerJournal
 import SlotSimulation
 
 /// `swift run -c release BookingService --scenario FILE --port N`: serves the scenario's
@@ -23,6 +24,13 @@ struct BookingServer: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
+    @Option(
+        help: """
+            Keep bookings durable in this directory (SlotSchedulerJournal; created if missing, one \
+            process at a time). Without it, state is in memory only and lost on exit.
+            """)
+    var journal: String?
+
     @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
     var openapi: String?
 
@@ -37,18 +45,12 @@ struct BookingServer: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let scheduler = Scheduler(rules: prepared.rules)
-        let started = Instant(Date())
-        for (index, change) in (prepared.scenario.overrides ?? []).enumerated() {
-            do { try scheduler.changeAvailability(change, at: started) } catch {
-                throw ValidationError("\(scenario): overrides[\(index)]: \(error.message(in: .english))")
-            }
-        }
+        let store = try await Self.open(journal: journal, prepared: prepared, file: scenario)
         let specPath = openapi ?? Self.bundledSpec
         guard let spec = FileManager.default.contents(atPath: specPath) else {
             throw ValidationError("cannot read the OpenAPI document \(specPath) (give --openapi PATH)")
         }
-        let routes = Routes(store: MemoryStore(scheduler: scheduler), openAPI: spec)
+        let routes = Routes(store: store, openAPI: spec)
         var logger = Logger(label: "BookingService")
         logger.logLevel = .info
         let app = Application(
@@ -61,6 +63,37 @@ struct BookingServer: AsyncParsableCommand {
             },
             logger: logger)
         try await app.runService()
+        if let durable = store as? JournalBackedStore { await durable.store.close() }
+    }
+
+    /// The store: in memory, or the journal in `journal`. The scenario's overrides are applied to
+    /// a new store only; a journal that already holds state keeps its own.
+    static func open(journal: String?, prepared: PreparedScenario, file: String) async throws -> any BookingStore {
+        let overrides = prepared.scenario.overrides ?? []
+        let now = Instant(Date())
+        guard let journal else {
+            // The in-memory store keeps no journal of its own: nothing would read it.
+            let scheduler = Scheduler(rules: prepared.rules, journaling: false)
+            for (index, change) in overrides.enumerated() {
+                do { try scheduler.changeAvailability(change, at: now) } catch {
+                    throw ValidationError("\(file): overrides[\(index)]: \(error.message(in: .english))")
+                }
+            }
+            return MemoryStore(scheduler: scheduler)
+        }
+        let isNew = (try? FileManager.default.contentsOfDirectory(atPath: journal))?.isEmpty ?? true
+        let store: JournalStore
+        do { store = try JournalStore(directory: journal, rules: prepared.rules) } catch {
+            throw ValidationError("--journal \(journal): \(error)")
+        }
+        if isNew {
+            for (index, change) in overrides.enumerated() {
+                do { _ = try await store.changeAvailability(change, at: now) } catch {
+                    throw ValidationError("\(file): overrides[\(index)]: \(error)")
+                }
+            }
+        }
+        return JournalBackedStore(store: store)
     }
 
     /// `openapi.yaml` beside Package.swift, found from this source file's path at build time.

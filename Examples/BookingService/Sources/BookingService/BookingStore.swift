@@ -1,4 +1,5 @@
 import SlotScheduler
+import SlotSchedulerJournal
 
 /// What the routes need from where bookings live: the in-memory ``Scheduler`` (state lost on
 /// exit) or a durable store. Refusals are thrown as ``Rejection``; anything else is a failure
@@ -27,5 +28,27 @@ struct MemoryStore: BookingStore {
     func bookings(of user: UserID, at now: Instant) -> UserBookings { scheduler.bookings(of: user, at: now) }
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws -> DayView {
         try scheduler.dayView(of: station, on: date, at: now)
+    }
+}
+
+/// Durable (`--journal DIR`): every answer comes after the change it reports, and everything it
+/// could have seen, is `fdatasync`'ed; a restart, a crash or `kill -9` keeps every booking
+/// answered 201 and never reissues its id. One process per directory.
+struct JournalBackedStore: BookingStore {
+    let store: JournalStore
+    var rules: Rules { store.rules }
+
+    func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
+        try await store.book(request, at: now)
+    }
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await store.cancel(id, by: user, at: now)
+    }
+    func booking(_ id: BookingID) async throws -> Booking? { try await store.booking(id) }
+    func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {
+        try await store.bookings(of: user, at: now)
+    }
+    func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
+        try await store.dayView(of: station, on: date, at: now)
     }
 }
