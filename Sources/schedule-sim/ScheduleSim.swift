@@ -208,7 +208,12 @@ extension ScheduleSim {
         @Option(help: "Write the report as JSON to this file.")
         var report: String?
 
-        @Option(help: "Write the history as JSON lines to this file (streamed in deterministic mode).")
+        @Option(
+            help: """
+                Write the history as JSON lines to this file, streamed as the run goes (in threads mode an \
+                invoke and a return line per operation; a run killed with SIGKILL leaves FILE.PID.N.partial, \
+                readable up to its last complete line, for verify-store).
+                """)
         var history: String?
 
         @Option(
@@ -246,6 +251,14 @@ extension ScheduleSim {
                 """)
         var processCount: Int = 1
 
+        @Flag(
+            help: """
+                Continue on a store that already holds bookings (a journal or database left by a killed \
+                run): run the workload and write --history without checking it; then check with \
+                verify-store and the history of every run against that store.
+                """)
+        var resume = false
+
         @Option(help: "Scheduler shards in threads mode.")
         var shards: Int = 16
 
@@ -269,6 +282,11 @@ extension ScheduleSim {
                     throw ValidationError("--process-count needs a database --store; a journal is one process's")
                 }
                 if checkDeterminism { throw ValidationError("--check-determinism does not apply to a database store") }
+            }
+            if resume {
+                if store == "memory" { throw ValidationError("--resume needs a journal or database --store") }
+                if history == nil { throw ValidationError("--resume needs --history FILE (for verify-store)") }
+                if shrink != nil || html != nil { throw ValidationError("--resume writes only the history") }
             }
             if processCount > 1 {
                 if store == "memory" { throw ValidationError("--process-count needs a database --store") }
@@ -307,7 +325,7 @@ extension ScheduleSim {
             }
             let opened = try await openStore(store, prepared: prepared, shards: shards)
             do {
-                if processCount == 1 {
+                if processCount == 1 && !resume {
                     let existing = try await opened.service.allBookingsByID().count
                     if existing > 0 {
                         throw StoreFailure(
@@ -329,16 +347,19 @@ extension ScheduleSim {
             let options = RunOptions(
                 historyPath: page?.historyPath ?? history, progress: !quiet && isatty(STDERR_FILENO) != 0,
                 reproduce: reproduce,
-                process: .init(index: processIndex, count: processCount))
+                process: .init(index: processIndex, count: processCount),
+                // A run against a store may be killed: its history must show every call in flight,
+                // on a clock later runs against the same store continue.
+                flushHistoryEachOperation: service != nil, sharedClock: service != nil)
             let began = ContinuousClock.now
             var result: Report
             let threads = threadCount(prepared)
             do {
-                if let threads, processCount > 1, let service {
+                if let threads, processCount > 1 || resume, let service {
                     let (ops, seconds) = try await Simulator.runThreadsShare(
                         prepared, service: service, threads: threads, options: options)
                     print(
-                        "process \(processIndex)/\(processCount): \(ops) operations in "
+                        "process \(processIndex)/\(processCount)\(resume ? " (resumed)" : ""): \(ops) operations in "
                             + String(format: "%.3f s", seconds) + ", history → \(history ?? "-")")
                     return
                 } else if let threads {

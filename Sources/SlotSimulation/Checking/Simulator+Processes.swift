@@ -14,7 +14,9 @@ extension Simulator {
     ) throws(SimulationIOError) -> Report {
         var history: [TimedOperation] = []
         for path in historyPaths { history += try readTimedHistory(path: path, p) }
-        history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+        if historyPaths.count > 1 {
+            history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+        }
         let workers = Set(history.lazy.filter { $0.process >= 0 }.map(\.process)).count
         let first = history.map(\.invoke).min() ?? 0
         let last = history.map(\.complete).max() ?? 0
@@ -26,27 +28,23 @@ extension Simulator {
         return report
     }
 
-    /// Reads a threads-mode history back into operations. An invoke without its return (the
-    /// process was killed while it was in flight) is indeterminate: it may have happened or not.
-    /// A last line cut short by the kill is ignored.
+    /// Reads a threads-mode history back into operations, in invoke order, streaming: the file
+    /// is read in pieces and only operations still in flight are held apart. An invoke without
+    /// its return (the process was killed while it was in flight) is indeterminate: it may have
+    /// happened or not. A last line cut short by the kill is ignored.
+    /// - Complexity: O(n log n) in the history's lines; memory one ``TimedOperation`` per operation.
     static func readTimedHistory(path: String, _ p: PreparedScenario) throws(SimulationIOError) -> [TimedOperation] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SimulationIOError(path: path, problem: "cannot read the history")
-        }
         let decoder = JSONDecoder()
         var open: [Int: TimedOperation] = [:]
-        var done: [(Int, TimedOperation)] = []
-        var lineNumber = 0
-        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-        let cutShort = data.last != UInt8(ascii: "\n")
-        for (position, line) in lines.enumerated() {
-            lineNumber += 1
+        var done: [TimedOperation] = []
+        try LineReader.forEachLine(path: path) {
+            (line: Data, lineNumber: Int, cutShort: Bool) throws(SimulationIOError) in
             func bad(_ why: String) -> SimulationIOError {
                 SimulationIOError(path: path, problem: "line \(lineNumber): \(why)")
             }
             let entry: HistoryLine
-            do { entry = try decoder.decode(HistoryLine.self, from: Data(line)) } catch {
-                if cutShort && position == lines.count - 1 { break }
+            do { entry = try decoder.decode(HistoryLine.self, from: line) } catch {
+                if cutShort { return }
                 throw bad("not a threads-mode history line")
             }
             if let cell = entry.cell, !(0..<Int32(clamping: p.cellCount)).contains(cell) {
@@ -65,11 +63,13 @@ extension Simulator {
                 default: throw bad("unknown operation \(entry.op)")
                 }
                 if kind == .reserve && entry.cell == nil { throw bad("a reservation without its cell") }
-                open[index] = TimedOperation(
+                var op = TimedOperation(
                     process: process, kind: kind, user: entry.user, cell: entry.cell ?? -1,
                     booking: entry.booking ?? 0, repeatOf: entry.repeatOf ?? 0, requestID: entry.requestID,
                     now: now, invoke: time, complete: time)
-                continue
+                op.change = entry.change
+                if open.updateValue(op, forKey: index) != nil { throw bad("operation \(index) invoked twice") }
+                return
             }
             guard var op = open.removeValue(forKey: index) else { throw bad("a return without its invoke") }
             op.complete = time
@@ -84,14 +84,16 @@ extension Simulator {
                 op.outcome = Reasons.code(reason)
             default: throw bad("unknown event \(type)")
             }
-            done.append((index, op))
+            done.append(op)
         }
-        let end = done.map(\.1.complete).max() ?? 0
-        for (index, var op) in open {
+        let end = done.lazy.map(\.complete).max() ?? 0
+        for index in open.keys.sorted() {
+            guard var op = open[index] else { continue }
             op.outcome = -2
             op.complete = max(end, op.invoke)
-            done.append((index, op))
+            done.append(op)
         }
-        return done.sorted { $0.0 < $1.0 }.map(\.1)
+        done.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+        return done
     }
 }

@@ -257,77 +257,92 @@ struct ThreadsAnalysis {
         return b
     }
 
+    /// One operation's place in a linearizability partition: the partition's key (a cell or a
+    /// user), the history index of the operation, and for a displacement the booking it released.
+    struct PartitionEntry {
+        var key: UInt64
+        var index: Int32
+        /// The displaced booking, 0 for the operation itself.
+        var released: UInt64
+    }
+
+    /// The booking operation of a partition entry, as the checker sees it.
+    func bookingOperation(_ entry: PartitionEntry, made: [UInt64: Int]) -> BookingOperation? {
+        let i = Int(entry.index)
+        let op = history[i]
+        if entry.released != 0 {
+            guard let m = made[entry.released] else { return nil }
+            return BookingOperation(
+                kind: .released, booking: entry.released, user: history[m].user, now: op.now, invoke: op.invoke,
+                complete: op.complete)
+        }
+        guard var b = operation(i, made: made) else { return nil }
+        if op.kind == .cancel, let m = made[b.booking] { b.start = p.starts[Int(history[m].cell)] }
+        return b
+    }
+
+    /// I11: linearizability per slot and per user. Partitions are found by sorting 16-byte
+    /// entries and checked one at a time, so only one partition's operations are built at once.
+    /// - Complexity: O(n log n) to partition, plus the search in each partition.
     mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
-        var slotParts: [Int32: [BookingOperation]] = [:]
-        var userParts: [UInt64: [BookingOperation]] = [:]
-        var firstIndex: [String: Int] = [:]
+        var slotEntries: [PartitionEntry] = []
+        var userEntries: [PartitionEntry] = []
         for i in history.indices {
-            guard var op = operation(i, made: made) else { continue }
+            guard let op = operation(i, made: made) else { continue }
             let cell: Int32?
             let owner: UInt64?
             if history[i].kind == .cancel {
                 cell = made[op.booking].map { history[$0].cell }
                 owner = made[op.booking].map { history[$0].user }
-                if let m = made[op.booking] { op.start = p.starts[Int(history[m].cell)] }
             } else {
                 cell = history[i].cell
                 owner = op.user
             }
-            if let cell {
-                slotParts[cell, default: []].append(op)
-                firstIndex["slot \(cell)"] = firstIndex["slot \(cell)"] ?? i
-            }
+            if let cell { slotEntries.append(PartitionEntry(key: UInt64(cell), index: Int32(i), released: 0)) }
             // A cancel refused because the caller is not the owner says nothing about the owner's state.
             if let owner, !(history[i].kind == .cancel && op.kind == .neutral) {
                 if history[i].kind == .cancel, owner != op.user { continue }
-                userParts[owner, default: []].append(op)
-                firstIndex["user \(owner)"] = firstIndex["user \(owner)"] ?? i
+                userEntries.append(PartitionEntry(key: owner, index: Int32(i), released: 0))
             }
         }
         // Displacements release bookings in both partitions, at the change's time.
-        for op in history where op.kind == .change && op.outcome == -1 {
+        for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
             for id in op.displaced {
                 guard let m = made[id] else { continue }
-                let release = BookingOperation(
-                    kind: .released, booking: id, user: history[m].user, now: op.now, invoke: op.invoke,
-                    complete: op.complete)
-                slotParts[history[m].cell, default: []].append(release)
-                userParts[history[m].user, default: []].append(release)
+                slotEntries.append(PartitionEntry(key: UInt64(history[m].cell), index: Int32(i), released: id))
+                userEntries.append(PartitionEntry(key: history[m].user, index: Int32(i), released: id))
             }
         }
         var partitions = 0
         var unknown = 0
         var failing: String?
-        for cell in slotParts.keys.sorted() {
-            guard let ops = slotParts[cell] else { continue }
-            partitions += 1
-            switch LinearizabilityChecker.check(
-                SlotSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget)
-            {
-            case .linearizable: break
-            case .unknown: unknown += 1
-            case .notLinearizable:
-                if failing == nil {
-                    failing = "slot \(p.slot(ofCell: cell))"
-                    violate(
-                        .I11, at: firstIndex["slot \(cell)"] ?? 0,
-                        "the history of \(p.slot(ofCell: cell)) is not linearizable")
-                }
+        for (entries, isSlot) in [(slotEntries, true), (userEntries, false)] {
+            // Within a partition: its own operations in history order, then the displacements.
+            let sorted = entries.sorted {
+                ($0.key, $0.released == 0 ? 0 : 1, $0.index) < ($1.key, $1.released == 0 ? 0 : 1, $1.index)
             }
-        }
-        for user in userParts.keys.sorted() {
-            guard let ops = userParts[user] else { continue }
-            partitions += 1
-            switch LinearizabilityChecker.check(
-                UserSpecification(ops), intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget)
-            {
-            case .linearizable: break
-            case .unknown: unknown += 1
-            case .notLinearizable:
-                if failing == nil {
-                    failing = "user \(user)"
-                    violate(
-                        .I11, at: firstIndex["user \(user)"] ?? 0, "the history of user \(user) is not linearizable")
+            var start = 0
+            while start < sorted.count {
+                var end = start
+                while end < sorted.count && sorted[end].key == sorted[start].key { end += 1 }
+                let ops = sorted[start..<end].compactMap { bookingOperation($0, made: made) }
+                let key = sorted[start].key
+                let first = Int(sorted[start].index)
+                start = end
+                partitions += 1
+                let intervals = ops.map { ($0.invoke, $0.complete) }
+                let verdict =
+                    isSlot
+                    ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
+                    : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
+                switch verdict {
+                case .linearizable: break
+                case .unknown: unknown += 1
+                case .notLinearizable:
+                    guard failing == nil else { break }
+                    let name = isSlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
+                    failing = isSlot ? "slot \(name)" : name
+                    violate(.I11, at: first, "the history of \(name) is not linearizable")
                 }
             }
         }

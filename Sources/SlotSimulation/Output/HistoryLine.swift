@@ -1,4 +1,5 @@
 import Foundation
+import SlotScheduler
 
 /// One line of a history file (JSON lines, keys sorted so a run and its rerun give the same bytes), written by both modes and read back by
 /// `verify-store`: the one type for writer and reader, encoded and decoded by `JSONEncoder` and
@@ -7,7 +8,8 @@ import Foundation
 /// A deterministic run writes `seq`, `t`, `op`, `user`, `slot`, `booking`, `result`, `detail`;
 /// a threads-mode run writes an `invoke` and a return (`ok`, `fail` or `info`) line per operation
 /// with `process`, `type`, `time`, `index`, `now` and, where they apply, `cell`, `repeatOf`,
-/// `requestID` and `displaced`.
+/// `requestID`, `displaced` and `change` (the availability change asked for, so a checker reading
+/// the file knows which hours it set).
 public struct HistoryLine: Codable, Hashable, Sendable {
     public var seq: Int?
     public var t: Int64?
@@ -26,16 +28,22 @@ public struct HistoryLine: Codable, Hashable, Sendable {
     public var result: String?
     public var displaced: [UInt64]?
     public var detail: String?
+    public var change: AvailabilityChange?
 
     public init(op: String, user: UInt64) {
         self.op = op
         self.user = user
     }
 
-    /// The line as JSON text (no newline).
-    public var text: String {
+    /// The encoder of every history line: keys sorted, slashes as they are.
+    static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return encoder
+    }
+
+    /// The line as JSON text (no newline).
+    public var text: String {
+        (try? Self.makeEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

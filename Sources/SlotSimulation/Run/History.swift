@@ -9,11 +9,7 @@ final class HistoryWriter {
     let output: OutputFile
     private let partial: PartialFile
     private var buffer: [UInt8] = []
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    private let encoder = HistoryLine.makeEncoder()
     private var failed: Int32 = 0
 
     var path: String { output.path }
@@ -136,14 +132,19 @@ enum Reasons {
 struct HistoryFormat {
     let prepared: PreparedScenario
     var names: [Int32: String] = [:]
+    /// Names cached at most (one writer per worker keeps its own cache).
+    let cacheLimit: Int
 
-    init(_ p: PreparedScenario) { prepared = p }
+    init(_ p: PreparedScenario, cacheLimit: Int = 1 << 20) {
+        prepared = p
+        self.cacheLimit = cacheLimit
+    }
 
     mutating func slotName(_ cell: Int32) -> String {
         if cell < 0 { return "" }
         if let name = names[cell] { return name }
         let name = prepared.slot(ofCell: cell).description
-        if names.count < 1 << 20 { names[cell] = name }
+        if names.count < cacheLimit { names[cell] = name }
         return name
     }
 

@@ -3,56 +3,6 @@ import Foundation
 import SlotScheduler
 import Synchronization
 
-/// One operation of a threads-mode history: what was asked, what came back, and when.
-public struct TimedOperation: Sendable {
-    public enum Kind: UInt8, Sendable { case reserve, cancel, query, change }
-    /// Worker number; -1 for scripted steps (run before the workers).
-    public var process: Int32
-    public var kind: Kind
-    public var user: UInt64
-    public var cell: Int32
-    /// Booking made (reserve) or cancelled (cancel).
-    public var booking: UInt64
-    /// `-1` accepted, `-2` an error that is not a refusal, else a reason code.
-    public var outcome: Int16
-    /// For a repeated request id: the booking the first request made.
-    public var repeatOf: UInt64
-    public var requestID: String?
-    public var now: Int64
-    /// Monotonic nanoseconds since the run began.
-    public var invoke: Int64
-    public var complete: Int64
-    public var displaced: [UInt64]
-    public var detail: String?
-    /// An operation that ended indeterminate (`-2`) and that the final state showed to have
-    /// happened; its outcome was rewritten to accepted (see `IndeterminateOutcomes`).
-    public var resolvedIndeterminate = false
-    /// The availability change a `.change` operation asked for (not kept in history files).
-    public var change: AvailabilityChange?
-
-    public init(
-        process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, outcome: Int16 = -1,
-        repeatOf: UInt64 = 0, requestID: String? = nil, now: Int64, invoke: Int64, complete: Int64,
-        displaced: [UInt64] = [], detail: String? = nil
-    ) {
-        self.process = process
-        self.kind = kind
-        self.user = user
-        self.cell = cell
-        self.booking = booking
-        self.outcome = outcome
-        self.repeatOf = repeatOf
-        self.requestID = requestID
-        self.now = now
-        self.invoke = invoke
-        self.complete = complete
-        self.displaced = displaced
-        self.detail = detail
-    }
-
-    public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }
-}
-
 final class Counter: Sendable {
     let value = Atomic<Int>(0)
 }
@@ -67,8 +17,9 @@ struct MonotonicClock: Sendable {
 }
 
 extension Simulator {
-    /// Runs the scenario with `threads` concurrent workers against one shared `service`, records
-    /// a history of invoke/complete events, then checks the invariants and linearizability
+    /// Runs the scenario with `threads` concurrent workers against one shared `service`, streams
+    /// a history of invoke/complete events to disk (``RunOptions/historyPath``, else a temporary
+    /// file removed afterwards), then reads it back and checks the invariants and linearizability
     /// (per slot and per user). Scripted steps run first, one at a time; then the workers run
     /// the workload, its availability changes and its timeline (a change at operation *n* is
     /// made by the worker that draws operation *n*, concurrently with the others).
@@ -77,8 +28,11 @@ extension Simulator {
         linearizabilityBudget: Int = 2_000_000
     ) async throws(SimulationIOError) -> Report {
         let recorded = try await recordThreads(p, service: service, threads: threads, options: options)
+        defer { if recorded.temporary { unlink(recorded.historyPath) } }
         let finalBookings = (try? await service.allBookingsByID()) ?? []
-        var analysis = ThreadsAnalysis(p: p, history: recorded.history, finalBookings: finalBookings, options: options)
+        var analysis = ThreadsAnalysis(
+            p: p, history: try readTimedHistory(path: recorded.historyPath, p), finalBookings: finalBookings,
+            options: options)
         analysis.run(budget: linearizabilityBudget)
         var report = analysis.report(
             threads: recorded.workers, elapsed: recorded.elapsed, operations: recorded.operations)
@@ -95,6 +49,7 @@ extension Simulator {
         _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions
     ) async throws(SimulationIOError) -> (operations: Int, seconds: Double) {
         let recorded = try await recordThreads(p, service: service, threads: threads, options: options)
+        if recorded.temporary { unlink(recorded.historyPath) }
         return (recorded.operations, recorded.elapsed)
     }
 
@@ -104,26 +59,77 @@ extension Simulator {
     }
 
     struct ThreadsRecording {
-        var history: [TimedOperation]
+        /// The history file: the one asked for, or a temporary one (``temporary``) to check from.
+        var historyPath: String
+        var temporary: Bool
         var expectations: [Report.ExpectationResult]
         var workers: Int
         var elapsed: Double
         var operations: Int
     }
 
+    /// A history file for a run that asked for none: its checks read the history back from disk.
+    static func temporaryHistoryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "schedule-sim-\(getpid())-\(UUID().uuidString)-history.jsonl"
+        ).path
+    }
+
+    /// Runs the steps, then the workers, streaming every operation's invoke and return lines to
+    /// the history file (``HistoryStream``); nothing of the history stays in memory.
     static func recordThreads(
         _ p: PreparedScenario, service: any BookingService, threads: Int, options: RunOptions
     ) async throws(SimulationIOError) -> ThreadsRecording {
         let part = options.process
         // Opened first: a history path that cannot be written fails before the run.
-        let writer = try options.historyPath.map { path throws(SimulationIOError) in try HistoryWriter(path: path) }
-        let clock = MonotonicClock(shared: part.count > 1)
-        var history: [TimedOperation] = []
+        let temporary = options.historyPath == nil
+        let stream = try HistoryStream(
+            path: options.historyPath ?? temporaryHistoryPath(), flushEachOperation: options.flushHistoryEachOperation)
+        let clock = MonotonicClock(shared: part.count > 1 || options.sharedClock)
+        var sink = HistorySink(stream, p)
         let start = p.scenario.clock.start.instant.secondsSinceEpoch
         for change in p.scenario.overrides ?? [] {
             _ = try? await service.changeAvailability(
                 change, onBookings: .displace, at: Instant(secondsSinceEpoch: start))
         }
+        let expectations = await runSteps(p, service: service, clock: clock, sink: &sink)
+        sink.flush()
+
+        let workers = max(1, threads)
+        let all = p.scenario.workload?.operations ?? 0
+        // This process's share; workers are numbered across processes.
+        let total = all / part.count + (part.index < all % part.count ? 1 : 0)
+        let counter = Counter()
+        let began = clock.nanoseconds()
+        await withTaskGroup(of: Void.self) { group in
+            for w in 0..<workers {
+                let share = total / workers + (w < total % workers ? 1 : 0)
+                group.addTask {
+                    await worker(
+                        part.index * workers + w, operations: share, p: p, service: service, clock: clock,
+                        counter: counter, part: part, stream: stream)
+                }
+            }
+        }
+        let elapsed = Double(clock.nanoseconds() - began) / 1e9
+        // Timeline changes after the last operation.
+        if part.index == 0 {
+            let end = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(all) / perStepOf(p))
+            for timed in p.timeline where timed.atOperation >= all {
+                await change(timed.change, rule: timed.rule, worker: -1, now: end, service, clock, &sink)
+            }
+        }
+        sink.flush()
+        try stream.finish()
+        return ThreadsRecording(
+            historyPath: stream.path, temporary: temporary, expectations: expectations, workers: workers,
+            elapsed: elapsed, operations: total)
+    }
+
+    /// Runs the scripted steps one at a time (process -1) and checks their expectations.
+    static func runSteps(
+        _ p: PreparedScenario, service: any BookingService, clock: MonotonicClock, sink: inout HistorySink
+    ) async -> [Report.ExpectationResult] {
         var expectations: [Report.ExpectationResult] = []
         var stepBookings: [Int: UInt64] = [:]
         var labelOf: [UInt64: String] = [:]
@@ -132,18 +138,28 @@ extension Simulator {
         for (i, step) in p.steps.enumerated() {
             let now = Instant(secondsSinceEpoch: step.now)
             var op = TimedOperation(
-                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now,
-                invoke: clock.nanoseconds(),
-                complete: 0)
+                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now, invoke: 0, complete: 0)
+            let key = step.step.requestID.map { RequestKey(user: step.user, id: $0.rawValue) }
+            switch step.step.op {
+            case .reserve:
+                op.requestID = step.step.requestID?.rawValue
+                if let key, let earlier = firstAccepted[key], earlier.cell == step.cell {
+                    op.repeatOf = earlier.booking
+                }
+            case .cancel:
+                op.kind = .cancel
+                op.booking = stepBookings[step.target] ?? 0
+            case .query: op.kind = .query
+            case .changeAvailability:
+                op.kind = .change
+                op.detail = step.change?.description
+                op.change = step.change
+            }
+            let index = sink.invoke(&op, clock: clock)
             var got = "accepted"
             do {
                 switch step.step.op {
                 case .reserve:
-                    op.requestID = step.step.requestID?.rawValue
-                    let key = step.step.requestID.map { RequestKey(user: step.user, id: $0.rawValue) }
-                    if let key, let earlier = firstAccepted[key], earlier.cell == step.cell {
-                        op.repeatOf = earlier.booking
-                    }
                     let b = try await service.reserve(
                         ReservationRequest(
                             slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
@@ -153,21 +169,15 @@ extension Simulator {
                     stepBookings[i] = b.id.rawValue
                     if let label = step.step.label { labelOf[b.id.rawValue] = label }
                 case .cancel:
-                    op.kind = .cancel
-                    guard let id = stepBookings[step.target] else { throw Rejection(.unknownBooking) }
-                    op.booking = id
-                    _ = try await service.cancel(BookingID(id), by: UserID(step.user), at: now)
+                    guard op.booking != 0 else { throw Rejection(.unknownBooking) }
+                    _ = try await service.cancel(BookingID(op.booking), by: UserID(step.user), at: now)
                 case .query:
-                    op.kind = .query
                     let slot = p.slot(ofCell: step.cell)
                     let view = try await service.dayView(of: slot.station, on: slot.date, at: now)
                     got = view.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
                     op.detail = got
                 case .changeAvailability:
-                    op.kind = .change
                     guard let change = step.change else { break }
-                    op.detail = change.description
-                    op.change = change
                     let moved = try await service.changeAvailability(
                         change, onBookings: step.step.onBookings ?? .displace, at: now)
                     op.displaced = moved.map(\.id.rawValue)
@@ -187,8 +197,7 @@ extension Simulator {
                 op.outcome = -2
                 got = "error: \(error)"
             }
-            op.complete = clock.nanoseconds()
-            history.append(op)
+            sink.complete(&op, index: index, clock: clock)
             if let want = step.step.expect {
                 expectations.append(
                     .init(
@@ -196,60 +205,16 @@ extension Simulator {
                         expected: want, actual: got, pass: want == got))
             }
         }
-
-        let workers = max(1, threads)
-        let all = p.scenario.workload?.operations ?? 0
-        // This process's share; workers are numbered across processes.
-        let total = all / part.count + (part.index < all % part.count ? 1 : 0)
-        let counter = Counter()
-        let began = clock.nanoseconds()
-        let results: [[TimedOperation]] = await withTaskGroup(of: (Int, [TimedOperation]).self) { group in
-            for w in 0..<workers {
-                let share = total / workers + (w < total % workers ? 1 : 0)
-                group.addTask {
-                    (
-                        w,
-                        await worker(
-                            part.index * workers + w, operations: share, p: p, service: service, clock: clock,
-                            counter: counter, part: part)
-                    )
-                }
-            }
-            var collected = [[TimedOperation]](repeating: [], count: workers)
-            for await (w, ops) in group { collected[w] = ops }
-            return collected
-        }
-        let elapsed = Double(clock.nanoseconds() - began) / 1e9
-        for ops in results { history.append(contentsOf: ops) }
-        // Timeline changes after the last operation.
-        if part.index == 0 {
-            let end = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(all) / perStepOf(p))
-            for timed in p.timeline where timed.atOperation >= all {
-                history.append(await change(timed.change, rule: timed.rule, worker: -1, now: end, service, clock))
-            }
-        }
-        history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
-
-        if let writer {
-            var format = HistoryFormat(p)
-            writeTimedHistory(history, to: writer, format: &format)
-            do { try writer.finish() } catch {
-                writer.discard()
-                throw error
-            }
-        }
-        return ThreadsRecording(
-            history: history, expectations: expectations, workers: workers, elapsed: elapsed, operations: total)
+        return expectations
     }
 
     static func worker(
         _ w: Int, operations: Int, p: PreparedScenario, service: any BookingService, clock: MonotonicClock,
-        counter: Counter, part: RunOptions.ProcessPart = .init()
-    ) async -> [TimedOperation] {
-        guard let workload = p.scenario.workload, operations > 0 else { return [] }
+        counter: Counter, part: RunOptions.ProcessPart = .init(), stream: HistoryStream
+    ) async {
+        guard let workload = p.scenario.workload, operations > 0 else { return }
+        var sink = HistorySink(stream, p)
         var rng = SplitMix64(seed: p.scenario.seed &+ UInt64(w + 1) &* 0x9E37_79B9_7F4A_7C15)
-        var ops: [TimedOperation] = []
-        ops.reserveCapacity(operations)
         let mix = workload.mix
         let reserveW = mix.reserve
         let cancelW = reserveW + (mix.cancel ?? 0)
@@ -266,7 +231,7 @@ extension Simulator {
             let nowSeconds = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(index) / perStep)
             let now = Instant(secondsSinceEpoch: nowSeconds)
             for timed in timelineChanges(p, at: index) {
-                ops.append(await change(timed.change, rule: timed.rule, worker: w, now: nowSeconds, service, clock))
+                await change(timed.change, rule: timed.rule, worker: w, now: nowSeconds, service, clock, &sink)
             }
             let roll = rng.below(totalW)
             let userID = p.firstUser &+ UInt64(rng.below(p.userCount))
@@ -285,7 +250,7 @@ extension Simulator {
                 op.booking = target.id
                 if rng.below(8) != 0 { op.user = target.user }
                 op.cell = -1
-                op.invoke = clock.nanoseconds()
+                let n = sink.invoke(&op, clock: clock)
                 do {
                     _ = try await service.cancel(BookingID(target.id), by: UserID(op.user), at: now)
                     mine.remove(at: pick)
@@ -293,23 +258,20 @@ extension Simulator {
                     op.outcome = Reasons.code(r.reason)
                     if r.reason != .notOwner { mine.remove(at: pick) }
                 } catch { op.outcome = -2 }
-                op.complete = clock.nanoseconds()
-                ops.append(op)
+                sink.complete(&op, index: n, clock: clock)
                 continue
             } else if roll >= queryW && roll < changeW {
-                ops.append(
-                    await change(
-                        randomChange(p, cell: cell, rng: &rng), rule: rng.below(4) == 0 ? .refuse : .displace,
-                        worker: w, now: nowSeconds, service, clock))
+                let change = randomChange(p, cell: cell, rng: &rng)
+                let rule: DisplacementRule = rng.below(4) == 0 ? .refuse : .displace
+                await Self.change(change, rule: rule, worker: w, now: nowSeconds, service, clock, &sink)
                 continue
             } else if roll < queryW {
                 op.kind = .query
                 let slot = p.slot(ofCell: cell)
-                op.invoke = clock.nanoseconds()
+                let n = sink.invoke(&op, clock: clock)
                 let view = try? await service.dayView(of: slot.station, on: slot.date, at: now)
-                op.complete = clock.nanoseconds()
                 op.detail = view?.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
-                ops.append(op)
+                sink.complete(&op, index: n, clock: clock)
                 continue
             } else {
                 if let last = lastRequest, rng.below(2) == 0 {
@@ -318,27 +280,27 @@ extension Simulator {
                     op.requestID = last.id
                     op.repeatOf = last.booking
                 } else {
-                    op.requestID = "w\(w)-\(i)"
+                    // Unique per seed too: runs resumed on one store with other seeds never reuse one.
+                    op.requestID = "w\(w)-\(i)-seed\(p.scenario.seed)"
                 }
                 request = ReservationRequest(
                     slot: p.slot(ofCell: op.cell), user: UserID(op.user), requestID: op.requestID.map { RequestID($0) })
             }
             guard let request else { continue }
-            op.invoke = clock.nanoseconds()
+            let n = sink.invoke(&op, clock: clock)
             do {
                 let b = try await service.reserve(request, at: now)
                 op.booking = b.id.rawValue
             } catch let r as Rejection {
                 op.outcome = Reasons.code(r.reason)
             } catch { op.outcome = -2 }
-            op.complete = clock.nanoseconds()
+            sink.complete(&op, index: n, clock: clock)
             if op.outcome == -1 && op.repeatOf == 0 {
                 mine.append((op.booking, op.user))
                 if let id = op.requestID { lastRequest = (op.user, id, op.cell, op.booking) }
             }
-            ops.append(op)
         }
-        return ops
+        sink.flush()
     }
 
     static func perStepOf(_ p: PreparedScenario) -> Int64 { Int64(max(1, p.scenario.clock.operationsPerStep ?? 1)) }
@@ -372,12 +334,13 @@ extension Simulator {
     /// Makes one availability change and records it.
     static func change(
         _ change: AvailabilityChange, rule: DisplacementRule, worker: Int, now: Int64, _ service: any BookingService,
-        _ clock: MonotonicClock
-    ) async -> TimedOperation {
+        _ clock: MonotonicClock, _ sink: inout HistorySink
+    ) async {
         var op = TimedOperation(
-            process: Int32(worker), kind: .change, user: 0, now: now, invoke: clock.nanoseconds(), complete: 0,
+            process: Int32(worker), kind: .change, user: 0, now: now, invoke: 0, complete: 0,
             detail: change.description + (rule == .refuse ? " (refuse)" : ""))
         op.change = change
+        let index = sink.invoke(&op, clock: clock)
         do {
             let moved = try await service.changeAvailability(
                 change, onBookings: rule, at: Instant(secondsSinceEpoch: now))
@@ -385,21 +348,7 @@ extension Simulator {
         } catch let r as Rejection {
             op.outcome = Reasons.code(r.reason)
         } catch { op.outcome = -2 }
-        op.complete = clock.nanoseconds()
-        return op
-    }
-
-    static func writeTimedHistory(_ history: [TimedOperation], to writer: HistoryWriter, format: inout HistoryFormat) {
-        var events: [(time: Int64, index: Int, isReturn: Bool)] = []
-        events.reserveCapacity(history.count * 2)
-        for (i, op) in history.enumerated() {
-            events.append((op.invoke, i, false))
-            events.append((op.complete, i, true))
-        }
-        events.sort { ($0.time, $0.isReturn ? 1 : 0, $0.index) < ($1.time, $1.isReturn ? 1 : 0, $1.index) }
-        for e in events {
-            writer.write(timedLine(history[e.index], index: e.index, time: e.time, isReturn: e.isReturn, &format))
-        }
+        sink.complete(&op, index: index, clock: clock)
     }
 
     /// The history line of an operation's invoke or return event.
@@ -424,6 +373,7 @@ extension Simulator {
             line.cell = op.cell
         }
         if op.repeatOf != 0, !isReturn { line.repeatOf = op.repeatOf }
+        if !isReturn { line.change = op.change }
         line.requestID = op.requestID
         if isReturn || op.kind == .cancel, op.booking != 0 { line.booking = op.booking }
         if isReturn {

@@ -1,0 +1,48 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a file line by line in 1 MiB pieces, so a file of any size is read in bounded memory.
+enum LineReader {
+    /// Calls `body` with each non-empty line (without its newline), its 1-based number, and
+    /// whether it is a last line with no newline after it (cut short, perhaps, by a kill).
+    /// - Complexity: O(n) in the file's bytes; memory O(longest line + 1 MiB).
+    static func forEachLine(
+        path: String, _ body: (Data, Int, Bool) throws(SimulationIOError) -> Void
+    ) throws(SimulationIOError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SimulationIOError(path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var pending: [UInt8] = []
+        var number = 0
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SimulationIOError(path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where chunk[i] == 10 {
+                number += 1
+                if pending.isEmpty {
+                    if i > start { try body(Data(chunk[start..<i]), number, false) }
+                } else {
+                    pending.append(contentsOf: chunk[start..<i])
+                    try body(Data(pending), number, false)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = i + 1
+            }
+            pending.append(contentsOf: chunk[start..<n])
+        }
+        if !pending.isEmpty { try body(Data(pending), number + 1, true) }
+    }
+}

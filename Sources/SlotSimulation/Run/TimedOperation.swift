@@ -1,0 +1,91 @@
+import SlotScheduler
+
+/// One operation of a threads-mode history: what was asked, what came back, and when.
+///
+/// Kept compact (64 bytes) because a run holds one per operation while it is checked: the fields
+/// most operations lack (a repeat's first booking, a request id, a query's answer, an availability
+/// change and what it displaced) live in one optional box, allocated only when one is set.
+public struct TimedOperation: Sendable {
+    public enum Kind: UInt8, Sendable { case reserve, cancel, query, change }
+    /// Worker number; -1 for scripted steps (run before the workers).
+    public var process: Int32
+    public var cell: Int32
+    public var user: UInt64
+    /// Booking made (reserve) or cancelled (cancel).
+    public var booking: UInt64
+    public var now: Int64
+    /// Monotonic nanoseconds since the run began.
+    public var invoke: Int64
+    public var complete: Int64
+    /// `-1` accepted, `-2` an error that is not a refusal, else a reason code.
+    public var outcome: Int16
+    public var kind: Kind
+    /// An operation that ended indeterminate (`-2`) and that the final state showed to have
+    /// happened; its outcome was rewritten to accepted (see `IndeterminateOutcomes`).
+    public var resolvedIndeterminate = false
+    private var box: RareBox?
+
+    /// The fields few operations have.
+    struct Rare: Sendable {
+        var repeatOf: UInt64 = 0
+        var requestID: String?
+        var displaced: [UInt64] = []
+        var detail: String?
+        var change: AvailabilityChange?
+
+        var isEmpty: Bool {
+            repeatOf == 0 && requestID == nil && displaced.isEmpty && detail == nil && change == nil
+        }
+    }
+
+    /// A heap box with value semantics (an indirect case is copied on write like any value).
+    indirect enum RareBox: Sendable { case value(Rare) }
+
+    var rare: Rare {
+        get { if case .value(let rare)? = box { rare } else { Rare() } }
+        set { box = newValue.isEmpty ? nil : .value(newValue) }
+    }
+
+    public init(
+        process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, outcome: Int16 = -1,
+        repeatOf: UInt64 = 0, requestID: String? = nil, now: Int64, invoke: Int64, complete: Int64,
+        displaced: [UInt64] = [], detail: String? = nil
+    ) {
+        self.process = process
+        self.kind = kind
+        self.user = user
+        self.cell = cell
+        self.booking = booking
+        self.outcome = outcome
+        self.now = now
+        self.invoke = invoke
+        self.complete = complete
+        let rare = Rare(repeatOf: repeatOf, requestID: requestID, displaced: displaced, detail: detail)
+        box = rare.isEmpty ? nil : .value(rare)
+    }
+
+    /// For a repeated request id: the booking the first request made.
+    public var repeatOf: UInt64 {
+        get { rare.repeatOf }
+        set { rare.repeatOf = newValue }
+    }
+    public var requestID: String? {
+        get { rare.requestID }
+        set { rare.requestID = newValue }
+    }
+    public var displaced: [UInt64] {
+        get { rare.displaced }
+        set { rare.displaced = newValue }
+    }
+    public var detail: String? {
+        get { rare.detail }
+        set { rare.detail = newValue }
+    }
+    /// The availability change a `.change` operation asked for.
+    public var change: AvailabilityChange? {
+        get { rare.change }
+        set { rare.change = newValue }
+    }
+
+    public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }
+}
