@@ -53,10 +53,21 @@ struct ReservationBody: Decodable {
     }
 
     private static func field(_ path: [any CodingKey]) -> String {
-        path.isEmpty ? "the body" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// Whether `error` is about the body as a whole (`null`, `"x"`, `[]`), not one field.
+    private static func isTopLevel(_ error: DecodingError) -> Bool {
+        switch error {
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+        case .keyNotFound: return false
+        @unknown default: return false
+        }
     }
 
     private static func english(_ error: DecodingError) -> String {
+        if isTopLevel(error) { return "The body is not a JSON object." }
         switch error {
         case .keyNotFound(let key, let context):
             return "Field \(field(context.codingPath + [key])) is required."
@@ -72,6 +83,7 @@ struct ReservationBody: Decodable {
     }
 
     private static func turkish(_ error: DecodingError) -> String {
+        if isTopLevel(error) { return "Gövde bir JSON nesnesi değil." }
         switch error {
         case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) alanı gerekli."
         case .valueNotFound(_, let context): return "\(field(context.codingPath)) alanı null olamaz."
