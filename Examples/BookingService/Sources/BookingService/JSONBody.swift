@@ -26,6 +26,10 @@ enum JSONBody {
     }
 
     private static func headers(_ language: MessageLanguage) -> HTTPFields {
-        [.contentType: "application/json; charset=utf-8", .contentLanguage: language.rawValue]
+        // The message language follows Accept-Language, so caches must key on it.
+        [
+            .contentType: "application/json; charset=utf-8", .contentLanguage: language.rawValue,
+            .vary: "Accept-Language",
+        ]
     }
 }
