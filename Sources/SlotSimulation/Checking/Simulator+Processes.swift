@@ -37,6 +37,8 @@ extension Simulator {
         let decoder = JSONDecoder()
         var open: [Int: TimedOperation] = [:]
         var done: [TimedOperation] = []
+        // Every operation has an invoke line and, unless a kill cut it off, a return line.
+        done.reserveCapacity(LineReader.countLines(path: path) / 2 + 1024)
         try LineReader.forEachLine(path: path) {
             (line: Data, lineNumber: Int, cutShort: Bool) throws(SimulationIOError) in
             func bad(_ why: String) -> SimulationIOError {

@@ -258,81 +258,96 @@ struct ThreadsAnalysis {
     }
 
     /// One operation's place in a linearizability partition: the partition's key (a cell or a
-    /// user), the history index of the operation, and for a displacement the booking it released.
+    /// user) and the history index of the operation, or for a booking an availability change
+    /// displaced, `-1 - k` for the *k*-th of ``Displacement``.
     struct PartitionEntry {
         var key: UInt64
         var index: Int32
-        /// The displaced booking, 0 for the operation itself.
-        var released: UInt64
+    }
+
+    /// A booking an accepted availability change displaced: a release in its slot's and its
+    /// user's partitions, at the change's time.
+    struct Displacement {
+        var change: Int
+        var booking: UInt64
     }
 
     /// The booking operation of a partition entry, as the checker sees it.
-    func bookingOperation(_ entry: PartitionEntry, made: [UInt64: Int]) -> BookingOperation? {
-        let i = Int(entry.index)
-        let op = history[i]
-        if entry.released != 0 {
-            guard let m = made[entry.released] else { return nil }
+    func bookingOperation(_ entry: PartitionEntry, displacements: [Displacement], made: [UInt64: Int])
+        -> BookingOperation?
+    {
+        if entry.index < 0 {
+            let d = displacements[Int(-1 - entry.index)]
+            guard let m = made[d.booking] else { return nil }
+            let op = history[d.change]
             return BookingOperation(
-                kind: .released, booking: entry.released, user: history[m].user, now: op.now, invoke: op.invoke,
+                kind: .released, booking: d.booking, user: history[m].user, now: op.now, invoke: op.invoke,
                 complete: op.complete)
         }
+        let i = Int(entry.index)
         guard var b = operation(i, made: made) else { return nil }
-        if op.kind == .cancel, let m = made[b.booking] { b.start = p.starts[Int(history[m].cell)] }
+        if history[i].kind == .cancel, let m = made[b.booking] { b.start = p.starts[Int(history[m].cell)] }
         return b
     }
 
-    /// I11: linearizability per slot and per user. Partitions are found by sorting 16-byte
-    /// entries and checked one at a time, so only one partition's operations are built at once.
+    /// The partition key of operation `i`: its slot's cell (`bySlot`) or its booking's owner;
+    /// `nil` if it belongs to no partition of that kind.
+    func partitionKey(_ i: Int, bySlot: Bool, made: [UInt64: Int]) -> UInt64? {
+        guard let op = operation(i, made: made) else { return nil }
+        let isCancel = history[i].kind == .cancel
+        if bySlot {
+            let cell = isCancel ? made[op.booking].map { history[$0].cell } : history[i].cell
+            return cell.map { UInt64($0) }
+        }
+        let owner = isCancel ? made[op.booking].map { history[$0].user } : op.user
+        // A cancel refused because the caller is not the owner says nothing about the owner's
+        // state, nor does a cancel by another user.
+        if isCancel, op.kind == .neutral || owner != op.user { return nil }
+        return owner
+    }
+
+    /// I11: linearizability per slot, then per user. Each kind's partitions are found by sorting
+    /// 16-byte entries in place, and checked one at a time, so only one partition's operations
+    /// are built at once.
     /// - Complexity: O(n log n) to partition, plus the search in each partition.
     mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
-        var slotEntries: [PartitionEntry] = []
-        var userEntries: [PartitionEntry] = []
-        for i in history.indices {
-            guard let op = operation(i, made: made) else { continue }
-            let cell: Int32?
-            let owner: UInt64?
-            if history[i].kind == .cancel {
-                cell = made[op.booking].map { history[$0].cell }
-                owner = made[op.booking].map { history[$0].user }
-            } else {
-                cell = history[i].cell
-                owner = op.user
-            }
-            if let cell { slotEntries.append(PartitionEntry(key: UInt64(cell), index: Int32(i), released: 0)) }
-            // A cancel refused because the caller is not the owner says nothing about the owner's state.
-            if let owner, !(history[i].kind == .cancel && op.kind == .neutral) {
-                if history[i].kind == .cancel, owner != op.user { continue }
-                userEntries.append(PartitionEntry(key: owner, index: Int32(i), released: 0))
-            }
-        }
-        // Displacements release bookings in both partitions, at the change's time.
+        var displacements: [Displacement] = []
         for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
-            for id in op.displaced {
-                guard let m = made[id] else { continue }
-                slotEntries.append(PartitionEntry(key: UInt64(history[m].cell), index: Int32(i), released: id))
-                userEntries.append(PartitionEntry(key: history[m].user, index: Int32(i), released: id))
-            }
+            for id in op.displaced where made[id] != nil { displacements.append(Displacement(change: i, booking: id)) }
         }
         var partitions = 0
         var unknown = 0
         var failing: String?
-        for (entries, isSlot) in [(slotEntries, true), (userEntries, false)] {
+        for bySlot in [true, false] {
+            var entries: [PartitionEntry] = []
+            for i in history.indices {
+                if let key = partitionKey(i, bySlot: bySlot, made: made) {
+                    entries.append(PartitionEntry(key: key, index: Int32(i)))
+                }
+            }
+            for (k, d) in displacements.enumerated() {
+                guard let m = made[d.booking] else { continue }
+                let key = bySlot ? UInt64(history[m].cell) : history[m].user
+                entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
+            }
             // Within a partition: its own operations in history order, then the displacements.
-            let sorted = entries.sorted {
-                ($0.key, $0.released == 0 ? 0 : 1, $0.index) < ($1.key, $1.released == 0 ? 0 : 1, $1.index)
+            entries.sort {
+                ($0.key, $0.index < 0 ? 1 : 0, abs($0.index)) < ($1.key, $1.index < 0 ? 1 : 0, abs($1.index))
             }
             var start = 0
-            while start < sorted.count {
+            while start < entries.count {
                 var end = start
-                while end < sorted.count && sorted[end].key == sorted[start].key { end += 1 }
-                let ops = sorted[start..<end].compactMap { bookingOperation($0, made: made) }
-                let key = sorted[start].key
-                let first = Int(sorted[start].index)
+                while end < entries.count && entries[end].key == entries[start].key { end += 1 }
+                let ops = entries[start..<end].compactMap {
+                    bookingOperation($0, displacements: displacements, made: made)
+                }
+                let key = entries[start].key
+                let first = max(0, Int(entries[start].index))
                 start = end
                 partitions += 1
                 let intervals = ops.map { ($0.invoke, $0.complete) }
                 let verdict =
-                    isSlot
+                    bySlot
                     ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
                     : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
                 switch verdict {
@@ -340,8 +355,8 @@ struct ThreadsAnalysis {
                 case .unknown: unknown += 1
                 case .notLinearizable:
                     guard failing == nil else { break }
-                    let name = isSlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
-                    failing = isSlot ? "slot \(name)" : name
+                    let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
+                    failing = bySlot ? "slot \(name)" : name
                     violate(.I11, at: first, "the history of \(name) is not linearizable")
                 }
             }
@@ -420,20 +435,19 @@ struct ThreadsAnalysis {
             indeterminate: indeterminate.total > 0 ? indeterminate : nil)
     }
 
+    /// The most operations in flight at once (a call completing when another is invoked counts
+    /// as finished first).
+    /// - Complexity: O(n log n), memory 8 bytes per operation.
     static func maxOverlap(_ ops: [TimedOperation]) -> Int {
-        var events: [(Int64, Int)] = []
-        events.reserveCapacity(ops.count * 2)
-        for op in ops {
-            events.append((op.invoke, 1))
-            events.append((op.complete, -1))
-        }
-        events.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        var current = 0
+        let invokes = ops.map(\.invoke).sorted()
+        let completes = ops.map(\.complete).sorted()
+        var finished = 0
         var best = 0
-        for e in events {
-            current += e.1
-            best = max(best, current)
+        for (started, time) in invokes.enumerated() {
+            while finished < completes.count && completes[finished] <= time { finished += 1 }
+            best = max(best, started + 1 - finished)
         }
         return best
     }
+
 }

@@ -85,9 +85,7 @@ struct HistorySink {
     }
 
     private mutating func append(_ line: HistoryLine) {
-        // Encoding a struct of strings and integers cannot fail; an empty object marks it if it did.
-        let data = (try? encoder.encode(line)) ?? Data("{}".utf8)
-        buffer.append(contentsOf: data)
+        line.appendJSON(to: &buffer, encoder: encoder)
         buffer.append(10)
         if buffer.count >= Self.limit { flush() }
     }

@@ -8,6 +8,21 @@ import Darwin
 
 /// Reads a file line by line in 1 MiB pieces, so a file of any size is read in bounded memory.
 enum LineReader {
+    /// The number of newlines in the file (0 if it cannot be read): a size to reserve.
+    static func countLines(path: String) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var count = 0
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return count }
+            for i in 0..<n where chunk[i] == 10 { count += 1 }
+        }
+    }
+
     /// Calls `body` with each non-empty line (without its newline), its 1-based number, and
     /// whether it is a last line with no newline after it (cut short, perhaps, by a kill).
     /// - Complexity: O(n) in the file's bytes; memory O(longest line + 1 MiB).

@@ -20,11 +20,9 @@ final class HistoryWriter {
         buffer.reserveCapacity(1 << 20)
     }
 
-    /// Appends one line, encoded by `JSONEncoder`.
+    /// Appends one line: the bytes `JSONEncoder` gives (see `HistoryLine.appendJSON(to:encoder:)`).
     func write(_ line: HistoryLine) {
-        // Encoding a struct of strings and integers cannot fail; an empty object marks it if it did.
-        let data = (try? encoder.encode(line)) ?? Data("{}".utf8)
-        buffer.append(contentsOf: data)
+        line.appendJSON(to: &buffer, encoder: encoder)
         buffer.append(10)
         if buffer.count >= 1 << 20 { flush() }
     }
