@@ -10,6 +10,8 @@ script checks, from its own records and the service's answers:
   - no user holds more active bookings than the limit (--limit, the scenario's
     maxUpcomingBookings) and a burst of concurrent reservations by one user never passes it;
   - every 201 is still there (GET answers 200, status active unless this script cancelled it),
+    and the day views show booked exactly the slots the script holds (so it must be the only
+    client of --station on the dates it books),
     and each user's GET /users/{user}/bookings lists exactly the bookings the script holds;
   - a replayed request id returns the original booking id (200), never a new booking;
   - another user's booking answers 403, an unknown one 404;
@@ -244,7 +246,7 @@ def misuse(url, records):
             records.fail(f"{method} {path[:60]}: {status} {answer!r:.200}, expected {expected}")
 
 
-def check_final(url, users, records, limit):
+def check_final(url, users, records, limit, days=()):
     client = Client(url)
     active = {b: v for b, v in records.booked.items() if b not in records.cancelled}
     held = {}
@@ -259,6 +261,20 @@ def check_final(url, users, records, limit):
     for user, ids in per_user.items():
         if len(ids) > limit:
             records.fail(f"user {user} holds {len(ids)} bookings, limit {limit}")
+    # The service's own view: on every date the script booked, a slot shows booked exactly when
+    # the script holds it (the script must be the only client of that station on those dates).
+    for station, date in sorted({(slot[0], slot[2]) for _, slot, _ in records.booked.values()} | set(days)):
+        status, view = client.request("GET", f"/stations/{urllib.parse.quote(station, safe='')}/days/{date}")
+        records.saw("day", status, view)
+        if status != 200:
+            records.fail(f"day view {station} {date}: {status} {view!r:.200}")
+            continue
+        for socket in view["sockets"]:
+            for hour, state in enumerate(socket["hours"]):
+                key = (station, socket["socket"], date, hour)
+                if (state == "booked") != (key in held):
+                    records.fail(f"day view says {state} for {key}; the client holds "
+                                 f"{held.get(key, 'no booking')} there")
     for booking, (user, slot, _) in records.booked.items():
         status, answer = client.request("GET", f"/bookings/{booking}?user={user}")
         records.saw("get", status, answer)
@@ -337,7 +353,8 @@ def main():
         chosen = race_slots[i::len(race_users)][: args.limit + 5] or race_slots[: args.limit + 5]
         limit_race(args.url, user, chosen, args.limit, records)
 
-    check_final(args.url, users + race_users, records, args.limit)
+    check_final(args.url, users + race_users, records, args.limit,
+                days=[(args.station, day.isoformat()), (args.station, race_day)])
 
     if args.save:
         with open(args.save, "w") as f:
