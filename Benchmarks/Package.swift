@@ -31,6 +31,18 @@ let package = Package(
                 .enableUpcomingFeature("MemberImportVisibility"),
             ],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // The one-call paths on a fixed workload, for `valgrind --tool=callgrind` (see its main.swift).
+        // Its Workload files are links to the benchmarks' own.
+        .executableTarget(
+            name: "AttemptProfile",
+            dependencies: [.product(name: "SlotScheduler", package: root)],
+            path: "AttemptProfile",
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
+        ),
     ]
 )

@@ -51,23 +51,35 @@ func measureRate(_ benchmark: Benchmark, count: Int, _ body: () -> Void) {
     benchmark.measurement(attemptsPerSecond, Int(Double(count) / max(seconds, 1e-9) / 1_000))
 }
 
-/// Runs `range` of the workload's attempts one call each; returns how many were accepted.
-func acceptedOneByOne(_ scheduler: Scheduler, _ w: Workload, _ range: Range<Int>) -> Int {
+/// Runs `attempts[range]` one call each; returns how many were accepted.
+func acceptedOneByOne(
+    _ scheduler: Scheduler, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant
+) -> Int {
     var accepted = 0
-    for i in range where scheduler.attempt(w.attempts[i].0, for: w.attempts[i].1, at: w.now).isAccepted {
+    for i in range where scheduler.attempt(attempts[i].0, for: attempts[i].1, at: now).isAccepted {
         accepted += 1
     }
     return accepted
 }
 
-/// Runs `range` of the workload's attempts in batches of 1,024; returns how many were accepted.
-func acceptedInBatches(_ scheduler: Scheduler, _ w: Workload, _ range: Range<Int>) -> Int {
+/// Runs `attempts[range]` in batches of 1,024; returns how many were accepted.
+func acceptedInBatches(
+    _ scheduler: Scheduler, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant
+) -> Int {
     var accepted = 0
     for i in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
-        let batch = w.attempts[i..<min(i + 1024, range.upperBound)]
-        accepted += scheduler.attempt(batch, at: w.now).count(where: \.isAccepted)
+        let batch = attempts[i..<min(i + 1024, range.upperBound)]
+        accepted += scheduler.attempt(batch, at: now).count(where: \.isAccepted)
     }
     return accepted
+}
+
+nonisolated(unsafe) var sharedDisjointAttempts: [[(SlotRef, UserID)]]?
+func disjointAttempts(_ w: Workload) -> [[(SlotRef, UserID)]] {
+    if let sharedDisjointAttempts { return sharedDisjointAttempts }
+    let made = w.disjointAttempts
+    sharedDisjointAttempts = made
+    return made
 }
 
 nonisolated(unsafe) var sharedLongHistoryAttempts: [(SlotRef, UserID)]?
@@ -243,29 +255,39 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The scheduler, one call per attempt or batches of 1,024 (one shard lock per shard per
-    // batch, prefetching under it), on 1 and 2 threads sharing one scheduler.
+    // batch, prefetching under it), on 1 and 2 threads sharing one scheduler. The 2 threads
+    // split each iteration's attempts in halves, or, in the `disjoint` runs, take the
+    // attempts of `Workload.disjointAttempts` (stations and users of their own parity: no lock
+    // or book in common).
     for batched in [false, true] {
-        for threads in [1, 2] {
+        for (threads, disjoint) in [(1, false), (2, false), (2, true)] {
             let state = State()
             let name =
                 "Scheduler.attempt, \(batched ? "batches of 1024, " : "")\(threads) thread\(threads == 1 ? "" : "s")"
+                + (disjoint ? ", disjoint" : "")
             Benchmark(name, configuration: throughputConfiguration()) { benchmark in
                 let w = workload()
-                if state.scheduler == nil || state.cursor >= w.attempts.count {
+                let lists = disjoint ? disjointAttempts(w) : [w.attempts]
+                let total = lists.map(\.count).min() ?? 0
+                let share = attemptsPerIteration / threads
+                let step = disjoint ? share : attemptsPerIteration
+                if state.scheduler == nil || state.cursor + step > total {
                     state.scheduler = try? w.makeScheduler()
                     state.cursor = 0
                 }
                 guard let scheduler = state.scheduler else { return }
                 let start = state.cursor
-                let share = attemptsPerIteration / threads
                 measureRate(benchmark, count: attemptsPerIteration) {
                     DispatchQueue.concurrentPerform(iterations: threads) { t in
-                        let mine = (start + t * share)..<(start + (t + 1) * share)
+                        let attempts = lists[disjoint ? t : 0]
+                        let mine = disjoint ? start..<(start + share) : (start + t * share)..<(start + (t + 1) * share)
                         blackHole(
-                            batched ? acceptedInBatches(scheduler, w, mine) : acceptedOneByOne(scheduler, w, mine))
+                            batched
+                                ? acceptedInBatches(scheduler, attempts, mine, at: w.now)
+                                : acceptedOneByOne(scheduler, attempts, mine, at: w.now))
                     }
                 }
-                state.cursor += attemptsPerIteration
+                state.cursor += step
             }
         }
     }

@@ -82,3 +82,19 @@ struct Workload: Sendable {
         return scheduler
     }
 }
+
+extension Workload {
+    /// The standard attempts split for two threads that share no state: list *t* holds the
+    /// attempts on stations of parity *t*, each by a user of parity *t* (a user id of the other
+    /// parity is replaced by its neighbour, `id ^ 1`). With an even shard count and a power of
+    /// two stripes (``makeScheduler(shards:)``), the station's shard and the user's stripe have
+    /// the list's parity: the two threads never take the same lock.
+    var disjointAttempts: [[(SlotRef, UserID)]] {
+        var lists: [[(SlotRef, UserID)]] = [[], []]
+        for (ref, user) in attempts {
+            let parity = UInt64(ref.station) & 1
+            lists[Int(parity)].append((ref, UserID(user.rawValue & ~1 | parity)))
+        }
+        return lists
+    }
+}

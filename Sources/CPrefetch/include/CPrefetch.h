@@ -8,4 +8,14 @@ static inline void slot_scheduler_prefetch(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
 
+/// Tells the CPU this thread is spinning on a lock (x86 `pause`, Arm `yield`): it saves power
+/// and lets the other hyperthread of the core run. Swift has no such hint either.
+static inline void slot_scheduler_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -1,3 +1,6 @@
+internal import CPrefetch
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,52 +9,59 @@ import Musl
 import Darwin
 #endif
 
-/// A fixed number of values, each guarded by its own `pthread_mutex_t`: the shards and stripes
-/// of ``Scheduler``.
+/// A fixed number of values, each guarded by its own lock: the shards and stripes of
+/// ``Scheduler``.
 ///
-/// Each cell (mutex, then value) starts on its own 128-byte boundary and fills whole 128-byte
-/// blocks, so two cells never share a cache line (nor an adjacent-line prefetch pair): threads
-/// working on different cells do not slow each other down (no false sharing). The cells live
-/// in one raw allocation reached by index, not in objects, so a call retains and releases
+/// Each cell (lock word, then value) starts on its own 128-byte boundary and fills whole
+/// 128-byte blocks, so two cells never share a cache line (nor an adjacent-line prefetch pair):
+/// threads working on different cells do not slow each other down (no false sharing). The cells
+/// live in one raw allocation reached by index, not in objects, so a call retains and releases
 /// nothing, and the value is reached through a pointer, so there is no dynamic exclusivity
 /// check (`swift_beginAccess`) on each access: callgrind showed both costing more than the
 /// two locks themselves (see the Concurrency article).
 ///
-/// Why not `Synchronization.Mutex`: on Linux with Swift 6.3, ThreadSanitizer does not see
-/// `Mutex` as a lock and reports races between correctly locked accesses, which would make the
-/// sanitizer run of the concurrency tests meaningless. A pthread mutex costs the same here (an
-/// uncontended lock is one atomic operation) and TSan understands it.
+/// **The lock** is one atomic word per cell: taken by a compare-and-swap (acquiring), released
+/// by a plain store (releasing), and waited for by spinning a little, then yielding the CPU.
+/// A critical section here is a few hundred instructions, so a waiter spins far less than a
+/// sleep and a wake-up would cost: with `pthread_mutex_t`, a thread that found the lock held
+/// went to sleep in the kernel (`futex`) and the holder had to wake it (another system call),
+/// which on 2 cores made two threads slower than one. The release is a plain store on x86,
+/// where a mutex's unlock is a second locked instruction that waits for every pending store.
+/// ThreadSanitizer sees the acquiring and releasing atomics as the synchronisation they are
+/// (the `ConcurrencyTests` run under it), which it does not for `Synchronization.Mutex` on
+/// Linux.
 ///
-/// `@unchecked Sendable`: a value is only read or written inside ``withLock(_:_:)``, between
-/// `pthread_mutex_lock` and `pthread_mutex_unlock` of its own mutex, so no two threads touch it
-/// at once; the allocation is immutable after `init` and freed in `deinit`, when no call can be
-/// running.
+/// `@unchecked Sendable`: a value is only read or written inside ``withLock(_:_:)`` or
+/// ``withLockIfFree(_:_:)``, between taking and releasing its own lock word, so no two threads
+/// touch it at once; the allocation is immutable after `init` and freed in `deinit`, when no
+/// call can be running.
 final class LockedCells<Value>: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     /// Bytes from one cell to the next: a multiple of ``lineSize``.
     private let cellSize: Int
-    /// Bytes from a cell's start (its mutex) to its value.
+    /// Bytes from a cell's start (its lock word) to its value.
     private let valueOffset: Int
     let count: Int
 
     /// Twice a 64-byte cache line: x86 prefetches lines in adjacent pairs.
     static var lineSize: Int { 128 }
 
+    /// Spins (with the CPU's spin hint) before yielding the CPU to whoever holds the lock.
+    private static var spinsBeforeYield: Int { 100 }
+
     init(_ values: [Value]) {
         count = values.count
-        let mutexSize = MemoryLayout<pthread_mutex_t>.size
+        let lockSize = MemoryLayout<Atomic<UInt32>>.size
         let valueAlign = MemoryLayout<Value>.alignment
-        valueOffset = (mutexSize + valueAlign - 1) / valueAlign * valueAlign
+        valueOffset = (lockSize + valueAlign - 1) / valueAlign * valueAlign
         let used = valueOffset + MemoryLayout<Value>.size
         cellSize = (used + Self.lineSize - 1) / Self.lineSize * Self.lineSize
         base = .allocate(
             byteCount: max(1, cellSize * values.count),
-            alignment: max(Self.lineSize, MemoryLayout<pthread_mutex_t>.alignment, valueAlign))
+            alignment: max(Self.lineSize, MemoryLayout<Atomic<UInt32>>.alignment, valueAlign))
         for (i, value) in values.enumerated() {
             let cell = base + i * cellSize
-            let mutex = cell.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
-            pthread_mutex_init(mutex, nil)
+            cell.bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
             (cell + valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: value)
         }
     }
@@ -59,9 +69,7 @@ final class LockedCells<Value>: @unchecked Sendable {
     deinit {
         for i in 0..<count {
             let cell = base + i * cellSize
-            let mutex = cell.assumingMemoryBound(to: pthread_mutex_t.self)
-            pthread_mutex_destroy(mutex)
-            mutex.deinitialize(count: 1)
+            cell.assumingMemoryBound(to: Atomic<UInt32>.self).deinitialize(count: 1)
             (cell + valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         }
         base.deallocate()
@@ -69,16 +77,56 @@ final class LockedCells<Value>: @unchecked Sendable {
 
     var indices: Range<Int> { 0..<count }
 
+    @inline(__always)
+    private func lockWord(_ index: Int) -> UnsafeMutablePointer<Atomic<UInt32>> {
+        precondition(index >= 0 && index < count)
+        return (base + index &* cellSize).assumingMemoryBound(to: Atomic<UInt32>.self)
+    }
+
+    @inline(__always)
+    private func value(_ index: Int) -> UnsafeMutablePointer<Value> {
+        (base + (index &* cellSize &+ valueOffset)).assumingMemoryBound(to: Value.self)
+    }
+
+    @inline(__always)
+    private static func tryLock(_ word: UnsafeMutablePointer<Atomic<UInt32>>) -> Bool {
+        word.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+    }
+
+    /// Waits for a lock another thread holds, then takes it.
+    @inline(never)
+    private static func lockContended(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+        var spins = 0
+        while true {
+            // Read before trying, so waiting does not write the holder's cache line.
+            if word.pointee.load(ordering: .relaxed) == 0, tryLock(word) { return }
+            if spins < spinsBeforeYield {
+                spins += 1
+                slot_scheduler_spin_pause()
+            } else {
+                sched_yield()
+            }
+        }
+    }
+
     /// Runs `body` with exclusive access to value `index` (which must be in ``indices``).
     @inline(__always)
     func withLock<Result, Failure: Error>(
         _ index: Int, _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        precondition(index >= 0 && index < count)
-        let cell = base + index &* cellSize
-        let mutex = cell.assumingMemoryBound(to: pthread_mutex_t.self)
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&(cell + valueOffset).assumingMemoryBound(to: Value.self).pointee)
+        let word = lockWord(index)
+        if !Self.tryLock(word) { Self.lockContended(word) }
+        defer { word.pointee.store(0, ordering: .releasing) }
+        return try body(&value(index).pointee)
+    }
+
+    /// Runs `body` with exclusive access to value `index` if no other thread holds its lock;
+    /// otherwise returns `nil` at once, without running it.
+    @inline(__always)
+    func withLockIfFree<Result>(_ index: Int, _ body: (inout Value) -> Result) -> Result? {
+        let word = lockWord(index)
+        guard word.pointee.load(ordering: .relaxed) == 0, Self.tryLock(word) else { return nil }
+        defer { word.pointee.store(0, ordering: .releasing) }
+        return body(&value(index).pointee)
     }
 }

@@ -2,7 +2,8 @@ extension Scheduler {
     /// Makes independent reservation attempts, each as ``attempt(_:for:at:)`` would, taking each
     /// station shard's lock once for all the batch's attempts on it.
     ///
-    /// Attempts are decided shard by shard (in shard order), and in batch order within a shard;
+    /// Attempts are decided shard by shard (in shard order, except that shards another thread
+    /// holds at that moment come last), and in batch order within a shard;
     /// each is atomic, the batch as a whole is not. Under the shard lock the attempts' memory is
     /// prefetched a window at a time, as in ``Ledger/attempt(_:at:)-(ArraySlice<(SlotRef,UserID)>,_)``.
     /// - Returns: one result per attempt, in batch order.
@@ -23,24 +24,30 @@ extension Scheduler {
             repeating: ReservationAttempt(reason: .slotTaken, start: 0), count: batch.count)
         let rules = rules
         let base = batch.startIndex
-        for s in shards.indices where starts[s] < starts[s + 1] {
-            shards.withLock(s) { slots in
-                var window = starts[s]
-                while window < starts[s + 1] {
-                    let end = min(window + Ledger.batchWindow, starts[s + 1])
-                    for k in window..<end { slots.prefetch(batch[base + order[k]].0) }
-                    for k in window..<end {
-                        let (ref, user) = batch[base + order[k]]
-                        results[order[k]] = stripes.withLock(stripe(of: user)) { users in
-                            Decisions.reserve(
-                                ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,
-                                rules: rules, slots: &slots, users: &users)
-                        }
+        let decide = { (s: Int, slots: inout SlotBook) in
+            var window = starts[s]
+            while window < starts[s + 1] {
+                let end = min(window + Ledger.batchWindow, starts[s + 1])
+                for k in window..<end { slots.prefetch(batch[base + order[k]].0) }
+                for k in window..<end {
+                    let (ref, user) = batch[base + order[k]]
+                    results[order[k]] = self.stripes.withLock(self.stripe(of: user)) { users in
+                        Decisions.reserve(
+                            ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,
+                            rules: rules, slots: &slots, users: &users)
                     }
-                    window = end
                 }
+                window = end
             }
         }
+        // Shards another thread holds are left for a second pass: threads running batches at
+        // the same time (all in shard order) would otherwise queue behind each other shard after
+        // shard instead of working on different ones.
+        var busy: [Int] = []
+        for s in shards.indices where starts[s] < starts[s + 1] {
+            if shards.withLockIfFree(s, { decide(s, &$0) }) == nil { busy.append(s) }
+        }
+        for s in busy { shards.withLock(s) { decide(s, &$0) } }
         return results
     }
 }

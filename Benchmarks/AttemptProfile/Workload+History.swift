@@ -1,0 +1,1 @@
+../SchedulerBenchmarks/Workload+History.swift

@@ -1,0 +1,57 @@
+import SlotScheduler
+
+/// A fixed, small workload for `valgrind --tool=callgrind`: instruction counts per attempt of
+/// the benchmarks' one-call paths, repeatable on a busy machine (see the Concurrency article).
+///
+///     swift build --package-path Benchmarks -c release -Xswiftc -g --product AttemptProfile \
+///         --scratch-path Benchmarks/.build-profile
+///     valgrind --tool=callgrind --toggle-collect='*measured*' \
+///         Benchmarks/.build-profile/release/AttemptProfile scheduler
+///
+/// Builds the benchmarks' workload (300,000 attempts), makes the first 200,000 as a warm-up,
+/// then the next 100,000 in `measured(_:)`, one call each. Modes: `ledger`, `scheduler`,
+/// `ledger-history`, `scheduler-history` (the long-history workload of `Workload+History.swift`).
+/// Divide the `measured` function's inclusive instruction count by 100,000.
+let mode = CommandLine.arguments.dropFirst().first ?? "scheduler"
+let warmUp = 200_000
+let counted = 100_000
+
+@inline(never)
+func loop(_ ledger: inout Ledger, _ attempts: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> Int {
+    var accepted = 0
+    for (ref, user) in attempts where ledger.attempt(ref, for: user, at: now).isAccepted { accepted += 1 }
+    return accepted
+}
+
+@inline(never)
+func loop(_ scheduler: Scheduler, _ attempts: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> Int {
+    var accepted = 0
+    for (ref, user) in attempts where scheduler.attempt(ref, for: user, at: now).isAccepted { accepted += 1 }
+    return accepted
+}
+
+/// The counted loop: the only function `--toggle-collect='*measured*'` counts.
+@inline(never)
+func measured(_ body: () -> Int) -> Int { body() }
+
+do {
+    let w = try Workload(attempts: warmUp + counted)
+    let history = mode.hasSuffix("-history")
+    let attempts = history ? w.longHistoryAttempts : w.attempts
+    var accepted = 0
+    switch mode {
+    case "ledger", "ledger-history":
+        var ledger = try history ? w.makeLongHistoryLedger() : w.makeLedger()
+        _ = loop(&ledger, attempts[..<warmUp], at: w.now)
+        accepted = measured { loop(&ledger, attempts[warmUp...], at: w.now) }
+    case "scheduler", "scheduler-history":
+        let scheduler = try history ? w.makeLongHistoryScheduler() : w.makeScheduler()
+        _ = loop(scheduler, attempts[..<warmUp], at: w.now)
+        accepted = measured { loop(scheduler, attempts[warmUp...], at: w.now) }
+    default:
+        print("unknown mode \(mode): ledger, scheduler, ledger-history or scheduler-history")
+    }
+    print("\(mode): \(accepted) of \(counted) counted attempts accepted")
+} catch {
+    print("cannot build the workload: \(error)")
+}
