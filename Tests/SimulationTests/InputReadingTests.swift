@@ -121,4 +121,28 @@ import Darwin
             #expect(throws: Never.self) { _ = try Scenario.load(path: folder + "/" + file) }
         }
     }
+
+    /// The fast path (scan, then decode straight into structs) and the tree path that explains a
+    /// failure read every bundled scenario alike.
+    @Test func fastAndExplainingPathsAgree() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Scenarios").standardizedFileURL.path
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".json") && !$0.hasSuffix("schema.json") && !$0.hasSuffix("report.json")
+        }
+        for file in files.sorted() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file))
+            #expect(try Scenario.decode(data, file: file) == Scenario.explainFailure(data, file: file), "\(file)")
+        }
+    }
+
+    /// What the fast path checks at the top level without a tree, it refuses as the tree path did.
+    @Test(arguments: [
+        (#"{"version":2}"#, "version"), (#"{"seed":-1}"#, "seed"), (#"{"seed":1.5}"#, "seed"),
+        (#"{"nonsense":1}"#, "nonsense"), (#"[1]"#, ""),
+    ])
+    func topLevelProblemsKeepTheirPath(json: String, path: String) throws {
+        let error = #expect(throws: ScenarioError.self) { try Scenario.decode(Data(json.utf8), file: "t.json") }
+        #expect(error?.path == path)
+    }
 }

@@ -37,12 +37,27 @@ enum JSONScan {
         case array(index: Int)
     }
 
-    static func check(_ data: Data, file: String) throws(ScenarioError) {
-        let result: ScenarioError? = data.withUnsafeBytes { raw in
+    /// What the scan saw of the top level, so the decoder's pre-checks need no parsed tree.
+    struct TopLevel {
+        /// The document is an object (its first value opens one).
+        var isObject = false
+        /// Its keys, in order.
+        var keys: [String] = []
+        /// The text of the top-level `seed` and `version` numbers, if they are numbers.
+        var seed: String?
+        var version: String?
+    }
+
+    /// Scans `data`; the first problem found is thrown.
+    /// - Returns: what the top level holds.
+    @discardableResult
+    static func check(_ data: Data, file: String) throws(ScenarioError) -> TopLevel {
+        let result: Result<TopLevel, ScenarioError> = data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), file: file)
-            return scanner.run()
+            if let problem = scanner.run() { return .failure(problem) }
+            return .success(scanner.top)
         }
-        if let result { throw result }
+        return try result.get()
     }
 
     private struct Scanner {
@@ -54,6 +69,7 @@ enum JSONScan {
         var malformed = false
         /// Per open array (by depth): the hours seen, for lists of hours.
         var hoursSeen: [Int: UInt32] = [:]
+        var top = TopLevel()
 
         /// Refuses an hour given twice in a list of hours (the decoder would keep one).
         mutating func repeatedHour(_ text: String) -> ScenarioError? {
@@ -180,6 +196,7 @@ enum JSONScan {
                 // A value is expected here (or the end of a container).
                 switch bytes[i] {
                 case 0x7B:  // {
+                    if stack.isEmpty { top.isObject = true }
                     i += 1
                     skipSpace()
                     if i < bytes.count, bytes[i] == 0x7D {
@@ -210,6 +227,10 @@ enum JSONScan {
                 case 0x2D, 0x30...0x39:
                     let start = i
                     if let problem = number() { return problem }
+                    if stack.count == 1, case .object(_, let key?) = stack.last, key == "seed" || key == "version" {
+                        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+                        if key == "seed" { top.seed = text } else { top.version = text }
+                    }
                     if let problem = repeatedHour(String(decoding: bytes[start..<i], as: UTF8.self)) {
                         return problem
                     }
@@ -260,6 +281,7 @@ enum JSONScan {
             }
             keys.insert(key)
             stack[stack.count - 1] = .object(keys: keys, key: key)
+            if stack.count == 1 { top.keys.append(key) }
             skipSpace()
             guard i < bytes.count, bytes[i] == 0x3A else {
                 malformed = true
