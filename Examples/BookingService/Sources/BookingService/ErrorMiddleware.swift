@@ -7,6 +7,8 @@ import SlotScheduler
 /// methods), and anything else as 500 (logged). Nothing a request sends reaches the process
 /// as an uncaught error.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let operations: [Routes.Operation]
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
@@ -16,7 +18,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return error.response(in: language)
         } catch let error as HTTPError where error.status == .notFound {
-            return Self.unrouted(request).response(in: language)
+            return unrouted(request).response(in: language)
         } catch let error as any HTTPResponseError {
             // Hummingbird's own refusals (none of the routes throws one): keep the status.
             return APIError(
@@ -32,19 +34,21 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// 405 with the allowed methods for a known path, else 404.
-    static func unrouted(_ request: Request) -> APIError {
+    /// 405 with the methods the path allows (HEAD wherever GET is), else 404.
+    func unrouted(_ request: Request) -> APIError {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (pattern, methods) in Routes.paths
-        where pattern.count == segments.count
-            && zip(pattern, segments).allSatisfy({ $0 == "*" ? !$1.isEmpty : $0 == $1 })
-        {
+        let matching = operations.filter { operation in
+            let pattern = operation.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            return pattern.count == segments.count
+                && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }
+        }
+        if !matching.isEmpty {
+            let methods = matching.flatMap { $0.method == .get ? [.get, .head] : [$0.method] }
+            let allowed = methods.map(\.rawValue).joined(separator: ", ")
             var error = APIError(
                 .methodNotAllowed, .methodNotAllowed,
-                english: "\(request.method.rawValue) is not allowed here; allowed: "
-                    + methods.map(\.rawValue).joined(separator: ", ") + ".",
-                turkish: "Burada \(request.method.rawValue) kullanılamaz; kullanılabilenler: "
-                    + methods.map(\.rawValue).joined(separator: ", ") + ".")
+                english: "\(request.method.rawValue) is not allowed here; allowed: \(allowed).",
+                turkish: "Burada \(request.method.rawValue) kullanılamaz; kullanılabilenler: \(allowed).")
             error.allow = methods
             return error
         }

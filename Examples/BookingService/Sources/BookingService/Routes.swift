@@ -11,28 +11,36 @@ struct Routes: Sendable {
     /// The clock, read at the edge only: the library never reads one.
     var now: @Sendable () -> Instant = { Instant(Date()) }
 
-    static let paths: [(pattern: [String], methods: [HTTPRequest.Method])] = [
-        (["stations"], [.get, .head]),
-        (["stations", "*", "days", "*"], [.get, .head]),
-        (["reservations"], [.post]),
-        (["bookings", "*"], [.get, .head, .delete]),
-        (["users", "*", "bookings"], [.get, .head]),
-        (["openapi.yaml"], [.get, .head]),
-    ]
+    /// One operation of the contract: its path (`:name` segments are parameters), its method and
+    /// its handler. The router and the 405 answers (``ErrorMiddleware``) both read this list.
+    struct Operation: Sendable {
+        var path: String
+        var method: HTTPRequest.Method
+        var handle: @Sendable (Request, BasicRequestContext) async throws -> Response
+    }
+
+    var operations: [Operation] {
+        [
+            Operation(path: "/stations", method: .get) { request, _ in try stations(request) },
+            Operation(path: "/stations/:station/days/:date", method: .get) { try await day($0, $1) },
+            Operation(path: "/reservations", method: .post) { request, _ in try await reserve(request) },
+            Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
+            Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
+            Operation(path: "/users/:user/bookings", method: .get) { try await bookings($0, $1) },
+            Operation(path: "/openapi.yaml", method: .get) { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "application/yaml"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
+            },
+        ]
+    }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: ErrorMiddleware())
-        router.get("/stations") { request, _ in try stations(request) }
-        router.get("/stations/:station/days/:date") { request, context in try await day(request, context) }
-        router.post("/reservations") { request, _ in try await reserve(request) }
-        router.get("/bookings/:id") { request, context in try await booking(request, context) }
-        router.delete("/bookings/:id") { request, context in try await cancel(request, context) }
-        router.get("/users/:user/bookings") { request, context in try await bookings(request, context) }
-        router.get("/openapi.yaml") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/yaml"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
+        let operations = operations
+        router.add(middleware: ErrorMiddleware(operations: operations))
+        for operation in operations {
+            router.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
         }
         return router
     }
