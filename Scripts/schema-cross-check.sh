@@ -29,6 +29,10 @@ cases = {
     "max-upcoming-negative": "s['policy']['maxUpcomingBookings'] = -1",
     "odd-date": "s['overrides'][0]['date'] = '2018-+6-+8'",
     "repeated-opening-hour": "s['stations'][0]['openingHours'] = [8, 8, 9]",
+    "users-count-fraction": "s['users']['count'] = 2.5",
+    "opening-hour-fraction": "s['stations'][0]['openingHours'] = [8, 9.5]",
+    "zone-fixed-offset": "s['stations'][0]['timeZone'] = 'GMT+0530'",
+    "zone-utc-offset": "s['stations'][0]['timeZone'] = 'UTC+05:30'",
 }
 for name, change in cases.items():
     s = json.loads(json.dumps(base))

@@ -5,6 +5,14 @@
 /// - has no whitespace at its start or end (`" IST-1 "` is refused; `"IST 1"` is fine),
 /// - contains no control character (Unicode category Cc: NUL, tabs, line feeds, DEL, C1 controls).
 ///
+/// Two identifiers are the same only when they are spelled with the same Unicode scalars (the
+/// same UTF-8 bytes), as PostgreSQL compares text: `"é"` (U+00E9, NFC) and `"e\u{301}"` (e and a
+/// combining acute, NFD) are two different station, socket or request ids, although Swift's
+/// `String ==` calls them equal. ``StationID``, ``SocketID`` and ``RequestID`` compare, hash and
+/// order by ``same(_:_:)``, so the core, the simulator and the PostgreSQL store agree: an NFD
+/// reference never names an NFC station, and an NFD request id never repeats an NFC one.
+/// Clients should send ids in NFC, as they were given.
+///
 /// ``Catalog`` refuses stations and sockets that break it, ``Ledger`` and ``Scheduler`` refuse a
 /// reservation whose request id breaks it (``Rejection/Reason/invalidRequestID``) before storing
 /// anything, the simulator's scenario validation refuses such ids, and the PostgreSQL store checks
@@ -40,6 +48,34 @@ public enum IdentifierRule {
             return ("an identifier without control characters", "denetim karakteri içermeyen bir kimlik")
         }
         return nil
+    }
+
+    /// Whether `a` and `b` are the same identifier: the same UTF-8 bytes, not merely canonically
+    /// equivalent.
+    @inlinable
+    public static func same(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
+    }
+
+    /// Hashes `text` by its UTF-8 bytes, consistently with ``same(_:_:)``.
+    @inlinable
+    public static func hash(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// Orders identifiers by their UTF-8 bytes (for NFC text, the order of `String <`).
+    @inlinable
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.lexicographicallyPrecedes(y) } }
     }
 
     /// Whether `text` is a valid identifier.

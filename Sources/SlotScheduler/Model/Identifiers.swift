@@ -13,7 +13,10 @@ public struct StationID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     @_disfavoredOverload public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     @_disfavoredOverload public init(stringLiteral value: String) { self.rawValue = value }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Compared, hashed and ordered by exact spelling (``IdentifierRule/same(_:_:)``).
+    public static func == (lhs: Self, rhs: Self) -> Bool { IdentifierRule.same(lhs.rawValue, rhs.rawValue) }
+    public func hash(into hasher: inout Hasher) { IdentifierRule.hash(rawValue, into: &hasher) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { IdentifierRule.precedes(lhs.rawValue, rhs.rawValue) }
     public var description: String { rawValue }
 }
 
@@ -25,7 +28,10 @@ public struct SocketID: RawRepresentable, Hashable, Comparable, Codable, Sendabl
     @_disfavoredOverload public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     @_disfavoredOverload public init(stringLiteral value: String) { self.rawValue = value }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Compared, hashed and ordered by exact spelling (``IdentifierRule/same(_:_:)``).
+    public static func == (lhs: Self, rhs: Self) -> Bool { IdentifierRule.same(lhs.rawValue, rhs.rawValue) }
+    public func hash(into hasher: inout Hasher) { IdentifierRule.hash(rawValue, into: &hasher) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { IdentifierRule.precedes(lhs.rawValue, rhs.rawValue) }
     public var description: String { rawValue }
 }
 
@@ -75,7 +81,10 @@ public struct RequestID: RawRepresentable, Hashable, Comparable, Codable, Sendab
     @_disfavoredOverload public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
     @_disfavoredOverload public init(stringLiteral value: String) { self.rawValue = value }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Compared, hashed and ordered by exact spelling (``IdentifierRule/same(_:_:)``).
+    public static func == (lhs: Self, rhs: Self) -> Bool { IdentifierRule.same(lhs.rawValue, rhs.rawValue) }
+    public func hash(into hasher: inout Hasher) { IdentifierRule.hash(rawValue, into: &hasher) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { IdentifierRule.precedes(lhs.rawValue, rhs.rawValue) }
     public var description: String { rawValue }
 }
 

@@ -40,10 +40,9 @@ public struct Catalog: Sendable {
                 zoneOfStation.append(zone)
             } else {
                 guard let clock = ZoneClock(identifier: station.timeZone) else {
+                    let (english, turkish) = ZoneClock.refusal(of: station.timeZone)
                     throw InvalidValue(
-                        field: "\(path).timeZone", value: station.timeZone,
-                        expected: "an IANA time zone such as Europe/London",
-                        turkish: "Europe/Istanbul gibi bir IANA saat dilimi")
+                        field: "\(path).timeZone", value: station.timeZone, expected: english, turkish: turkish)
                 }
                 zoneIndex[station.timeZone] = Int32(zones.count)
                 zoneOfStation.append(Int32(zones.count))

@@ -33,10 +33,35 @@ struct ZoneClock: Sendable {
     /// transitions is serialised.
     private static let foundationLock = Mutex<Void>(())
 
+    /// `nil` for a name Foundation does not know, and for a fixed-offset spelling (see
+    /// ``isFixedOffset(_:)``).
     init?(identifier: String) {
-        guard let (transitions, offsets) = Self.foundationLock.withLock({ _ in Self.transitions(of: identifier) })
+        guard !Self.isFixedOffset(identifier),
+            let (transitions, offsets) = Self.foundationLock.withLock({ _ in Self.transitions(of: identifier) })
         else { return nil }
         self.init(identifier: identifier, transitions: transitions, offsets: offsets)
+    }
+
+    /// Whether `identifier` spells a fixed offset (`GMT+0530`, `UTC+05:30`, `UT-3`) rather than
+    /// naming a zone. Foundation accepts these, in several spellings of one offset, but they are
+    /// not names in the IANA time zone database and follow no civil time: a station names its
+    /// zone (`Asia/Kolkata`); a whole-hour fixed offset has a database name too (`Etc/GMT-5`).
+    static func isFixedOffset(_ identifier: String) -> Bool {
+        for prefix in ["GMT", "UTC", "UT"] where identifier.hasPrefix(prefix) {
+            let rest = identifier.utf8.dropFirst(prefix.utf8.count)
+            if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { return true }
+        }
+        return false
+    }
+
+    /// Why a station may not name `identifier` as its zone, in English and Turkish.
+    static func refusal(of identifier: String) -> (english: String, turkish: String) {
+        isFixedOffset(identifier)
+            ? (
+                "an IANA time zone name, not a fixed offset (such as Asia/Kolkata, or Etc/GMT-5 for a whole-hour offset)",
+                "sabit bir fark değil, bir IANA saat dilimi adı (Asia/Kolkata gibi)"
+            )
+            : ("an IANA time zone such as Europe/London", "Europe/Istanbul gibi bir IANA saat dilimi")
     }
 
     private static func transitions(of identifier: String) -> ([Int64], [Int32])? {

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// - a key given twice in one object (the decoder keeps one value, a pre-check may read the
 ///   other): refused with the key's path;
+/// - a number with a fraction (`2.5`) where an integer belongs: refused with its path;
 /// - an integer too large for any field (over 2^64 - 1), or over 2^63 - 1 where the field is not
 ///   one of the unsigned ones (`seed`, `users.firstID`, a step's `user`): refused with its path
 ///   and value instead of a message naming the whole document.
@@ -28,6 +29,12 @@ enum JSONScan {
         guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return false }
         return [0, 1, 2, 3, 5, 6, 8, 9].allSatisfy { (0x30...0x39).contains(b[$0]) }
     }
+
+    /// The only fields that hold a number with a fraction; every other number is an integer.
+    static let decimalPaths: Set<String> = [
+        "stations[].coordinate.latitude", "stations[].coordinate.longitude", "stations[].sockets[].powerKW",
+        "workload.hotness.share",
+    ]
 
     /// Fields that hold a `UInt64`.
     static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user"]
@@ -177,8 +184,8 @@ enum JSONScan {
                 if c == 0x2E || c == 0x65 || c == 0x45 { integral = false }
                 i += 1
             }
-            guard integral else { return nil }
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
+            guard integral else { return fraction(text) }
             if Int64(text) != nil { return nil }
             let unsigned = JSONScan.unsignedFields.contains(path(generic: true))
             if unsigned, UInt64(text) != nil { return nil }
@@ -186,6 +193,20 @@ enum JSONScan {
                 file: file, path: path(), value: text.count > 40 ? String(text.prefix(37)) + "..." : text,
                 expected: unsigned
                     ? "an integer 0...18446744073709551615" : "an integer -9223372036854775808...9223372036854775807")
+        }
+
+        /// Refuses a number with a fraction (`2.5`) where an integer belongs, with its path: the
+        /// decoder would say only that the document is not valid. `10.0` and `1e1` are integers,
+        /// as JSON Schema says.
+        func fraction(_ text: String) -> ScenarioError? {
+            if JSONScan.decimalPaths.contains(path(generic: true)) { return nil }
+            // Malformed text is left to the decoder.
+            guard let value = Double(text) else { return nil }
+            if value == value.rounded(), value.magnitude < 0x1p63 { return nil }
+            return ScenarioError(
+                file: file, path: path(), value: text.count > 40 ? String(text.prefix(37)) + "..." : text,
+                expected: value.isFinite && value == value.rounded()
+                    ? "an integer -9223372036854775808...9223372036854775807" : "an integer")
         }
 
         /// Scans the document; the first problem found, or `nil`.
