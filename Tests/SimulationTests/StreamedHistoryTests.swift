@@ -91,4 +91,21 @@ struct HistoryPeekingService: ForwardingService {
         #expect(a.rare.isEmpty)
         #expect(MemoryLayout<TimedOperation>.stride <= 64)
     }
+
+    /// The in-place permutation sort gives the order a plain sort gives.
+    @Test(arguments: [0, 1, 2, 7, 1_000] as [Int])
+    func sortingByInvokeInPlaceMatchesASort(count: Int) {
+        var rng = SplitMix64(seed: UInt64(count))
+        var ops = (0..<count).map { i in
+            TimedOperation(
+                process: Int32(rng.below(4)), kind: .reserve, user: UInt64(i), now: 0, invoke: Int64(rng.below(50)),
+                complete: Int64(rng.below(50)))
+        }
+        let expected = ops.enumerated().sorted {
+            ($0.element.invoke, $0.element.process, $0.element.complete, $0.offset)
+                < ($1.element.invoke, $1.element.process, $1.element.complete, $1.offset)
+        }.map(\.element.user)
+        ops.sortByInvoke()
+        #expect(ops.map(\.user) == expected)
+    }
 }

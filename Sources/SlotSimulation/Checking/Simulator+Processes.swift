@@ -14,9 +14,7 @@ extension Simulator {
     ) throws(SimulationIOError) -> Report {
         var history: [TimedOperation] = []
         for path in historyPaths { history += try readTimedHistory(path: path, p) }
-        if historyPaths.count > 1 {
-            history.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
-        }
+        if historyPaths.count > 1 { history.sortByInvoke() }
         let workers = Set(history.lazy.filter { $0.process >= 0 }.map(\.process)).count
         let first = history.map(\.invoke).min() ?? 0
         let last = history.map(\.complete).max() ?? 0
@@ -95,7 +93,7 @@ extension Simulator {
             op.complete = max(end, op.invoke)
             done.append(op)
         }
-        done.sort { ($0.invoke, $0.process, $0.complete) < ($1.invoke, $1.process, $1.complete) }
+        done.sortByInvoke()
         return done
     }
 }
