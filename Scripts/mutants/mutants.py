@@ -141,6 +141,21 @@ MUTANTS = [
         edits=[("guard CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {",
                 "guard crc == crc || CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {")],
     ),
+    dict(
+        name="history-invoke-buffered",
+        describe="a threads-mode run against a store buffers its invoke lines (a kill loses calls the store applied)",
+        file="Sources/SlotSimulation/Output/HistoryStream.swift",
+        filter="StreamedHistoryTests",
+        edits=[("        if stream.flushEachOperation { flush() }\n", "")],
+    ),
+    dict(
+        name="ids-compared-canonically",
+        describe="identifiers compare by Swift's canonical equivalence, not by their bytes (NFD names NFC)",
+        file="Sources/SlotScheduler/Model/IdentifierRule.swift",
+        filter="InputRules",
+        edits=[("        guard a.utf8.count == b.utf8.count else { return false }\n        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }\n",
+                "        return a == b\n")],
+    ),
 ]
 
 
