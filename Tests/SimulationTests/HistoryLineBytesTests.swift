@@ -59,4 +59,44 @@ import Testing
         // Both paths were taken.
         #expect(direct > 10 && direct < 2_990, "\(direct)")
     }
+
+    /// The direct reader gives what `JSONDecoder` gives, or hands the line over (`nil`): for
+    /// every line the writer makes, and for lines cut short or bent out of the writer's shape.
+    @Test func directReadingEqualsTheDecoders() throws {
+        let encoder = HistoryLine.makeEncoder()
+        var read = 0
+        var variants: [Data] = [
+            Data(#"{"op":"reserve","user":1,"user":2}"#.utf8), Data(#"{"op":"reserve","user":-1}"#.utf8),
+            Data(#"{"op":"reserve","user":01}"#.utf8), Data(#"{"op":"reserve","user":1.0}"#.utf8),
+            Data(#"{"op":"reserve","user":18446744073709551616}"#.utf8),
+            Data(#"{"cell":2147483648,"op":"r","user":1}"#.utf8),
+            Data(#"{"op":"reserve"}"#.utf8), Data(#"{"op":"reserve","user":1} "#.utf8),
+            Data(#"{ "op":"r","user":1}"#.utf8),
+            Data(#"{"op":"r","user":1,"slot":null}"#.utf8), Data(#"{"op":"r","user":1,"extra":1}"#.utf8),
+            Data(#"{"displaced":[1,2,],"op":"r","user":1}"#.utf8), Data(#"{"displaced":[],"op":"r","user":1}"#.utf8),
+            Data(#"{"op":"r","user":1,"cell":-5}"#.utf8), Data(#"{}"#.utf8), Data(#"{"op":"r\u0041","user":1}"#.utf8),
+        ]
+        for seed in 0..<2_000 as Range<UInt64> {
+            var line = try line(seed)
+            variants.append(try encoder.encode(line))
+            // The same line with the writer's plain strings, as most history lines are.
+            line.op = "reserve"
+            line.type = line.type.map { _ in "invoke" }
+            line.slot = line.slot.map { _ in "st-1/2 2018-06-07 08:00" }
+            line.requestID = line.requestID.map { _ in "w0-1-seed7" }
+            line.result = line.result.map { _ in "slotTaken" }
+            line.detail = line.detail.map { _ in "s1/* 2018-06-07: closed" }
+            line.change = nil
+            let data = try encoder.encode(line)
+            variants.append(data)
+            variants.append(data.prefix(data.count / 2))
+        }
+        for data in variants {
+            let decoded = try? JSONDecoder().decode(HistoryLine.self, from: data)
+            guard let plain = data.withUnsafeBytes({ HistoryLine.parsePlain($0) }) else { continue }
+            read += 1
+            #expect(plain == decoded, "\(String(decoding: data, as: UTF8.self))")
+        }
+        #expect(read > 100, "\(read)")
+    }
 }

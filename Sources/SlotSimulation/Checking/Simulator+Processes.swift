@@ -43,9 +43,13 @@ extension Simulator {
                 SimulationIOError(path: path, problem: "line \(lineNumber): \(why)")
             }
             let entry: HistoryLine
-            do { entry = try decoder.decode(HistoryLine.self, from: line) } catch {
-                if cutShort { return }
-                throw bad("not a threads-mode history line")
+            if let plain = line.withUnsafeBytes({ HistoryLine.parsePlain($0) }) {
+                entry = plain
+            } else {
+                do { entry = try decoder.decode(HistoryLine.self, from: line) } catch {
+                    if cutShort { return }
+                    throw bad("not a threads-mode history line")
+                }
             }
             if let cell = entry.cell, !(0..<Int32(clamping: p.cellCount)).contains(cell) {
                 throw bad("cell \(cell) is not in this scenario (was the history written for another one?)")
