@@ -108,4 +108,22 @@ struct HistoryPeekingService: ForwardingService {
         ops.sortByInvoke()
         #expect(ops.map(\.user) == expected)
     }
+
+    /// The final bookings, kept once in id order: found by id whatever order the store answered
+    /// in, a repeated id keeps its first booking, and each id is listed once.
+    @Test func bookingsAreFoundByIDInAnyOrder() async throws {
+        let p = try Fixtures.prepared(Fixtures.small(operations: 300))
+        let scheduler = Scheduler(rules: p.rules)
+        _ = try await Simulator.runThreads(p, service: scheduler, threads: 1)
+        let all = scheduler.allBookings
+        try #require(all.count > 3)
+        var changed = all[1]
+        changed.user = UserID(999_999)
+        let byID = BookingsByID(all.reversed() + [changed])
+        #expect(byID.all.count == all.count + 1)
+        #expect(zip(byID.all, byID.all.dropFirst()).allSatisfy { $0.id <= $1.id })
+        for booking in all { #expect(byID[id: booking.id.rawValue]?.user == booking.user) }
+        #expect(byID[id: 0] == nil && byID[id: UInt64.max] == nil)
+        #expect(Array(byID.distinct).map(\.id) == all.map(\.id).sorted())
+    }
 }

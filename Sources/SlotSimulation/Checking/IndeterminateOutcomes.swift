@@ -15,18 +15,18 @@ struct IndeterminateOutcomes {
     var history: [TimedOperation]
     var summary = Report.Indeterminate()
 
-    init(_ history: [TimedOperation], finalBookings: [Booking], p: PreparedScenario) {
+    init(_ history: [TimedOperation], finalBookings: BookingsByID, p: PreparedScenario) {
         self.history = history
         let end = (history.map(\.complete).max() ?? 0) &+ 1
         let acknowledged = Set(history.lazy.filter { $0.kind == .reserve && $0.outcome == -1 }.map(\.booking))
         // Bookings no acknowledged reservation made, by user and slot, oldest id first.
         var unclaimed: [UInt64: [Slot: [Booking]]] = [:]
-        for booking in finalBookings.sorted(by: { $0.id.rawValue < $1.id.rawValue })
+        for booking in finalBookings.all
         where !acknowledged.contains(booking.id.rawValue) {
             unclaimed[booking.user.rawValue, default: [:]][booking.slot, default: []].append(booking)
         }
         let acknowledgedCancels = Set(history.lazy.filter { $0.kind == .cancel && $0.outcome == -1 }.map(\.booking))
-        let cancelled = Set(finalBookings.lazy.filter { $0.status == .cancelled }.map(\.id.rawValue))
+        let cancelled = Set(finalBookings.all.lazy.filter { $0.status == .cancelled }.map(\.id.rawValue))
         var resolvedCancels = Set<UInt64>()
         for i in self.history.indices where self.history[i].outcome == -2 {
             let op = self.history[i]

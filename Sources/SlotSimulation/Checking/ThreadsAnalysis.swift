@@ -10,7 +10,7 @@ struct ThreadsAnalysis {
     let p: PreparedScenario
     /// The history as recorded, with indeterminate operations resolved (see ``IndeterminateOutcomes``).
     let history: [TimedOperation]
-    let finalBookings: [Booking]
+    let finalBookings: BookingsByID
     let options: RunOptions
     let indeterminate: Report.Indeterminate
     var violations = [Int](repeating: 0, count: Invariant.allCases.count)
@@ -20,6 +20,7 @@ struct ThreadsAnalysis {
 
     init(p: PreparedScenario, history: [TimedOperation], finalBookings: [Booking], options: RunOptions) {
         self.p = p
+        let finalBookings = BookingsByID(finalBookings)
         let resolved = IndeterminateOutcomes(history, finalBookings: finalBookings, p: p)
         self.history = resolved.history
         self.indeterminate = resolved.summary
@@ -167,10 +168,9 @@ struct ThreadsAnalysis {
             }
         }
         // I5, I6, I9: the final state against the history.
-        let finalByID = Dictionary(finalBookings.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { a, _ in a })
-        checkFinalBookings(made: made, finalByID: finalByID)
+        checkFinalBookings(made: made)
         var activeSlots: [Slot: UInt64] = [:]
-        for b in finalBookings where b.status == .active {
+        for b in finalBookings.all where b.status == .active {
             if let other = activeSlots.updateValue(b.id.rawValue, forKey: b.slot) {
                 violate(.I1, at: made[b.id.rawValue] ?? 0, "bookings \(other) and \(b.id) are both active on \(b.slot)")
             }
@@ -181,7 +181,7 @@ struct ThreadsAnalysis {
                 if let made = made[op.booking], history[made].user != op.user {
                     violate(.I6, at: i, "user \(op.user) cancelled booking \(op.booking) of user \(history[made].user)")
                 }
-                if finalByID[op.booking]?.status == .active {
+                if finalBookings[id: op.booking]?.status == .active {
                     violate(.I6, at: i, "booking \(op.booking) was cancelled but is still active")
                 }
             }
@@ -193,7 +193,7 @@ struct ThreadsAnalysis {
                 )
             }
         }
-        for b in finalBookings where b.status == .displaced && !displacedIDs.contains(b.id.rawValue) {
+        for b in finalBookings.all where b.status == .displaced && !displacedIDs.contains(b.id.rawValue) {
             violate(.I9, at: made[b.id.rawValue] ?? 0, "booking \(b.id) was displaced without being reported")
         }
         // I11: per slot and per user.
@@ -204,11 +204,11 @@ struct ThreadsAnalysis {
     /// state holds nothing that no reservation (acknowledged, or indeterminate and resolved as
     /// happened) made: a lost acknowledgement and a refused command that changed the state are
     /// told apart.
-    mutating func checkFinalBookings(made: [UInt64: Int], finalByID: [UInt64: Booking]) {
+    mutating func checkFinalBookings(made: [UInt64: Int]) {
         for i in made.values.sorted() {
             let op = history[i]
             let slot = p.slot(ofCell: op.cell)
-            guard let stored = finalByID[op.booking] else {
+            guard let stored = finalBookings[id: op.booking] else {
                 violate(
                     .I5, at: i,
                     "booking \(op.booking) of user \(op.user) at \(slot) was acknowledged, but the store does not hold it: an accepted reservation was lost"
@@ -222,8 +222,8 @@ struct ThreadsAnalysis {
                 )
             }
         }
-        for id in finalByID.keys.sorted() where made[id] == nil {
-            guard let stored = finalByID[id] else { continue }
+        for stored in finalBookings.distinct where made[stored.id.rawValue] == nil {
+            let id = stored.id.rawValue
             violate(
                 .I5, at: history.count - 1,
                 "the store holds booking \(id) of user \(stored.user) at \(stored.slot), which no reservation made: a refused or never-attempted command changed the state"
