@@ -149,6 +149,14 @@ MUTANTS = [
         edits=[("        if stream.flushEachOperation { flush() }\n", "")],
     ),
     dict(
+        name="restore-keeps-epoch",
+        describe="after a restore across shard layouts, new booking ids stay in the restored ids' epoch",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Restore.swift",
+        filter="RestoreLayout",
+        edits=[("        idPrefix = epoch << Self.epochShift | shard << Self.shardShift\n",
+                "        idPrefix = shard << Self.shardShift\n")],
+    ),
+    dict(
         name="ids-compared-canonically",
         describe="identifiers compare by Swift's canonical equivalence, not by their bytes (NFD names NFC)",
         file="Sources/SlotScheduler/Model/IdentifierRule.swift",

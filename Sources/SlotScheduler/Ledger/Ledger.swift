@@ -98,7 +98,9 @@ public struct Ledger: Sendable {
 
     /// Every booking ever made, active or not, by id.
     public var allBookings: [Booking] {
-        slots.records.indices.map { slots.booking(record: $0, catalog: rules.catalog) }
+        let bookings = slots.records.indices.map { slots.booking(record: $0, catalog: rules.catalog) }
+        // Records are in id order unless some were restored with ids another layout assigned.
+        return slots.restoredIDs.isEmpty ? bookings : bookings.sorted { $0.id < $1.id }
     }
 
     /// Number of bookings currently active (past ones included).

@@ -17,15 +17,15 @@ enum Replay {
             }
             guard slots.local(ref) >= 0 else {
                 throw fail(
-                    "booking \(booking.id) is for station \(booking.slot.station), which another shard holds; "
-                        + "replay with the shard count the journal was written with")
+                    "booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
             }
             let record = slots.records.count
-            guard slots.bookingID(record: record) == booking.id else {
+            guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {
                 throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
             }
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
+            if slots.isRestoringAcrossLayouts { slots.restore(booking.id) }
             let request = ResolvedRequest(
                 ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds)
             let u = users.findOrInsert(booking.user)
@@ -91,12 +91,11 @@ public struct Snapshot: Hashable, Codable, Sendable {
 }
 
 extension Ledger {
-    /// Rebuilds a ledger by replaying `events` onto an empty one with `rules`.
+    /// Rebuilds a ledger by replaying `events` onto an empty one with `rules`: the events of a
+    /// ``Ledger`` or of a ``Scheduler`` with any shard count; booking ids are kept.
     public init(rules: Rules, replaying events: [Event], journaling: Bool = true) throws(ReplayError) {
-        self.init(rules: rules, journaling: journaling)
-        for (index, event) in events.enumerated() {
-            try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
-        }
+        try self.init(
+            rules: rules, snapshot: Snapshot(bookings: [], overrides: []), replaying: events, journaling: journaling)
     }
 
     /// The current state as plain values.
@@ -109,12 +108,15 @@ extension Ledger {
     }
 
     /// Rebuilds a ledger from a snapshot and the events recorded after it (``events(since:)``
-    /// with the ``eventCount`` at the snapshot). Its journal starts with `events`.
+    /// with the ``eventCount`` at the snapshot), taken from a ``Ledger`` or from a ``Scheduler``
+    /// with any shard count; booking ids are kept. Its journal starts with `events`.
     public init(rules: Rules, snapshot: Snapshot, replaying events: [Event] = [], journaling: Bool = true)
         throws(ReplayError)
     {
         self.init(rules: rules, journaling: journaling)
         let restore = snapshot.events
+        let plan = try RestorePlan(restore + events, catalog: rules.catalog, shardCount: 1)
+        if plan.acrossLayouts { slots.beginRestoringAcrossLayouts() }
         for (index, event) in restore.enumerated() {
             try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
         }
@@ -123,5 +125,6 @@ extension Ledger {
         for (index, event) in events.enumerated() {
             try Replay.apply(event, index: restore.count + index, rules: rules, slots: &slots, users: &users)
         }
+        if plan.acrossLayouts { slots.finishRestoring(epoch: plan.nextEpoch) }
     }
 }

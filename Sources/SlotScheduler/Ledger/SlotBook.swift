@@ -3,8 +3,15 @@
 /// The whole catalog in a ``Ledger``; one shard of stations in a ``Scheduler``. Occupancy is a
 /// page per local date holding one cell per (socket, hour): checking a slot is one array load.
 struct SlotBook: Sendable {
-    /// High bits of every booking id this book assigns (the shard number).
-    let idPrefix: UInt64
+    /// High bits of every booking id this book assigns: its epoch and shard number (see
+    /// `SlotBook+Restore.swift`).
+    var idPrefix: UInt64
+    let shard: UInt64
+    /// The ids of records `0..<count`, when they were restored from events written with another
+    /// shard layout; empty otherwise. Later records have native ids.
+    var restoredIDs: [BookingID] = []
+    /// `restoredIDs` inverted: id → record.
+    var restoredRecords: [BookingID: Int32] = [:]
     /// Flat catalog socket index → index within this book, or -1.
     let localSocket: [Int32]
     /// Regular open hours per local socket.
@@ -25,8 +32,11 @@ struct SlotBook: Sendable {
     var changes: [AvailabilityChange] = []
 
     static let shardShift: UInt64 = 40
+    /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
+    static let epochShift: UInt64 = 52
 
     init(catalog: Catalog, shard: Int, of shardCount: Int, journaling: Bool) {
+        self.shard = UInt64(shard)
         idPrefix = UInt64(shard) << Self.shardShift
         var localSocket = [Int32](repeating: -1, count: catalog.socketCount)
         var regular: [UInt32] = []
@@ -115,13 +125,20 @@ struct SlotBook: Sendable {
         cells[cell] = record.map { UInt32(truncatingIfNeeded: $0 &+ 1) } ?? 0
     }
 
-    func bookingID(record: Int) -> BookingID { BookingID(idPrefix | UInt64(record + 1)) }
+    /// The id of `record`: restored, or the next in this book's epoch and shard, counted from 1.
+    @inline(__always)
+    func bookingID(record: Int) -> BookingID {
+        let restored = restoredIDs.count
+        return record < restored ? restoredIDs[record] : BookingID(idPrefix | UInt64(record - restored + 1))
+    }
 
-    /// The record index of `id` if this book assigned it.
+    /// The record index of `id` if this book holds it.
     func record(of id: BookingID) -> Int? {
-        guard id.rawValue >> Self.shardShift == idPrefix >> Self.shardShift else { return nil }
-        let index = Int(id.rawValue & ((1 << Self.shardShift) - 1)) - 1
-        return index >= 0 && index < records.count ? index : nil
+        if id.rawValue >> Self.shardShift == idPrefix >> Self.shardShift {
+            let index = Int(id.rawValue & ((1 << Self.shardShift) - 1)) - 1 + restoredIDs.count
+            return index >= restoredIDs.count && index < records.count ? index : nil
+        }
+        return restoredRecords.isEmpty ? nil : restoredRecords[id].map(Int.init)
     }
 
     /// Reserves room for `bookings` records, filling and emptying it so its pages are faulted in

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Scheduler {
     /// The booking with `id`, in its current status.
     public func booking(_ id: BookingID) -> Booking? {
@@ -82,15 +84,17 @@ extension Scheduler {
         }
     }
 
-    /// Rebuilds a scheduler from its journal.
+    /// Rebuilds a scheduler from a journal: the ``events`` of a ``Scheduler`` with any shard
+    /// count, or of a ``Ledger``. Booking ids are kept.
     public convenience init(rules: Rules, shards: Int = 16, replaying events: [Event]) throws(ReplayError) {
-        self.init(rules: rules, shards: shards)
-        for (index, event) in events.enumerated() { try apply(event, index: index) }
+        try self.init(rules: rules, shards: shards, snapshot: Snapshot(bookings: [], overrides: []), replaying: events)
     }
 
     /// Restores a scheduler from a snapshot (``snapshot()``) and the events recorded after it
-    /// (the journal's ``events`` since the snapshot was taken), with the shard count of the
-    /// scheduler that took them: booking ids name their shard. The journal starts with `events`.
+    /// (the journal's ``events`` since the snapshot was taken), taken from a ``Scheduler`` with
+    /// any shard count or from a ``Ledger``. Booking ids are kept; after a restore across shard
+    /// layouts, new ids start a new epoch (see `SlotBook+Restore.swift`). The journal starts
+    /// with `events`.
     ///
     /// Errors name the index of the offending snapshot booking or override (counted as events:
     /// overrides first, then bookings) or, past those, of the event.
@@ -99,6 +103,11 @@ extension Scheduler {
     {
         self.init(rules: rules, shards: shards)
         let restore = snapshot.events
+        let plan = try RestorePlan(restore + events, catalog: rules.catalog, shardCount: self.shards.count)
+        if plan.acrossLayouts {
+            restoredAcrossLayouts.store(true, ordering: .relaxed)
+            for shard in self.shards.indices { self.shards.withLock(shard) { $0.beginRestoringAcrossLayouts() } }
+        }
         for (index, event) in restore.enumerated() { try apply(event, index: index) }
         for shard in self.shards.indices {
             self.shards.withLock(shard) { slots in
@@ -107,6 +116,11 @@ extension Scheduler {
             }
         }
         for (index, event) in events.enumerated() { try apply(event, index: restore.count + index) }
+        if plan.acrossLayouts {
+            for shard in self.shards.indices {
+                self.shards.withLock(shard) { $0.finishRestoring(epoch: plan.nextEpoch) }
+            }
+        }
     }
 
     private func apply(_ event: Event, index: Int) throws(ReplayError) {
@@ -114,7 +128,7 @@ extension Scheduler {
         let user: UserID?
         switch event {
         case .reserved(let booking):
-            target = shard(of: booking.id)
+            target = rules.catalog.stationIndex[booking.slot.station].map { self.shard(of: $0) } ?? 0
             user = booking.user
         case .cancelled(let id, let who, _), .displaced(let id, let who, _):
             target = shard(of: id)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The thread-safe face of the booking rules: safe to call from many threads and tasks at once.
 ///
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
@@ -21,6 +23,9 @@ public final class Scheduler: Sendable {
     private let stripeMask: Int
     /// User ids below this are striped by their low bits, so each stripe indexes them directly.
     private let directLimit: UInt64
+    /// Set while restoring, before the scheduler is shared, when the events came from another
+    /// shard layout: some booking ids then name no shard, or the wrong one.
+    let restoredAcrossLayouts = Atomic<Bool>(false)
 
     /// Creates an empty scheduler.
     ///
@@ -77,10 +82,16 @@ public final class Scheduler: Sendable {
         return Int(truncatingIfNeeded: spread) & stripeMask
     }
 
-    /// The shard number that assigned `booking`, if there is such a shard.
+    /// The shard holding `booking`: the one its id names or, after a restore across shard
+    /// layouts, the one that restored it (each shard asked in turn).
+    ///
+    /// - Complexity: O(1); O(shards) for an id not assigned by this layout after such a restore.
     func shard(of booking: BookingID) -> Int? {
-        let index = Int(booking.rawValue >> SlotBook.shardShift)
-        return index < shards.count ? index : nil
+        let index = Int(truncatingIfNeeded: booking.rawValue >> SlotBook.shardShift)
+        guard restoredAcrossLayouts.load(ordering: .relaxed) else { return index < shards.count ? index : nil }
+        let named = index & (1 << (SlotBook.epochShift - SlotBook.shardShift) - 1)
+        if named < shards.count, shards.withLock(named, { $0.record(of: booking) != nil }) { return named }
+        return shards.indices.first { shard in shards.withLock(shard) { $0.record(of: booking) != nil } }
     }
 
     /// Books one slot for one user at `now`, or throws why not. Atomic: two concurrent
