@@ -27,7 +27,8 @@ extension Simulator {
     }
 
     /// Reads a threads-mode history back into operations, in invoke order, streaming: the file
-    /// is read in pieces and only operations still in flight are held apart. An invoke without
+    /// is read in pieces and only operations still in flight are held apart. What the checks do
+    /// not read (a first request's id, a query's answer) is not kept. An invoke without
     /// its return (the process was killed while it was in flight) is indeterminate: it may have
     /// happened or not. A last line cut short by the kill is ignored.
     /// - Complexity: O(n log n) in the history's lines; memory one ``TimedOperation`` per operation.
@@ -69,7 +70,10 @@ extension Simulator {
                 if kind == .reserve && entry.cell == nil { throw bad("a reservation without its cell") }
                 var op = TimedOperation(
                     process: process, kind: kind, user: entry.user, cell: entry.cell ?? -1,
-                    booking: entry.booking ?? 0, repeatOf: entry.repeatOf ?? 0, requestID: entry.requestID,
+                    // The checks name a request id only for a repeat (I12): a first request's id is
+                    // not kept, so most operations need no box for their rare fields.
+                    booking: entry.booking ?? 0, repeatOf: entry.repeatOf ?? 0,
+                    requestID: entry.repeatOf == nil ? nil : entry.requestID,
                     now: now, invoke: time, complete: time)
                 op.change = entry.change
                 if open.updateValue(op, forKey: index) != nil { throw bad("operation \(index) invoked twice") }
@@ -79,7 +83,8 @@ extension Simulator {
             op.complete = time
             if let booking = entry.booking { op.booking = booking }
             op.displaced = entry.displaced ?? []
-            op.detail = entry.detail
+            // A query's answer is not checked; a change's description names it in messages.
+            if op.kind == .change { op.detail = entry.detail }
             switch (type, entry.result) {
             case ("ok", _): op.outcome = -1
             case ("info", _): op.outcome = -2
