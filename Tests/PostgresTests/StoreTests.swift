@@ -183,6 +183,25 @@ struct StoreTests {
         await store.shutdown()
     }
 
+    /// Request ids are the same only when spelled with the same scalars, as in the core
+    /// (IdentifierRule): an NFD id is a new request, not a repeat of the NFC one.
+    @Test func requestIDsCompareBySpelling() async throws {
+        let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("nfc"))
+        let nfc = ReservationRequest(slot: Fixture.slot(hour: 17), user: 6, requestID: RequestID("\u{E9}"))
+        var nfd = nfc
+        nfd.requestID = RequestID("e\u{301}")
+        let first = try await store.reserve(nfc, at: now)
+        #expect(try await store.reserve(nfc, at: now).id == first.id)
+        let refusal = await #expect(throws: Rejection.self) { try await store.reserve(nfd, at: now) }
+        #expect(refusal?.reason == .slotTaken)
+        // The in-memory scheduler answers the same.
+        let scheduler = Scheduler(rules: try Rules(catalog: Catalog(Fixture.stations), policy: Fixture.policy))
+        _ = try scheduler.reserve(nfc, at: now)
+        let inMemory = #expect(throws: Rejection.self) { try scheduler.reserve(nfd, at: now) }
+        #expect(inMemory?.reason == .slotTaken)
+        await store.shutdown()
+    }
+
     /// Closing a socket-date displaces its bookings (frees the users' quota), `refuse` changes
     /// nothing, reopening makes the slots bookable again.
     @Test func closingDisplacesBookings() async throws {
