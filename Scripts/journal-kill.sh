@@ -12,13 +12,13 @@
 #   Scripts/journal-kill.sh
 #
 # Environment: SEED (1: the kill moments and the runs' seeds), KILLS (10), SCENARIO
-# (Scenarios/rush-hour.json), OPERATIONS (100000 per run), THREADS (4), SWIFT_BUILD_FLAGS.
+# (Scenarios/rush-hour.json), OPERATIONS (300000 per run), THREADS (4), SWIFT_BUILD_FLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEED=${SEED:-1}
 KILLS=${KILLS:-10}
 SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
-OPERATIONS=${OPERATIONS:-100000}
+OPERATIONS=${OPERATIONS:-300000}
 THREADS=${THREADS:-4}
 RANDOM=$SEED
 
