@@ -50,6 +50,48 @@ SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: resolve
         }
 """
 
+ANY_SOCKET_OLD = """        let result = shards.withLock(shard(of: resolved.candidates[0].station)) { slots in
+            stripes.withLock(stripe) { users in
+                Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            }
+        }
+"""
+
+# Choose the socket under one lock acquisition (on a copy), then book it under another without
+# checking again: two threads choose the same first free socket and both get it.
+ANY_SOCKET_NEW = """        let shard = shard(of: resolved.candidates[0].station)
+        let trial = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
+                var trialSlots = slots
+                var trialUsers = users
+                return Decisions.reserveAny(
+                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+            }
+        }
+        guard case .success(let chosen) = trial, !chosen.isReplay, let ref = try? rules.catalog.resolve(chosen.booking.slot)
+        else {
+            switch trial {
+            case .success(let reservation): return reservation
+            case .failure(let rejection): throw rejection
+            }
+        }
+        var spin = 0
+        for i in 0..<50_000 { spin &+= i }  // the "database round trip" between choosing and booking
+        precondition(spin != 1)
+        let result: Result<Reservation, Rejection> = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
+                let block = slots.pageIndex(ref.day)
+                let u = users.findOrInsert(resolved.user)
+                let id = Decisions.commit(
+                    ResolvedRequest(ref: ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder),
+                    start: chosen.booking.start.secondsSinceEpoch, block: block, user: u, now: now.secondsSinceEpoch,
+                    slots: &slots, users: &users)
+                guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
+                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
+            }
+        }
+"""
+
 MUTANTS = [
     dict(
         name="user-limit-off-by-one",
@@ -163,6 +205,21 @@ MUTANTS = [
         filter="InputRules",
         edits=[("        guard a.utf8.count == b.utf8.count else { return false }\n        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }\n",
                 "        return a == b\n")],
+    ),
+    dict(
+        name="any-socket-race",
+        describe="Scheduler any-socket reserve chooses the socket under one lock acquisition and books it under another (two requests given one socket)",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+AnySocket.swift",
+        filter="AnySocketTests|LifecycleProperties",
+        edits=[(ANY_SOCKET_OLD, ANY_SOCKET_NEW)],
+    ),
+    dict(
+        name="any-socket-ignores-hours",
+        describe="any-socket choice skips the opening-hours check (picks a closed socket, refused instead of the next free one)",
+        file="Sources/SlotScheduler/Ledger/Decisions+AnySocket.swift",
+        filter="AnySocketTests|LifecycleProperties",
+        edits=[("            return word.isOpen(ref.hour) && !word.isTaken(ref.hour)\n",
+                "            return !word.isTaken(ref.hour)\n")],
     ),
 ]
 

@@ -18,7 +18,8 @@ extension Rejection.Reason {
         switch self {
         case .unknownBooking: .notFound
         case .notOwner: .forbidden
-        case .slotTaken, .userLimitReached, .conflictingRequestID, .alreadyCancelled, .cancellationCutoffPassed,
+        case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
+            .cancellationCutoffPassed,
             .slotHasBookings:
             .conflict
         case .unknownStation, .unknownSocket, .invalidHour, .unsupportedDate, .invalidRequestID,

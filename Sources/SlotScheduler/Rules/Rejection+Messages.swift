@@ -21,6 +21,7 @@ extension Rejection {
         let instant = self.instant.map { localTime($0) } ?? "?"
         let limit = self.limit.map(String.init) ?? "?"
         let date = self.date.map(\.description) ?? "?"
+        let stationHour = self.slot.map { "\($0.station) \($0.date) \($0.hour < 10 ? "0" : "")\($0.hour):00" } ?? "?"
         switch (language, reason) {
         case (.english, .unknownStation): return "There is no station \(value)."
         case (.turkish, .unknownStation): return "\(value) adında bir istasyon yok."
@@ -52,6 +53,8 @@ extension Rejection {
         case (.turkish, .outsideOpeningHours): return "\(slot) soketin o günkü çalışma saatleri dışında."
         case (.english, .slotTaken): return "\(slot) is already booked."
         case (.turkish, .slotTaken): return "\(slot) dolu; başka bir saat seçin."
+        case (.english, .noMatchingSocketFree): return "No \(value) socket is free at \(stationHour)."
+        case (.turkish, .noMatchingSocketFree): return "\(stationHour) için boş \(value) soket yok."
         case (.english, .userLimitReached):
             return "You already have \(limit) upcoming bookings, the most allowed; cancel one first."
         case (.turkish, .userLimitReached):

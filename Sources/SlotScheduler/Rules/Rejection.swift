@@ -54,6 +54,9 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case socketClosed
         case outsideOpeningHours
         case slotTaken
+        /// Every socket of the station that matches an ``AnySocketRequest`` is taken or closed at
+        /// that hour.
+        case noMatchingSocketFree
         case userLimitReached
         case conflictingRequestID
         case invalidReminder

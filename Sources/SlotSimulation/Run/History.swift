@@ -120,6 +120,7 @@ enum Reasons {
         case .slotHasBookings: 18
         case .unsupportedDate: 19
         case .invalidRequestID: 20
+        case .noMatchingSocketFree: 21
         }
     }
 
