@@ -221,6 +221,23 @@ MUTANTS = [
         edits=[("            return word.isOpen(ref.hour) && !word.isTaken(ref.hour)\n",
                 "            return !word.isTaken(ref.hour)\n")],
     ),
+    dict(
+        name="reschedule-counts-twice",
+        describe="a reschedule counts the booking being moved against the user's limit as well as its new slot",
+        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        filter="RescheduleTests|LifecycleProperties",
+        edits=[("if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit {",
+                "if users.upcomingCount(u, at: now, reaching: limit) >= limit {")],
+    ),
+    dict(
+        name="reschedule-frees-before-take",
+        describe="a reschedule frees the old slot before checking the new one (a refused move leaves the booking's slot free)",
+        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        filter="RescheduleTests|LifecycleProperties",
+        edits=[("        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n",
+                "        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n"
+                "        slots.occupy(booking.ref, block: slots.pageIndex(booking.ref.day), record: nil)\n")],
+    ),
 ]
 
 

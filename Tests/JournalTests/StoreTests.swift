@@ -32,6 +32,12 @@ struct StoreTests {
             .availabilityChanged(
                 AvailabilityChange(station: "S2", socket: "1", date: JournalFixture.firstDay, hours: nil), at: now),
             .displaced(BookingID(7), user: 3, at: now),
+            .rescheduled(
+                BookingMove(
+                    booking: BookingID(42), user: 9, from: slot(1, 7), to: slot(1, 9), start: now + .seconds(7_200),
+                    requestID: "m-1"), at: now),
+            .rescheduled(
+                BookingMove(booking: BookingID(42), user: 9, from: slot(1, 9), to: slot(1, 7), start: now), at: now),
         ]
         var bytes: [UInt8] = []
         RecordFormat.events(.command, events, into: &bytes)

@@ -6,7 +6,7 @@ import Testing
 /// built from the same integers (so it shrinks the same way).
 struct LifecycleRaw: Sendable, CustomStringConvertible {
     var raw: RawCommand
-    /// 0..<3: an any-socket reserve; otherwise the ordinary command.
+    /// 0..<3: an any-socket reserve; 3..<6: a reschedule; otherwise the ordinary command.
     var operation: Int
 
     var description: String { "LifecycleRaw(\(raw), operation: \(operation))" }
@@ -27,6 +27,23 @@ struct LifecycleRaw: Sendable, CustomStringConvertible {
             date: world.dstDate.adding(days: raw.day - 1), hour: raw.hour, user: UserID(UInt64(raw.user + 1)),
             requestID: raw.request >= 2 ? RequestID("r\(raw.request - 2)") : nil,
             reminder: raw.kind % 3 == 0 ? .seconds(raw.extra * 1_800 - 1_800) : nil)
+    }
+
+    /// The reschedule `raw` names: one of the model's bookings (by index, so it shrinks), by its
+    /// owner unless `user` is 0; to a slot of its own station, or (request 1) of station
+    /// `station`; request ids m0…m2.
+    func rescheduleRequest(world: WorldSpec, model: ReferenceModel) -> RescheduleRequest? {
+        guard !model.bookings.isEmpty else { return nil }
+        let booking = model.bookings[(raw.extra + 8 * raw.socket) % model.bookings.count]
+        let user = raw.user == 0 ? UserID(booking.user.rawValue % 4 + 1) : booking.user
+        let station: StationID =
+            raw.request == 1 ? (raw.station == 2 ? "S9" : StationID("S\(raw.station)")) : booking.slot.station
+        let slot = Slot(
+            station: station, socket: SocketID("\(raw.socket % 2 + 1)"), date: world.dstDate.adding(days: raw.day - 1),
+            hour: raw.hour)
+        return RescheduleRequest(
+            booking: booking.id, user: user, to: slot,
+            requestID: raw.request >= 2 ? RequestID("m\(raw.request - 2)") : nil)
     }
 }
 
@@ -63,7 +80,63 @@ struct LifecycleStep {
     }
 }
 
+extension LifecycleStep {
+    /// `rescheduleNeverHalfDone` for this step: an accepted move journalled exactly one
+    /// `rescheduled` event (none for a repeat) and left the booking, still active, at its new
+    /// slot; a refused one changed nothing; and every active booking's slot shows as booked.
+    func neverHalfDone(_ request: RescheduleRequest, modelID: BookingID) -> Bool {
+        var ok = refusalChangedNothing()
+        if case .booking(let moved) = outcome {
+            let grew = after.eventCount - before.eventCount
+            if grew == 1, case .rescheduled(let move, _) = after.events.last {
+                ok = ok && move.booking == modelID && move.to == request.slot && moved.slot == request.slot
+            } else {
+                ok = ok && grew == 0 && before.snapshot() == after.snapshot()
+            }
+            #expect(ok, "reschedule \(request) journalled \(grew) events: \(after.events.suffix(2))")
+        }
+        // Asked just as the slot becomes bookable, an active booking's slot must never show free.
+        for booking in after.activeBookings {
+            let at = Instant(secondsSinceEpoch: booking.start.secondsSinceEpoch - after.policy.minimumNoticeSeconds)
+            if (try? after.status(of: booking.slot, at: at)) == .free {
+                Issue.record("active booking \(booking.id) at \(booking.slot) but its slot shows free")
+                ok = false
+            }
+        }
+        return ok
+    }
+}
+
 extension Runner {
+    /// Runs one reschedule through the ledger, the model and the scheduler (with its own ids).
+    mutating func stepReschedule(_ request: RescheduleRequest) -> LifecycleStep {
+        let before = ledger
+        let outcome: Outcome
+        do { outcome = .booking(try ledger.reschedule(request, at: now).booking) } catch {
+            outcome = .refused(error.reason)
+        }
+        let modelOutcome: Outcome
+        switch model.reschedule(request, at: now) {
+        case .success(let booking): modelOutcome = .booking(booking)
+        case .failure(let reason): modelOutcome = .refused(reason)
+        }
+        var schedulerOutcome: Outcome?
+        var schedulerBookings: [Booking]?
+        if let scheduler {
+            var mine = request
+            mine.booking = toScheduler(request.booking)
+            do { schedulerOutcome = .booking(normalize(try scheduler.reschedule(mine, at: now).booking)) } catch {
+                schedulerOutcome = .refused(error.reason)
+            }
+            schedulerBookings = scheduler.allBookings.map { normalize($0) }.sorted { $0.id < $1.id }
+        }
+        index += 1
+        return LifecycleStep(
+            description: "reschedule \(request)", before: before, after: ledger, outcome: outcome,
+            modelOutcome: modelOutcome, model: model, schedulerOutcome: schedulerOutcome,
+            schedulerBookings: schedulerBookings)
+    }
+
     /// Runs one any-socket reserve through the ledger, the model and the scheduler.
     mutating func stepAnySocket(_ request: AnySocketRequest) -> LifecycleStep {
         let before = ledger
@@ -105,7 +178,15 @@ func runLifecycle(
     var trace: [String] = []
     for command in commands {
         let ok: Bool
-        if command.operation < 3 {
+        if (3..<6).contains(command.operation),
+            let request = command.rescheduleRequest(world: world, model: runner.model)
+        {
+            let step = runner.stepReschedule(request)
+            trace.append("\(step.description) at \(runner.now) -> \(step.outcome)")
+            ok =
+                step.matchesModel() && checkNoDoubleBooking(step.after.activeBookings)
+                && step.neverHalfDone(request, modelID: request.booking)
+        } else if command.operation < 3 {
             let step = runner.stepAnySocket(command.anySocketRequest(world: world))
             trace.append("\(step.description) at \(runner.now) -> \(step.outcome)")
             ok = step.matchesModel() && check(step)
@@ -143,7 +224,7 @@ func checkReplays(_ runner: Runner, sourceLocation: SourceLocation) {
     }
 }
 
-/// Properties of the lifecycle operations: any free socket (and reschedule), mixed into the
+/// Properties of the lifecycle operations: any free socket and reschedule, mixed into the
 /// ordinary commands and checked after every step against the reference model.
 @Suite struct LifecycleProperties {
     static let count = iterations(200)
@@ -152,6 +233,18 @@ func checkReplays(_ runner: Runner, sourceLocation: SourceLocation) {
     /// scheduler pick the same socket as the model (the first free match in catalog order), no
     /// two active bookings share a slot, a refusal changes nothing, and the journals replay.
     @Test func anySocketNeverShares() async {
+        await propertyCheck(count: Self.count, input: Generators.world, LifecycleRaw.sequences) { world, commands in
+            runLifecycle(world, commands, shards: 3) { step in
+                checkNoDoubleBooking(step.after.activeBookings) && step.refusalChangedNothing()
+            }
+        }
+    }
+
+    /// `rescheduleNeverHalfDone`, I10 and I5 for reschedules: the ledger and a 3-shard
+    /// scheduler move exactly what the model moves (the booking counted once against the
+    /// limit), a move is journalled as one event and leaves no slot freed without its booking
+    /// moved, a refusal changes nothing, and the journals and snapshots replay.
+    @Test func rescheduleNeverHalfDone() async {
         await propertyCheck(count: Self.count, input: Generators.world, LifecycleRaw.sequences) { world, commands in
             runLifecycle(world, commands, shards: 3) { step in
                 checkNoDoubleBooking(step.after.activeBookings) && step.refusalChangedNothing()

@@ -55,6 +55,15 @@ struct ReferenceModel: Sendable {
     private(set) var overrides: [Override] = []
     /// Accepted requests with an id: the first booking made for (user, request id).
     private(set) var requests: [Remembered] = []
+    /// Accepted reschedules with an id (their own namespace): the booking and where it moved.
+    private(set) var moves: [RememberedMove] = []
+
+    struct RememberedMove: Sendable, Equatable {
+        var user: UserID
+        var id: RequestID
+        var booking: BookingID
+        var to: Slot
+    }
 
     struct Override: Sendable, Equatable {
         var station: StationID
@@ -191,6 +200,46 @@ struct ReferenceModel: Sendable {
         }
         for index in displaced { bookings[index].status = .displaced }
         return .success(displaced.map { bookings[$0] })
+    }
+
+    /// Moves a booking to another slot of its station, by the rules written out once more: the
+    /// request id, owner, active, the change cutoff, same station, time rules with the booking's
+    /// reminder, availability, the slot free or the booking's own, and the limit counting the
+    /// user's *other* upcoming bookings.
+    mutating func reschedule(_ request: RescheduleRequest, at now: Instant) -> Result<Booking, Rejection.Reason> {
+        let to = request.slot
+        guard let toStation = station(to.station) else { return .failure(.unknownStation) }
+        guard toStation.sockets.contains(where: { $0.id == to.socket }) else { return .failure(.unknownSocket) }
+        guard (0...23).contains(to.hour) else { return .failure(.invalidHour) }
+        guard let index = bookings.firstIndex(where: { $0.id == request.booking }) else {
+            return .failure(.unknownBooking)
+        }
+        if let id = request.requestID, let seen = moves.first(where: { $0.user == request.user && $0.id == id }) {
+            guard seen.booking == request.booking, seen.to == to else { return .failure(.conflictingRequestID) }
+            return .success(bookings[index])
+        }
+        let booking = bookings[index]
+        guard booking.user == request.user else { return .failure(.notOwner) }
+        guard booking.status == .active else { return .failure(.alreadyCancelled) }
+        let cutoff = policy.rescheduleCutoffSeconds ?? policy.cancellationCutoffSeconds
+        guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - cutoff else {
+            return .failure(.rescheduleCutoffPassed)
+        }
+        guard to.station == booking.slot.station else { return .failure(.rescheduleToOtherStation) }
+        let (reason, start) = timeCheck(to, reminder: booking.reminderOffsetSeconds, now: now.secondsSinceEpoch)
+        if let reason { return .failure(reason) }
+        let open = openHours(toStation, to.socket, on: to.date)
+        if open.isEmpty { return .failure(.socketClosed) }
+        if !open.contains(to.hour) { return .failure(.outsideOpeningHours) }
+        if let holder = activeBooking(at: to), holder.id != booking.id { return .failure(.slotTaken) }
+        let others = bookings.filter { $0.user == booking.user && $0.id != booking.id && $0.isUpcoming(at: now) }
+        if others.count >= limit(for: booking.user) { return .failure(.userLimitReached) }
+        bookings[index].slot = to
+        bookings[index].start = Instant(secondsSinceEpoch: start)
+        if let id = request.requestID {
+            moves.append(RememberedMove(user: request.user, id: id, booking: booking.id, to: to))
+        }
+        return .success(bookings[index])
     }
 
     /// What a picker would show for `slot` at `now`; `nil` for an unknown slot.

@@ -46,6 +46,7 @@ struct EventReplayTests {
             case .cancelled: "cancelled"
             case .availabilityChanged: "changed"
             case .displaced: "displaced"
+            case .rescheduled: "rescheduled"
             }
         }
         #expect(

@@ -9,6 +9,8 @@ public enum Event: Hashable, Codable, Sendable {
     case availabilityChanged(AvailabilityChange, at: Instant)
     /// A booking lost its slot to the availability change just before it.
     case displaced(BookingID, user: UserID, at: Instant)
+    /// Its owner moved a booking to another slot of its station, in one step.
+    case rescheduled(BookingMove, at: Instant)
 }
 
 /// Why a journal or snapshot could not be replayed.
@@ -21,7 +23,10 @@ public struct ReplayError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension SlotBook {
     func booking(record index: Int, catalog: Catalog, asCreated: Bool = false) -> Booking {
-        let r = records[index]
+        var r = records[index]
+        if asCreated, !firstMove.isEmpty, let m = firstMove[Int32(truncatingIfNeeded: index)] {
+            (r.ref, r.start) = (moves[Int(m)].from, moves[Int(m)].fromStart)
+        }
         return Booking(
             id: bookingID(record: index), slot: catalog.slot(r.ref), user: r.user, start: Instant(r.start),
             createdAt: Instant(r.createdAt), requestID: requestIDs[Int32(index)],
@@ -35,6 +40,14 @@ extension SlotBook {
         case .cancelled: return .cancelled(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
         case .displaced: return .displaced(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
         case .availabilityChanged: return .availabilityChanged(changes[index], at: Instant(entry.at))
+        case .rescheduled:
+            let move = moves[index]
+            let record = Int(move.record)
+            return .rescheduled(
+                BookingMove(
+                    booking: bookingID(record: record), user: records[record].user, from: catalog.slot(move.from),
+                    to: catalog.slot(move.to), start: Instant(move.toStart), requestID: move.requestID),
+                at: Instant(entry.at))
         }
     }
 

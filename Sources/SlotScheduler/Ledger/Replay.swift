@@ -41,6 +41,8 @@ enum Replay {
             Decisions.release(record, as: status, slots: &slots)
             if let u = users.find(user) { users.remove(id, from: u) }
             slots.log(status == .cancelled ? .cancelled : .displaced, record, at: at.secondsSinceEpoch)
+        case .rescheduled(let move, let at):
+            try applyMove(move, at: at, index: index, rules: rules, slots: &slots, users: &users)
         case .availabilityChanged(let change, let at):
             let sockets: [Int]
             switch Decisions.targets(of: change, rules: rules, slots: slots) {

@@ -30,6 +30,10 @@ struct SlotBook: Sendable {
     let journaling: Bool
     var journal: [JournalEntry] = []
     var changes: [AvailabilityChange] = []
+    /// Every reschedule, in order (``Event/rescheduled(_:at:)`` entries point here).
+    var moves: [MoveRecord] = []
+    /// Record → its first entry in `moves`: where it was made, for its ``Event/reserved(_:)``.
+    var firstMove: [Int32: Int32] = [:]
 
     static let shardShift: UInt64 = 40
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
@@ -174,9 +178,9 @@ struct BookingRecord: Sendable, Equatable {
 
 /// A compact journal line; ``Event`` values are built from it on demand.
 struct JournalEntry: Sendable, Equatable {
-    enum Kind: UInt8, Sendable { case reserved, cancelled, displaced, availabilityChanged }
+    enum Kind: UInt8, Sendable { case reserved, cancelled, displaced, availabilityChanged, rescheduled }
     var kind: Kind
-    /// A record index, or an index into `changes`.
+    /// A record index, or an index into `changes` or `moves`.
     var reference: Int32
     var at: Int64
 }

@@ -22,6 +22,8 @@ struct UserBook: Sendable {
     var entries: [UserEntry] = []
     var freeEntry: Int32 = -1
     var requests: [RequestKey: RememberedRequest] = [:]
+    /// Reschedules' request ids: their own namespace.
+    var reschedules: [RequestKey: RememberedMove] = [:]
 
     /// - Parameters:
     ///   - directUsers: how many ids (after the shift) get a direct slot; sizes the direct region.
@@ -62,6 +64,11 @@ struct UserBook: Sendable {
     struct RequestKey: Hashable, Sendable {
         var user: UserID
         var id: RequestID
+    }
+
+    struct RememberedMove: Sendable, Equatable {
+        var booking: BookingID
+        var to: SlotRef
     }
 
     struct RememberedRequest: Sendable, Equatable {

@@ -13,16 +13,20 @@ public struct Policy: Hashable, Codable, Sendable {
     public var cancellationCutoffSeconds: Int64
     /// Limits for particular users, replacing ``maxUpcomingBookings`` for them.
     public var userLimits: [UserLimit]
+    /// A booking can be rescheduled only while `now` is more than this many seconds before its
+    /// start; `nil` (the default) uses ``cancellationCutoffSeconds``.
+    public var rescheduleCutoffSeconds: Int64?
 
     public init(
         maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
-        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = []
+        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = [], rescheduleCutoff: Duration? = nil
     ) {
         self.maxUpcomingBookings = maxUpcomingBookings
         self.horizon = horizon
         self.minimumNoticeSeconds = minimumNotice.components.seconds
         self.cancellationCutoffSeconds = cancellationCutoff.components.seconds
         self.userLimits = userLimits
+        self.rescheduleCutoffSeconds = rescheduleCutoff.map { $0.components.seconds }
     }
 
     /// The last date a booking may be made for.
@@ -74,6 +78,12 @@ public struct Policy: Hashable, Codable, Sendable {
         guard (0...31_622_400).contains(cancellationCutoffSeconds) else {
             throw InvalidValue(
                 field: "policy.cancellationCutoffSeconds", value: String(cancellationCutoffSeconds),
+                expected: "0...31622400 seconds (one year)",
+                turkish: "0...31622400 saniye (bir yıl)")
+        }
+        if let seconds = rescheduleCutoffSeconds, !(0...31_622_400).contains(seconds) {
+            throw InvalidValue(
+                field: "policy.rescheduleCutoffSeconds", value: String(seconds),
                 expected: "0...31622400 seconds (one year)",
                 turkish: "0...31622400 saniye (bir yıl)")
         }

@@ -19,10 +19,11 @@ extension Rejection.Reason {
         case .unknownBooking: .notFound
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
-            .cancellationCutoffPassed,
+            .cancellationCutoffPassed, .rescheduleCutoffPassed,
             .slotHasBookings:
             .conflict
-        case .unknownStation, .unknownSocket, .invalidHour, .unsupportedDate, .invalidRequestID,
+        case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
+            .invalidRequestID,
             .nonexistentLocalTime, .slotInPast, .tooSoon, .beyondHorizon, .socketClosed, .outsideOpeningHours,
             .invalidReminder, .reminderInPast:
             .invalid

@@ -77,6 +77,16 @@ extension Rejection {
             return "Booking \(booking) can no longer be cancelled; the deadline was \(instant)."
         case (.turkish, .cancellationCutoffPassed):
             return "\(booking) numaralı randevu artık iptal edilemez; son tarih \(instant) idi."
+        case (.english, .rescheduleCutoffPassed):
+            return "Booking \(booking) can no longer be moved; the deadline was \(instant)."
+        case (.turkish, .rescheduleCutoffPassed):
+            return "\(booking) numaralı randevu artık taşınamaz; son tarih \(instant) idi."
+        case (.english, .rescheduleToOtherStation):
+            return "Booking \(booking) can only move to another hour or socket of station \(value); "
+                + "cancel it and book the other station instead."
+        case (.turkish, .rescheduleToOtherStation):
+            return "\(booking) numaralı randevu yalnızca \(value) istasyonunun başka bir saatine ya da soketine "
+                + "taşınabilir; başka bir istasyon için iptal edip yeniden randevu alın."
         case (.english, .slotHasBookings):
             return "The change would close hours holding \(limit) bookings, and was refused."
         case (.turkish, .slotHasBookings):

@@ -65,6 +65,10 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case notOwner
         case alreadyCancelled
         case cancellationCutoffPassed
+        /// The booking starts too soon to be moved (``Policy/rescheduleCutoffSeconds``).
+        case rescheduleCutoffPassed
+        /// A booking moves only to another hour, date or socket of its own station.
+        case rescheduleToOtherStation
         case slotHasBookings
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }

@@ -99,7 +99,9 @@ public struct Rules: Sendable {
     /// Whether a booking starting at `start` can still be cancelled at `now`.
     @inline(__always)
     func canCancel(start: Int64, now: Int64) -> Bool {
-        now < start.saturatingSubtracting(policy.cancellationCutoffSeconds)
+        changeReason(
+            owner: 0, status: .active, start: start, by: 0, now: now, cutoff: policy.cancellationCutoffSeconds,
+            passed: .cancellationCutoffPassed) == nil
     }
 
     /// Why `user` cannot cancel, at `now`, a booking of `owner` in `status` that starts at `start`
@@ -108,9 +110,22 @@ public struct Rules: Sendable {
     func cancelReason(owner: UserID, status: Booking.Status, start: Int64, by user: UserID, now: Int64)
         -> Rejection.Reason?
     {
+        changeReason(
+            owner: owner, status: status, start: start, by: user, now: now,
+            cutoff: policy.cancellationCutoffSeconds, passed: .cancellationCutoffPassed)
+    }
+
+    /// Why `user` cannot change (cancel or move) a booking of `owner` in `status` starting at
+    /// `start`: owner only, active only, and only while `now` is strictly before start − `cutoff`
+    /// (else `passed`). The one rule behind ``cancelReason(owner:status:start:by:now:)`` and
+    /// `rescheduleReason`.
+    func changeReason(
+        owner: UserID, status: Booking.Status, start: Int64, by user: UserID, now: Int64, cutoff: Int64,
+        passed: Rejection.Reason
+    ) -> Rejection.Reason? {
         guard owner == user else { return .notOwner }
         guard status == .active else { return .alreadyCancelled }
-        guard canCancel(start: start, now: now) else { return .cancellationCutoffPassed }
+        guard now < start.saturatingSubtracting(cutoff) else { return passed }
         return nil
     }
 

@@ -133,6 +133,9 @@ extension Scheduler {
         case .cancelled(let id, let who, _), .displaced(let id, let who, _):
             target = shard(of: id)
             user = who
+        case .rescheduled(let move, _):
+            target = shard(of: move.booking)
+            user = move.user
         case .availabilityChanged(let change, _):
             target = rules.catalog.stationIndex[change.station].map { self.shard(of: $0) }
             user = nil

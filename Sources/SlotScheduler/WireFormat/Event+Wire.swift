@@ -4,20 +4,44 @@ extension Event {
     /// The version every event is written with. A reader refuses a version it does not know.
     public static let wireVersion = 1
 
-    enum WireKeys: String, CodingKey { case version, type, booking, user, at, change }
+    /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)``.
+    /// Every event is written with the oldest version that has its type, so a journal without
+    /// reschedules stays readable by version-1 readers.
+    public static let newestWireVersion = 2
 
-    enum WireType: String, Codable { case reserved, cancelled, displaced, availabilityChanged }
+    enum WireKeys: String, CodingKey { case version, type, booking, user, at, change, from, to, start, requestID }
+
+    enum WireType: String, Codable { case reserved, cancelled, displaced, availabilityChanged, rescheduled }
+
+    /// The version this event is written with: the first that has its type.
+    var writtenVersion: Int {
+        if case .rescheduled = self { return 2 }
+        return Self.wireVersion
+    }
 
     /// Decodes `{"version":1,"type":…,…}`; refuses another version or type with a
     /// `DecodingError` naming it.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decode(Int.self, forKey: .version)
-        guard version == Self.wireVersion else {
+        guard (Self.wireVersion...Self.newestWireVersion).contains(version) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .version, in: c, debugDescription: "event version \(version); this reader knows 1")
+                forKey: .version, in: c, debugDescription: "event version \(version); this reader knows 1 and 2")
         }
         switch try c.decode(WireType.self, forKey: .type) {
+        case .rescheduled:
+            guard version >= 2 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .version, in: c, debugDescription: "a rescheduled event is version 2, not \(version)")
+            }
+            self = .rescheduled(
+                BookingMove(
+                    booking: try c.decode(BookingID.self, forKey: .booking),
+                    user: try c.decode(UserID.self, forKey: .user),
+                    from: try c.decode(Slot.self, forKey: .from), to: try c.decode(Slot.self, forKey: .to),
+                    start: try c.decode(Instant.self, forKey: .start),
+                    requestID: try c.decodeIfPresent(RequestID.self, forKey: .requestID)),
+                at: try c.decode(Instant.self, forKey: .at))
         case .reserved: self = .reserved(try c.decode(Booking.self, forKey: .booking))
         case .cancelled:
             self = .cancelled(
@@ -35,8 +59,17 @@ extension Event {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
-        try c.encode(Self.wireVersion, forKey: .version)
+        try c.encode(writtenVersion, forKey: .version)
         switch self {
+        case .rescheduled(let move, let at):
+            try c.encode(WireType.rescheduled, forKey: .type)
+            try c.encode(move.booking, forKey: .booking)
+            try c.encode(move.user, forKey: .user)
+            try c.encode(move.from, forKey: .from)
+            try c.encode(move.to, forKey: .to)
+            try c.encode(move.start, forKey: .start)
+            try c.encodeIfPresent(move.requestID, forKey: .requestID)
+            try c.encode(at, forKey: .at)
         case .reserved(let booking):
             try c.encode(WireType.reserved, forKey: .type)
             try c.encode(booking, forKey: .booking)

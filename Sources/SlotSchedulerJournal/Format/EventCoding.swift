@@ -7,6 +7,7 @@ enum EventCoding {
     static let cancelledTag: UInt8 = 2
     static let availabilityChangedTag: UInt8 = 3
     static let displacedTag: UInt8 = 4
+    static let rescheduledTag: UInt8 = 5
 
     static func encode(_ event: Event, into w: inout ByteWriter) {
         switch event {
@@ -28,6 +29,20 @@ enum EventCoding {
             if case .cancelled = event { w.u8(cancelledTag) } else { w.u8(displacedTag) }
             w.u64(id.rawValue)
             w.u64(user.rawValue)
+            w.i64(at.secondsSinceEpoch)
+        case .rescheduled(let m, let at):
+            w.u8(rescheduledTag)
+            w.u64(m.booking.rawValue)
+            w.u64(m.user.rawValue)
+            for slot in [m.from, m.to] {
+                w.string(slot.station.rawValue)
+                w.string(slot.socket.rawValue)
+                w.i32(slot.date.dayNumber)
+                w.u8(UInt8(truncatingIfNeeded: slot.hour))
+            }
+            w.i64(m.start.secondsSinceEpoch)
+            w.u8(m.requestID == nil ? 0 : 1)
+            if let r = m.requestID { w.string(r.rawValue) }
             w.i64(at.secondsSinceEpoch)
         case .availabilityChanged(let c, let at):
             w.u8(availabilityChangedTag)
@@ -77,6 +92,27 @@ enum EventCoding {
             let at = Instant(secondsSinceEpoch: try r.i64("at"))
             return .availabilityChanged(
                 AvailabilityChange(station: station, socket: socket, date: LocalDate(dayNumber: day), hours: hours),
+                at: at)
+        case rescheduledTag:
+            let booking = BookingID(try r.u64("booking id"))
+            let user = UserID(try r.u64("user"))
+            var slots: [Slot] = []
+            for name in ["from", "to"] {
+                let station = StationID(try r.string("\(name) station"))
+                let socket = SocketID(try r.string("\(name) socket"))
+                let day = try r.i32("\(name) date")
+                let hour = Int(try r.u8("\(name) hour"))
+                guard hour < 24 else { throw r.fail("hour \(hour) is not 0...23") }
+                slots.append(Slot(station: station, socket: socket, date: LocalDate(dayNumber: day), hour: hour))
+            }
+            let start = Instant(secondsSinceEpoch: try r.i64("start"))
+            let flags = try r.u8("flags")
+            guard flags & ~1 == 0 else { throw r.fail("unknown flags \(flags)") }
+            let requestID = flags == 0 ? nil : RequestID(try r.string("request id"))
+            let at = Instant(secondsSinceEpoch: try r.i64("at"))
+            return .rescheduled(
+                BookingMove(
+                    booking: booking, user: user, from: slots[0], to: slots[1], start: start, requestID: requestID),
                 at: at)
         default:
             throw r.fail("unknown event tag \(tag)")

@@ -121,6 +121,8 @@ enum Reasons {
         case .unsupportedDate: 19
         case .invalidRequestID: 20
         case .noMatchingSocketFree: 21
+        case .rescheduleCutoffPassed: 22
+        case .rescheduleToOtherStation: 23
         }
     }
 
