@@ -81,7 +81,7 @@ struct LifecycleStep {
 }
 
 extension LifecycleStep {
-    /// `rescheduleNeverHalfDone` for this step: an accepted move journalled exactly one
+    /// I14 `rescheduleNeverHalfDone` for this step: an accepted move journalled exactly one
     /// `rescheduled` event (none for a repeat) and left the booking, still active, at its new
     /// slot; a refused one changed nothing; and every active booking's slot shows as booked.
     func neverHalfDone(_ request: RescheduleRequest, modelID: BookingID) -> Bool {
@@ -229,10 +229,10 @@ func checkReplays(_ runner: Runner, sourceLocation: SourceLocation) {
 @Suite struct LifecycleProperties {
     static let count = iterations(200)
 
-    /// `anySocketNeverShares`, I10 and I5 for any-socket reserves: the ledger and a 3-shard
+    /// I13 `anySocketNeverShares`, I10 and I5 for any-socket reserves: the ledger and a 3-shard
     /// scheduler pick the same socket as the model (the first free match in catalog order), no
     /// two active bookings share a slot, a refusal changes nothing, and the journals replay.
-    @Test func anySocketNeverShares() async {
+    @Test func I13_anySocketNeverShares() async {
         await propertyCheck(count: Self.count, input: Generators.world, LifecycleRaw.sequences) { world, commands in
             runLifecycle(world, commands, shards: 3) { step in
                 checkNoDoubleBooking(step.after.activeBookings) && step.refusalChangedNothing()
@@ -240,11 +240,11 @@ func checkReplays(_ runner: Runner, sourceLocation: SourceLocation) {
         }
     }
 
-    /// `rescheduleNeverHalfDone`, I10 and I5 for reschedules: the ledger and a 3-shard
+    /// I14 `rescheduleNeverHalfDone`, I10 and I5 for reschedules: the ledger and a 3-shard
     /// scheduler move exactly what the model moves (the booking counted once against the
     /// limit), a move is journalled as one event and leaves no slot freed without its booking
     /// moved, a refusal changes nothing, and the journals and snapshots replay.
-    @Test func rescheduleNeverHalfDone() async {
+    @Test func I14_rescheduleNeverHalfDone() async {
         await propertyCheck(count: Self.count, input: Generators.world, LifecycleRaw.sequences) { world, commands in
             runLifecycle(world, commands, shards: 3) { step in
                 checkNoDoubleBooking(step.after.activeBookings) && step.refusalChangedNothing()
