@@ -19,13 +19,25 @@ public struct Policy: Hashable, Codable, Sendable {
 
     public init(
         maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
-        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = [], rescheduleCutoff: Duration? = nil
+        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = []
     ) {
         self.maxUpcomingBookings = maxUpcomingBookings
         self.horizon = horizon
         self.minimumNoticeSeconds = minimumNotice.components.seconds
         self.cancellationCutoffSeconds = cancellationCutoff.components.seconds
         self.userLimits = userLimits
+        self.rescheduleCutoffSeconds = nil
+    }
+
+    /// A policy with its own change cutoff for reschedules (a separate initializer, so code
+    /// built against the one without it still links).
+    public init(
+        maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
+        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = [], rescheduleCutoff: Duration?
+    ) {
+        self.init(
+            maxUpcomingBookings: maxUpcomingBookings, horizon: horizon, minimumNotice: minimumNotice,
+            cancellationCutoff: cancellationCutoff, userLimits: userLimits)
         self.rescheduleCutoffSeconds = rescheduleCutoff.map { $0.components.seconds }
     }
 
