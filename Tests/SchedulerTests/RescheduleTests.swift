@@ -138,6 +138,16 @@ struct RescheduleTests {
         // The journal remembers the ids: a replayed ledger answers the repeat the same way.
         var replayed = try Ledger(rules: ledger.rules, replaying: ledger.events)
         #expect(try replayed.reschedule(Self.move(booking, to: Fixture.slot(day, 11), id: "m"), at: now).isReplay)
+        // So does the snapshot, in a ledger and in a scheduler.
+        let snapshot = ledger.snapshot()
+        #expect(snapshot.rescheduleRequests.map(\.requestID) == ["m", "n"])
+        var restored = try Ledger(rules: ledger.rules, snapshot: snapshot)
+        #expect(try restored.reschedule(Self.move(booking, to: Fixture.slot(day, 11), id: "m"), at: now).isReplay)
+        let scheduler = try Scheduler(rules: ledger.rules, shards: 3, snapshot: snapshot)
+        #expect(scheduler.snapshot() == snapshot)
+        #expect(try scheduler.reschedule(Self.move(booking, to: Fixture.slot(day, 11), id: "m"), at: now).isReplay)
+        let decoded = try JSONDecoder().decode(Snapshot.self, from: try JSONEncoder().encode(snapshot))
+        #expect(decoded == snapshot)
     }
 
     /// A move to the booking's own slot is accepted and keeps the slot taken.

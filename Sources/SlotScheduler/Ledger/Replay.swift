@@ -66,6 +66,8 @@ public struct Snapshot: Hashable, Codable, Sendable {
     public var bookings: [Booking]
     /// Per-socket-date hours that differ from the regular ones, sorted by station, socket, date.
     public var overrides: [AvailabilityChange]
+    /// Reschedule request ids remembered, by user then id (empty for a snapshot without any).
+    public var rescheduleRequests: [RememberedReschedule] = []
 
     public init(bookings: [Booking], overrides: [AvailabilityChange]) {
         self.bookings = bookings
@@ -106,7 +108,9 @@ extension Ledger {
         let overrides = slots.overrides(catalog: rules.catalog).sorted {
             ($0.station, $0.socket ?? "", $0.date) < ($1.station, $1.socket ?? "", $1.date)
         }
-        return Snapshot(bookings: allBookings, overrides: overrides)
+        return Snapshot(
+            bookings: allBookings, overrides: overrides,
+            rescheduleRequests: users.rememberedReschedules(catalog: rules.catalog))
     }
 
     /// Rebuilds a ledger from a snapshot and the events recorded after it (``events(since:)``
@@ -124,6 +128,9 @@ extension Ledger {
         }
         slots.journal.removeAll()
         slots.changes.removeAll()
+        for (i, memo) in snapshot.rescheduleRequests.enumerated() {
+            try users.remember(memo, index: restore.count + i, catalog: rules.catalog)
+        }
         for (index, event) in events.enumerated() {
             try Replay.apply(event, index: restore.count + index, rules: rules, slots: &slots, users: &users)
         }

@@ -60,7 +60,10 @@ extension Scheduler {
         let overrides = allShards { $0.overrides(catalog: catalog) }.sorted {
             ($0.station, $0.socket ?? "", $0.date) < ($1.station, $1.socket ?? "", $1.date)
         }
-        return Snapshot(bookings: allBookings, overrides: overrides)
+        let requests = stripes.indices.flatMap { stripe in
+            stripes.withLock(stripe) { $0.rememberedReschedules(catalog: catalog) }
+        }.sorted(by: RememberedReschedule.inOrder)
+        return Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests)
     }
 
     /// The journal: each shard's events in order, shards merged by time (ties by shard).
@@ -113,6 +116,12 @@ extension Scheduler {
             self.shards.withLock(shard) { slots in
                 slots.journal.removeAll()
                 slots.changes.removeAll()
+            }
+        }
+        let catalog = rules.catalog
+        for (i, memo) in snapshot.rescheduleRequests.enumerated() {
+            try stripes.withLock(stripe(of: memo.user)) { (users: inout UserBook) throws(ReplayError) in
+                try users.remember(memo, index: restore.count + i, catalog: catalog)
             }
         }
         for (index, event) in events.enumerated() { try apply(event, index: restore.count + index) }

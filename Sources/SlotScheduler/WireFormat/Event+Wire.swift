@@ -113,27 +113,49 @@ extension AvailabilityChange {
     }
 }
 
-extension Snapshot {
-    enum WireKeys: String, CodingKey { case version, bookings, overrides }
+extension RememberedReschedule: Codable {
+    enum WireKeys: String, CodingKey { case user, requestID, booking, to }
 
-    /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`; a snapshot without a version is
-    /// read as version 1.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
-        let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
-        guard version == Event.wireVersion else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .version, in: c, debugDescription: "snapshot version \(version); this reader knows 1")
-        }
         self.init(
-            bookings: try c.decode([Booking].self, forKey: .bookings),
-            overrides: try c.decode([AvailabilityChange].self, forKey: .overrides))
+            user: try c.decode(UserID.self, forKey: .user), requestID: try c.decode(RequestID.self, forKey: .requestID),
+            booking: try c.decode(BookingID.self, forKey: .booking), to: try c.decode(Slot.self, forKey: .to))
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
-        try c.encode(Event.wireVersion, forKey: .version)
+        try c.encode(user, forKey: .user)
+        try c.encode(requestID, forKey: .requestID)
+        try c.encode(booking, forKey: .booking)
+        try c.encode(to, forKey: .to)
+    }
+}
+
+extension Snapshot {
+    enum WireKeys: String, CodingKey { case version, bookings, overrides, rescheduleRequests }
+
+    /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
+    /// `rescheduleRequests`; a snapshot without a version is read as version 1.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: WireKeys.self)
+        let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
+        guard (Event.wireVersion...Event.newestWireVersion).contains(version) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: c, debugDescription: "snapshot version \(version); this reader knows 1 and 2")
+        }
+        self.init(
+            bookings: try c.decode([Booking].self, forKey: .bookings),
+            overrides: try c.decode([AvailabilityChange].self, forKey: .overrides),
+            rescheduleRequests: try c.decodeIfPresent([RememberedReschedule].self, forKey: .rescheduleRequests) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: WireKeys.self)
+        // Version 2 only when it holds what version 1 has no place for.
+        try c.encode(rescheduleRequests.isEmpty ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
+        if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }
     }
 }
