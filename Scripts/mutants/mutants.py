@@ -199,6 +199,21 @@ MUTANTS = [
                 "        idPrefix = shard << Self.shardShift\n")],
     ),
     dict(
+        name="release-remembers-request-ids",
+        describe="a request id whose booking was released still answers as a repeat (or a conflict) after the release",
+        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        filter="RetentionProperties|RetentionTests",
+        edits=[("            if let seen = users.requests[key], seen.ref.day >= slots.releasedBefore {\n",
+                "            if let seen = users.requests[key] {\n")],
+    ),
+    dict(
+        name="release-snapshot-without-last-ids",
+        describe="a ledger's snapshot after a release omits the last ids, so a restore gives released ids again",
+        file="Sources/SlotScheduler/Ledger/Replay.swift",
+        filter="RetentionProperties|RetentionTests",
+        edits=[("            snapshot.lastIDs = slots.lastIDs().sorted()\n", "            snapshot.lastIDs = []\n")],
+    ),
+    dict(
         name="ids-compared-canonically",
         describe="identifiers compare by Swift's canonical equivalence, not by their bytes (NFD names NFC)",
         file="Sources/SlotScheduler/Model/IdentifierRule.swift",

@@ -233,12 +233,13 @@ func checkNoSilentLoss(_ step: Step, _ world: WorldSpec) -> Bool {
 func checkMatchesModel(_ step: Step) -> Bool {
     #expect(step.outcome == step.modelOutcome, "ledger \(step.outcome) but model \(step.modelOutcome)")
     let bookings = step.after.allBookings
-    #expect(bookings == step.model.bookings, "ledger and model bookings differ")
-    var ok = step.outcome == step.modelOutcome && bookings == step.model.bookings
+    let held = step.model.heldBookings
+    #expect(bookings == held, "ledger and model bookings differ")
+    var ok = step.outcome == step.modelOutcome && bookings == held
     if let schedulerOutcome = step.schedulerOutcome, let schedulerBookings = step.schedulerBookings {
         #expect(schedulerOutcome == step.modelOutcome, "scheduler \(schedulerOutcome) but model \(step.modelOutcome)")
-        #expect(schedulerBookings == step.model.bookings, "scheduler and model bookings differ")
-        ok = ok && schedulerOutcome == step.modelOutcome && schedulerBookings == step.model.bookings
+        #expect(schedulerBookings == held, "scheduler and model bookings differ")
+        ok = ok && schedulerOutcome == step.modelOutcome && schedulerBookings == held
     }
     return ok
 }

@@ -64,6 +64,9 @@ struct ReferenceModel: Sendable {
         var booking: BookingID
         var to: Slot
     }
+    /// Dates before this one are released (`Ledger.releaseDays`): their bookings are no longer
+    /// held, their request ids are forgotten, and nothing on them can be booked or changed.
+    private(set) var releasedBefore: LocalDate?
 
     struct Override: Sendable, Equatable {
         var station: StationID
@@ -103,6 +106,18 @@ struct ReferenceModel: Sendable {
         return hours
     }
 
+    func isReleased(_ booking: Booking) -> Bool { releasedBefore.map { booking.slot.date < $0 } ?? false }
+
+    /// The bookings not released: what the library still holds.
+    var heldBookings: [Booking] { bookings.filter { !isReleased($0) } }
+
+    /// Releases the dates before `cutoff`, if every zone's (London's) date at `now` is at least it.
+    mutating func release(before cutoff: LocalDate, at now: Instant) -> Bool {
+        guard cutoff.dayNumber <= WallClock.localDay(at: now.secondsSinceEpoch) else { return false }
+        releasedBefore = max(releasedBefore ?? cutoff, cutoff)
+        return true
+    }
+
     func activeBooking(at slot: Slot) -> Booking? {
         bookings.first { $0.status == .active && $0.slot == slot }
     }
@@ -126,7 +141,8 @@ struct ReferenceModel: Sendable {
     }
 
     func upcomingCount(of user: UserID, at now: Int64) -> Int {
-        bookings.filter { $0.user == user && $0.isUpcoming(at: Instant(secondsSinceEpoch: now)) }.count
+        bookings.filter { $0.user == user && !isReleased($0) && $0.isUpcoming(at: Instant(secondsSinceEpoch: now)) }
+            .count
     }
 
     mutating func reserve(_ request: ReservationRequest, at now: Instant) -> Result<Booking, Rejection.Reason> {
@@ -135,12 +151,17 @@ struct ReferenceModel: Sendable {
         guard station.sockets.contains(where: { $0.id == slot.socket }) else { return .failure(.unknownSocket) }
         guard (0...23).contains(slot.hour) else { return .failure(.invalidHour) }
         let reminder = request.reminder.map { $0.components.seconds }
-        if let id = request.requestID, let seen = requests.first(where: { $0.user == request.user && $0.id == id }) {
+        if let id = request.requestID,
+            let seen = requests.first(where: {
+                $0.user == request.user && $0.id == id && !isReleased(bookings[Int($0.booking.rawValue) - 1])
+            })
+        {
             guard seen.slot == slot, seen.reminder == reminder else { return .failure(.conflictingRequestID) }
             return .success(bookings[Int(seen.booking.rawValue) - 1])
         }
         let (reason, start) = timeCheck(slot, reminder: reminder, now: now.secondsSinceEpoch)
         if let reason { return .failure(reason) }
+        if let releasedBefore, slot.date < releasedBefore { return .failure(.slotInPast) }
         let open = openHours(station, slot.socket, on: slot.date)
         if open.isEmpty { return .failure(.socketClosed) }
         if !open.contains(slot.hour) { return .failure(.outsideOpeningHours) }
@@ -163,6 +184,7 @@ struct ReferenceModel: Sendable {
     mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) -> Result<Booking, Rejection.Reason> {
         guard let index = bookings.firstIndex(where: { $0.id == id }) else { return .failure(.unknownBooking) }
         let booking = bookings[index]
+        guard !isReleased(booking) else { return .failure(.released) }
         guard booking.user == user else { return .failure(.notOwner) }
         guard booking.status == .active else { return .failure(.alreadyCancelled) }
         guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - policy.cancellationCutoffSeconds else {
@@ -181,6 +203,7 @@ struct ReferenceModel: Sendable {
             guard sockets.contains(socket) else { return .failure(.unknownSocket) }
             sockets = [socket]
         }
+        if let releasedBefore, change.date < releasedBefore { return .failure(.released) }
         var displaced: [Int] = []
         for socket in sockets {
             let hours = change.hours ?? regularHours(station, socket)
@@ -254,6 +277,7 @@ struct ReferenceModel: Sendable {
         case .beyondHorizon: return .beyondHorizon
         default: break
         }
+        if let releasedBefore, slot.date < releasedBefore { return .past }
         let open = openHours(station, slot.socket, on: slot.date)
         if open.isEmpty { return .closed }
         if !open.contains(slot.hour) { return .outsideHours }
@@ -262,7 +286,7 @@ struct ReferenceModel: Sendable {
 
     /// A user's active bookings: upcoming soonest first, past most recent first.
     func bookings(of user: UserID, at now: Instant) -> (upcoming: [Booking], past: [Booking]) {
-        let mine = bookings.filter { $0.user == user && $0.status == .active }
+        let mine = heldBookings.filter { $0.user == user && $0.status == .active }
             .sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         return (mine.filter { $0.end > now }, mine.filter { $0.end <= now }.reversed())
     }

@@ -15,7 +15,8 @@ enum Decisions {
     ) -> ReservationAttempt {
         if let requestID {
             let key = UserBook.RequestKey(user: user, id: requestID)
-            if let seen = users.requests[key] {
+            // A request id whose booking was released is forgotten (see `SlotBook+Retention.swift`).
+            if let seen = users.requests[key], seen.ref.day >= slots.releasedBefore {
                 guard seen.ref == ref, seen.reminder == reminder else {
                     return ReservationAttempt(reason: .conflictingRequestID, start: 0)
                 }
@@ -24,6 +25,8 @@ enum Decisions {
         }
         let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
         if let timeReason { return ReservationAttempt(reason: timeReason, start: start) }
+        // A released day is past for every call (a caller whose clock is behind included).
+        if ref.day < slots.releasedBefore { return ReservationAttempt(reason: .slotInPast, start: start) }
         let page = slots.pageIndex(ref.day)
         let day = slots.words[page &* slots.regular.count &+ slots.local(ref)]
         if !day.isOpen(ref.hour) {
@@ -143,6 +146,9 @@ enum Decisions {
         switch targets(of: change, rules: rules, slots: slots) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let found): sockets = found
+        }
+        if change.date.dayNumber < slots.releasedBefore {
+            return .failure(Rejection(.released, value: change.description, date: change.date))
         }
         var displaced: [Int] = []
         for socket in sockets {

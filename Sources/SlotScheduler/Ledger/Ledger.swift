@@ -62,7 +62,9 @@ public struct Ledger: Sendable {
     /// The slot becomes free and its reminder is removed.
     @discardableResult
     public mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        guard let record = slots.record(of: id) else { throw Rejection(.unknownBooking, booking: id, user: user) }
+        guard let record = slots.record(of: id) else {
+            throw Rejection(slots.wasReleased(id) ? .released : .unknownBooking, booking: id, user: user)
+        }
         if let reason = Decisions.cancel(
             record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         {
@@ -96,24 +98,29 @@ public struct Ledger: Sendable {
         slots.record(of: id).map { slots.booking(record: $0, catalog: rules.catalog) }
     }
 
-    /// Every booking ever made, active or not, by id.
+    /// Every booking ever made and not released, active or not, by id.
     public var allBookings: [Booking] {
-        let bookings = slots.records.indices.map { slots.booking(record: $0, catalog: rules.catalog) }
+        let bookings = slots.records.indices.filter { !slots.isReleased(record: $0) }.map {
+            slots.booking(record: $0, catalog: rules.catalog)
+        }
         // Records are in id order unless some were restored with ids another layout assigned.
         return slots.restoredIDs.isEmpty ? bookings : bookings.sorted { $0.id < $1.id }
     }
 
-    /// Number of bookings currently active (past ones included).
+    /// Number of bookings currently active (past ones included, released ones not).
     public var activeBookingCount: Int { users.activeTotal }
 
-    /// The event journal, oldest first (empty when journaling is off).
+    /// The event journal, oldest first (empty when journaling is off); since the last
+    /// ``releaseDays(before:at:)``, if any.
     public var events: [Event] { slots.journal.map { slots.event($0, catalog: rules.catalog) } }
 
-    /// Number of journal entries; events since an earlier count are `events[count...]`.
-    public var eventCount: Int { slots.journal.count }
+    /// Number of journal entries, those before a release included; events since an earlier
+    /// count are ``events(since:)``.
+    public var eventCount: Int { slots.journalBase + slots.journal.count }
 
-    /// The events after the first `count`.
+    /// The events after the first `count` (those a release dropped are not returned).
     public func events(since count: Int) -> [Event] {
-        slots.journal[min(max(0, count), slots.journal.count)...].map { slots.event($0, catalog: rules.catalog) }
+        let start = min(max(0, count - slots.journalBase), slots.journal.count)
+        return slots.journal[start...].map { slots.event($0, catalog: rules.catalog) }
     }
 }

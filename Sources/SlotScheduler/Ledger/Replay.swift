@@ -19,6 +19,9 @@ enum Replay {
                 throw fail(
                     "booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
             }
+            guard ref.day >= slots.releasedBefore else {
+                throw fail("booking \(booking.id) is for \(booking.slot.date), a released date")
+            }
             let record = slots.records.count
             guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {
                 throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
@@ -49,6 +52,9 @@ enum Replay {
             case .failure(let rejection): throw fail(rejection.description)
             case .success(let found): sockets = found
             }
+            guard change.date.dayNumber >= slots.releasedBefore else {
+                throw fail("availability change for \(change.date), a released date")
+            }
             let page = slots.pageIndex(change.date.dayNumber)
             for socket in sockets where socket >= 0 {
                 slots.setOpenHours(change.hours?.mask ?? slots.regular[socket], localSocket: socket, block: page)
@@ -69,9 +75,22 @@ public struct Snapshot: Hashable, Codable, Sendable {
     /// Reschedule request ids remembered, by user then id (empty for a snapshot without any).
     public var rescheduleRequests: [RememberedReschedule] = []
 
-    public init(bookings: [Booking], overrides: [AvailabilityChange]) {
+    /// After ``Ledger/releaseDays(before:at:)``: the first date not released. `bookings` and
+    /// `overrides` then hold only later dates; `nil` when nothing was released.
+    public var releasedBefore: LocalDate?
+    /// After a release: the highest booking id each epoch and shard assigned (a released
+    /// booking may have had it), sorted, so a restore never assigns a released id again and
+    /// knows it was released; `nil` when nothing was released.
+    public var lastIDs: [BookingID]?
+
+    public init(
+        bookings: [Booking], overrides: [AvailabilityChange], releasedBefore: LocalDate? = nil,
+        lastIDs: [BookingID]? = nil
+    ) {
         self.bookings = bookings
         self.overrides = overrides
+        self.releasedBefore = releasedBefore
+        self.lastIDs = lastIDs
     }
 
     /// The events that rebuild this snapshot: overrides, then each booking in id order, released
@@ -108,9 +127,14 @@ extension Ledger {
         let overrides = slots.overrides(catalog: rules.catalog).sorted {
             ($0.station, $0.socket ?? "", $0.date) < ($1.station, $1.socket ?? "", $1.date)
         }
-        return Snapshot(
+        var snapshot = Snapshot(
             bookings: allBookings, overrides: overrides,
             rescheduleRequests: users.rememberedReschedules(catalog: rules.catalog))
+        if let releasedBefore {
+            snapshot.releasedBefore = releasedBefore
+            snapshot.lastIDs = slots.lastIDs().sorted()
+        }
+        return snapshot
     }
 
     /// Rebuilds a ledger from a snapshot and the events recorded after it (``events(since:)``
@@ -121,11 +145,17 @@ extension Ledger {
     {
         self.init(rules: rules, journaling: journaling)
         let restore = snapshot.events
-        let plan = try RestorePlan(restore + events, catalog: rules.catalog, shardCount: 1)
-        if plan.acrossLayouts { slots.beginRestoringAcrossLayouts() }
+        let plan = try RestorePlan(restore + events, snapshot: snapshot, catalog: rules.catalog, shardCount: 1)
+        if let releasedBefore = snapshot.releasedBefore { slots.releasedBefore = releasedBefore.dayNumber }
+        if plan.acrossLayouts {
+            slots.beginRestoringAcrossLayouts()
+            slots.releasedHighWater = plan.releasedHighWater
+        }
         for (index, event) in restore.enumerated() {
+            if plan.skipsReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
             try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
         }
+        if plan.skipsReleasedIDs { for id in snapshot.lastIDs ?? [] { slots.skipIDs(through: id) } }
         slots.journal.removeAll()
         slots.changes.removeAll()
         for (i, memo) in snapshot.rescheduleRequests.enumerated() {

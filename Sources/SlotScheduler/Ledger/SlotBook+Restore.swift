@@ -36,40 +36,81 @@ struct RestorePlan {
     var acrossLayouts = false
     /// The epoch for ids assigned after the restore: above every epoch in the events.
     var nextEpoch: UInt64 = 0
+    /// Within the layout, from a snapshot after a release: the ids the snapshot lacks (released
+    /// ones) must be skipped, so later ids keep their numbers.
+    var skipsReleasedIDs = false
+    /// Across layouts, from a snapshot after a release: the snapshot's ``Snapshot/lastIDs``
+    /// as group (epoch and shard) → highest number.
+    var releasedHighWater: [UInt64: UInt64] = [:]
 
-    /// Scans `events` as a store with `shardCount` shards (a station's shard is its catalog
-    /// index modulo the count) would replay them. Across layouts it checks what replay cannot:
-    /// the ids of each epoch and shard that wrote them come 1, 2, 3, … in order, so a journal
-    /// with an event missing, or an id reserved twice, is refused, not restored.
+    /// Scans `events` (a snapshot's events, then the journal's) as a store with `shardCount`
+    /// shards (a station's shard is its catalog index modulo the count) would replay them.
+    /// Across layouts it checks what replay cannot: the ids of each epoch and shard that wrote
+    /// them come 1, 2, 3, … in order, so a journal with an event missing, or an id reserved
+    /// twice, is refused, not restored. Within a snapshot that released bookings the ids only
+    /// increase (the released ones are missing), and the journal after it continues from the
+    /// snapshot's ``Snapshot/lastIDs``.
     ///
     /// - Complexity: O(*n*) for *n* events.
-    init(_ events: [Event], catalog: Catalog, shardCount: Int) throws(ReplayError) {
+    init(_ events: [Event], snapshot: Snapshot, catalog: Catalog, shardCount: Int) throws(ReplayError) {
+        let gapsBefore = snapshot.lastIDs == nil ? 0 : snapshot.events.count
+        let lastIDs = snapshot.lastIDs ?? []
+        let mask: UInt64 = (1 << SlotBook.shardShift) - 1
         var next = [UInt64](repeating: 1, count: shardCount)
-        for event in events {
+        for (index, event) in events.enumerated() {
+            if index == gapsBefore {
+                for id in lastIDs {
+                    let group = Int(truncatingIfNeeded: id.rawValue >> SlotBook.shardShift)
+                    guard group < shardCount else {
+                        acrossLayouts = true
+                        break
+                    }
+                    next[group] = max(next[group], (id.rawValue & mask) + 1)
+                }
+                if acrossLayouts { break }
+            }
             guard case .reserved(let booking) = event, let station = catalog.stationIndex[booking.slot.station]
             else { continue }
             let shard = Int(station) % shardCount
-            if booking.id.rawValue != UInt64(shard) << SlotBook.shardShift | next[shard] {
+            let number = booking.id.rawValue & mask
+            let inSequence = index < gapsBefore ? number >= next[shard] : number == next[shard]
+            if booking.id.rawValue >> SlotBook.shardShift != UInt64(shard) || !inSequence {
                 acrossLayouts = true
                 break
             }
-            next[shard] += 1
+            next[shard] = number + 1
         }
-        guard acrossLayouts else { return }
+        if !acrossLayouts, gapsBefore >= events.count {
+            acrossLayouts = lastIDs.contains { $0.rawValue >> SlotBook.shardShift >= UInt64(shardCount) }
+        }
+        guard acrossLayouts else {
+            skipsReleasedIDs = snapshot.lastIDs != nil
+            return
+        }
         var nextInGroup: [UInt64: UInt64] = [:]
         var maxEpoch: UInt64 = 0
+        for id in lastIDs {
+            releasedHighWater[id.rawValue >> SlotBook.shardShift] = id.rawValue & mask
+            maxEpoch = max(maxEpoch, id.rawValue >> SlotBook.epochShift)
+        }
         for (index, event) in events.enumerated() {
+            if index == gapsBefore {
+                for (group, highest) in releasedHighWater {
+                    nextInGroup[group] = max(nextInGroup[group, default: 1], highest + 1)
+                }
+            }
             guard case .reserved(let booking) = event else { continue }
             let group = booking.id.rawValue >> SlotBook.shardShift
             let expected = nextInGroup[group, default: 1]
-            guard booking.id.rawValue == group << SlotBook.shardShift | expected else {
+            let number = booking.id.rawValue & mask
+            guard index < gapsBefore ? number >= expected : number == expected else {
                 throw ReplayError(
                     index: index,
                     problem:
                         "booking id \(booking.id) is out of sequence; expected \(group << SlotBook.shardShift | expected)"
                 )
             }
-            nextInGroup[group] = expected + 1
+            nextInGroup[group] = number + 1
             maxEpoch = max(maxEpoch, booking.id.rawValue >> SlotBook.epochShift)
         }
         guard maxEpoch + 1 < SlotBook.restoringEpoch else {

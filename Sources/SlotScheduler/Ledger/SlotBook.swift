@@ -25,15 +25,27 @@ struct SlotBook: Sendable {
     /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free; blocks end to end,
     /// so a cell is `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
-    var records: [BookingRecord] = []
+    /// Blocks of released days, to be reused by new days (see `SlotBook+Retention.swift`).
+    var freeBlocks: [Int32] = []
+    var records = RecordColumn()
     var requestIDs: [Int32: RequestID] = [:]
     let journaling: Bool
     var journal: [JournalEntry] = []
+    /// Journal entries dropped by releases before `journal[0]`.
+    var journalBase = 0
     var changes: [AvailabilityChange] = []
     /// Every reschedule, in order (``Event/rescheduled(_:at:)`` entries point here).
     var moves: [MoveRecord] = []
     /// Record → its first entry in `moves`: where it was made, for its ``Event/reserved(_:)``.
     var firstMove: [Int32: Int32] = [:]
+    /// Days before this day number are released: no block, no held record, no new booking.
+    var releasedBefore: Int32 = .min
+    /// Records before this index were checked for request ids to forget by a release.
+    var releaseScan = 0
+    /// After a restore across layouts from a snapshot with released bookings: the highest id
+    /// number each (epoch, shard) group had assigned; ids of such a group up to it that no
+    /// record holds were released.
+    var releasedHighWater: [UInt64: UInt64] = [:]
 
     static let shardShift: UInt64 = 40
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
@@ -82,6 +94,11 @@ struct SlotBook: Sendable {
         let index = Int(day - firstDay)
         if index >= dayBlock.count {
             dayBlock.append(contentsOf: [Int32](repeating: -1, count: index - dayBlock.count + 32))
+        }
+        if let free = freeBlocks.popLast() {
+            dayBlock[index] = free
+            reset(block: Int(free))
+            return Int(free)
         }
         let block = words.count / max(1, regular.count)
         dayBlock[index] = Int32(block)
@@ -136,8 +153,15 @@ struct SlotBook: Sendable {
         return record < restored ? restoredIDs[record] : BookingID(idPrefix | UInt64(record - restored + 1))
     }
 
-    /// The record index of `id` if this book holds it.
+    /// The record index of `id` if this book holds it (made it, or restored it, and has not
+    /// released it).
     func record(of id: BookingID) -> Int? {
+        guard let index = assignedRecord(of: id), !isReleased(record: index) else { return nil }
+        return index
+    }
+
+    /// The record index `id` has or had in this book, released or not.
+    func assignedRecord(of id: BookingID) -> Int? {
         if id.rawValue >> Self.shardShift == idPrefix >> Self.shardShift {
             let index = Int(id.rawValue & ((1 << Self.shardShift) - 1)) - 1 + restoredIDs.count
             return index >= restoredIDs.count && index < records.count ? index : nil
@@ -145,15 +169,17 @@ struct SlotBook: Sendable {
         return restoredRecords.isEmpty ? nil : restoredRecords[id].map(Int.init)
     }
 
+    /// Whether record `index` (one this book made or restored) was released.
+    @inline(__always)
+    func isReleased(record index: Int) -> Bool {
+        index < records.base || records[index].ref.day < releasedBefore
+    }
+
     /// Reserves room for `bookings` records, filling and emptying it so its pages are faulted in
     /// now and not one by one on the booking path.
     mutating func prefault(bookings: Int) {
         guard bookings > 0 else { return }
-        records = Array(
-            repeating: BookingRecord(
-                user: 0, start: 0, createdAt: 0, ref: SlotRef(station: 0, socket: 0, day: 0, hour: 0), reminder: -1,
-                status: .cancelled), count: bookings)
-        records.removeAll(keepingCapacity: true)
+        records.prefault(bookings, with: .placeholder)
         if journaling {
             journal = Array(repeating: JournalEntry(kind: .reserved, reference: 0, at: 0), count: bookings)
             journal.removeAll(keepingCapacity: true)
@@ -174,6 +200,12 @@ struct BookingRecord: Sendable, Equatable {
     /// Reminder offset in seconds, or -1 for none.
     var reminder: Int32
     var status: Booking.Status
+
+    /// A record that holds nothing: it stands for a released booking whose index a restore had
+    /// to fill (its date is before every released date).
+    static let placeholder = BookingRecord(
+        user: 0, start: 0, createdAt: 0, ref: SlotRef(station: 0, socket: 0, day: .min, hour: 0), reminder: -1,
+        status: .cancelled)
 }
 
 /// A compact journal line; ``Event`` values are built from it on demand.

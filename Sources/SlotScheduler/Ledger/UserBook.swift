@@ -18,7 +18,7 @@ struct UserBook: Sendable {
     private var mask: Int
     private var hashedCount = 0
     /// Active bookings of every user together, past ones included.
-    private(set) var activeTotal = 0
+    var activeTotal = 0
     var entries: [UserEntry] = []
     var freeEntry: Int32 = -1
     var requests: [RequestKey: RememberedRequest] = [:]
@@ -217,7 +217,7 @@ struct UserBook: Sendable {
         updateEndedMinute(of: user)
     }
 
-    private mutating func updateEndedMinute(of user: Int) {
+    mutating func updateEndedMinute(of user: Int) {
         let first = states[user].ended
         guard first >= 0 else {
             states[user].endedMinute = .min

@@ -58,6 +58,7 @@ extension SlotBook {
         case .beyondHorizon: return .beyondHorizon
         default: break
         }
+        if ref.day < releasedBefore { return .past }
         let local = Int(localSocket[Int(ref.socket)])
         let open = openHours(localSocket: local, day: ref.day)
         if open == 0 { return .closed }

@@ -32,7 +32,7 @@ extension Ledger {
 
     /// Reminders that fall due in `window` (lower bound included), by time then booking id.
     ///
-    /// - Complexity: O(*n*) in the bookings ever made.
+    /// - Complexity: O(*n*) in the bookings held (not released).
     public func remindersDue(in window: Range<Instant>) -> [Reminder] {
         slots.remindersDue(in: window, catalog: rules.catalog).sorted {
             ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking)
@@ -48,7 +48,9 @@ extension Ledger {
 extension SlotBook {
     func remindersDue(in window: Range<Instant>, catalog: Catalog) -> [Reminder] {
         var result: [Reminder] = []
-        for (index, record) in records.enumerated() where record.status == .active && record.reminder >= 0 {
+        for index in records.indices where !isReleased(record: index) {
+            let record = records[index]
+            guard record.status == .active, record.reminder >= 0 else { continue }
             let fireAt = Instant(record.start - Int64(record.reminder))
             if window.contains(fireAt) {
                 result.append(

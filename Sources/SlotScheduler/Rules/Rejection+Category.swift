@@ -7,7 +7,7 @@ extension Rejection.Reason {
         /// time, reminder or request id the rules refuse (422).
         case invalid
         /// The request clashes with the current state: slot taken, limit reached, request id used
-        /// for another slot, already cancelled, past the cancellation deadline (409).
+        /// for another slot, already cancelled, past the cancellation deadline, released (409).
         case conflict
         /// The caller may not do this: another user's booking (403).
         case forbidden
@@ -20,7 +20,7 @@ extension Rejection.Reason {
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
             .cancellationCutoffPassed, .rescheduleCutoffPassed,
-            .slotHasBookings:
+            .slotHasBookings, .released:
             .conflict
         case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
             .invalidRequestID,

@@ -91,6 +91,12 @@ extension Rejection {
             return "The change would close hours holding \(limit) bookings, and was refused."
         case (.turkish, .slotHasBookings):
             return "Bu değişiklik \(limit) randevusu olan saatleri kapatacağı için reddedildi."
+        case (.english, .released) where self.booking != nil:
+            return "Booking \(booking) is no longer held: its date was released (the journal keeps it)."
+        case (.turkish, .released) where self.booking != nil:
+            return "\(booking) numaralı randevu artık tutulmuyor: tarihi serbest bırakıldı (günlükte kayıtlı)."
+        case (.english, .released): return "\(date) was released; its hours can no longer change."
+        case (.turkish, .released): return "\(date) tarihi serbest bırakıldı; saatleri artık değiştirilemez."
         }
     }
 }

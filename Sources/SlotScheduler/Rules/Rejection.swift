@@ -70,6 +70,9 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         /// A booking moves only to another hour, date or socket of its own station.
         case rescheduleToOtherStation
         case slotHasBookings
+        /// The booking, or the date a change names, was released by
+        /// ``Ledger/releaseDays(before:at:)``: no longer held in memory (the journal keeps it).
+        case released
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }

@@ -47,11 +47,15 @@ extension Scheduler {
             .sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }
     }
 
-    /// Every booking ever made, by id.
+    /// Every booking ever made and not released, by id.
     public var allBookings: [Booking] {
         let catalog = rules.catalog
-        return allShards { slots in slots.records.indices.map { slots.booking(record: $0, catalog: catalog) } }
-            .sorted { $0.id < $1.id }
+        return allShards { slots in
+            slots.records.indices.filter { !slots.isReleased(record: $0) }.map {
+                slots.booking(record: $0, catalog: catalog)
+            }
+        }
+        .sorted { $0.id < $1.id }
     }
 
     /// The state as plain values. Each shard is read under its lock in turn.
@@ -63,7 +67,16 @@ extension Scheduler {
         let requests = stripes.indices.flatMap { stripe in
             stripes.withLock(stripe) { $0.rememberedReschedules(catalog: catalog) }
         }.sorted(by: RememberedReschedule.inOrder)
-        return Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests)
+        var snapshot = Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests)
+        guard let releasedBefore else { return snapshot }
+        var highest: [UInt64: UInt64] = [:]
+        for id in allShards({ $0.lastIDs() }) {
+            let group = id.rawValue >> SlotBook.shardShift
+            highest[group] = max(highest[group] ?? 0, id.rawValue & ((1 << SlotBook.shardShift) - 1))
+        }
+        snapshot.releasedBefore = releasedBefore
+        snapshot.lastIDs = highest.map { BookingID($0.key << SlotBook.shardShift | $0.value) }.sorted()
+        return snapshot
     }
 
     /// The journal: each shard's events in order, shards merged by time (ties by shard).
@@ -101,17 +114,32 @@ extension Scheduler {
     ///
     /// Errors name the index of the offending snapshot booking or override (counted as events:
     /// overrides first, then bookings) or, past those, of the event.
-    public convenience init(rules: Rules, shards: Int = 16, snapshot: Snapshot, replaying events: [Event] = [])
-        throws(ReplayError)
-    {
-        self.init(rules: rules, shards: shards)
+    public convenience init(
+        rules: Rules, shards: Int = 16, snapshot: Snapshot, replaying events: [Event] = [], journaling: Bool = true
+    ) throws(ReplayError) {
+        self.init(rules: rules, shards: shards, journaling: journaling)
         let restore = snapshot.events
-        let plan = try RestorePlan(restore + events, catalog: rules.catalog, shardCount: self.shards.count)
-        if plan.acrossLayouts {
-            restoredAcrossLayouts.store(true, ordering: .relaxed)
-            for shard in self.shards.indices { self.shards.withLock(shard) { $0.beginRestoringAcrossLayouts() } }
+        let plan = try RestorePlan(
+            restore + events, snapshot: snapshot, catalog: rules.catalog, shardCount: self.shards.count)
+        for shard in self.shards.indices {
+            self.shards.withLock(shard) { slots in
+                if let releasedBefore = snapshot.releasedBefore { slots.releasedBefore = releasedBefore.dayNumber }
+                if plan.acrossLayouts {
+                    slots.beginRestoringAcrossLayouts()
+                    slots.releasedHighWater = plan.releasedHighWater
+                }
+            }
         }
-        for (index, event) in restore.enumerated() { try apply(event, index: index) }
+        if plan.acrossLayouts { restoredAcrossLayouts.store(true, ordering: .relaxed) }
+        for (index, event) in restore.enumerated() {
+            try apply(event, index: index, skippingReleasedIDs: plan.skipsReleasedIDs)
+        }
+        if plan.skipsReleasedIDs {
+            for id in snapshot.lastIDs ?? [] {
+                let shard = Int(truncatingIfNeeded: id.rawValue >> SlotBook.shardShift)
+                if shard < self.shards.count { self.shards.withLock(shard) { $0.skipIDs(through: id) } }
+            }
+        }
         for shard in self.shards.indices {
             self.shards.withLock(shard) { slots in
                 slots.journal.removeAll()
@@ -132,7 +160,7 @@ extension Scheduler {
         }
     }
 
-    private func apply(_ event: Event, index: Int) throws(ReplayError) {
+    private func apply(_ event: Event, index: Int, skippingReleasedIDs: Bool = false) throws(ReplayError) {
         let target: Int?
         let user: UserID?
         switch event {
@@ -155,6 +183,7 @@ extension Scheduler {
         let result: Result<Void, ReplayError> = shards.withLock(shard) { slots in
             stripes.withLock(stripe) { users in
                 do throws(ReplayError) {
+                    if skippingReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
                     try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
                     return .success(())
                 } catch { return .failure(error) }

@@ -85,13 +85,18 @@ public final class Scheduler: Sendable {
     /// The shard holding `booking`: the one its id names or, after a restore across shard
     /// layouts, the one that restored it (each shard asked in turn).
     ///
+    /// A released id names the shard that had it or, released before such a restore, shard 0.
     /// - Complexity: O(1); O(shards) for an id not assigned by this layout after such a restore.
     func shard(of booking: BookingID) -> Int? {
         let index = Int(truncatingIfNeeded: booking.rawValue >> SlotBook.shardShift)
         guard restoredAcrossLayouts.load(ordering: .relaxed) else { return index < shards.count ? index : nil }
         let named = index & (1 << (SlotBook.epochShift - SlotBook.shardShift) - 1)
-        if named < shards.count, shards.withLock(named, { $0.record(of: booking) != nil }) { return named }
-        return shards.indices.first { shard in shards.withLock(shard) { $0.record(of: booking) != nil } }
+        if named < shards.count, shards.withLock(named, { $0.assignedRecord(of: booking) != nil }) { return named }
+        if let shard = shards.indices.first(where: { shards.withLock($0) { $0.assignedRecord(of: booking) != nil } }) {
+            return shard
+        }
+        // Released before the snapshot restored: every shard knows the same high-water marks.
+        return shards.withLock(0) { $0.wasReleased(booking) } ? 0 : nil
     }
 
     /// Books one slot for one user at `now`, or throws why not. Atomic: two concurrent
@@ -147,7 +152,7 @@ public final class Scheduler: Sendable {
         let rules = rules
         let result: Result<Booking, Rejection> = shards.withLock(shard) { slots in
             guard let record = slots.record(of: id) else {
-                return .failure(Rejection(.unknownBooking, booking: id, user: user))
+                return .failure(Rejection(slots.wasReleased(id) ? .released : .unknownBooking, booking: id, user: user))
             }
             let reason = stripes.withLock(stripe) { users in
                 Decisions.cancel(

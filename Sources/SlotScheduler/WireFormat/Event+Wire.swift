@@ -133,10 +133,11 @@ extension RememberedReschedule: Codable {
 }
 
 extension Snapshot {
-    enum WireKeys: String, CodingKey { case version, bookings, overrides, rescheduleRequests }
+    enum WireKeys: String, CodingKey { case version, bookings, overrides, rescheduleRequests, releasedBefore, lastIDs }
 
     /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
-    /// `rescheduleRequests`; a snapshot without a version is read as version 1.
+    /// `rescheduleRequests`, or `releasedBefore` (a date) and `lastIDs` (booking ids) after a
+    /// release; a snapshot without a version is read as version 1.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
@@ -148,14 +149,18 @@ extension Snapshot {
             bookings: try c.decode([Booking].self, forKey: .bookings),
             overrides: try c.decode([AvailabilityChange].self, forKey: .overrides),
             rescheduleRequests: try c.decodeIfPresent([RememberedReschedule].self, forKey: .rescheduleRequests) ?? [])
+        releasedBefore = try c.decodeIfPresent(LocalDate.self, forKey: .releasedBefore)
+        lastIDs = try c.decodeIfPresent([BookingID].self, forKey: .lastIDs)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         // Version 2 only when it holds what version 1 has no place for.
-        try c.encode(rescheduleRequests.isEmpty ? Event.wireVersion : 2, forKey: .version)
+        try c.encode(rescheduleRequests.isEmpty && releasedBefore == nil ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
         if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }
+        try c.encodeIfPresent(releasedBefore, forKey: .releasedBefore)
+        try c.encodeIfPresent(lastIDs, forKey: .lastIDs)
     }
 }

@@ -123,6 +123,7 @@ enum Reasons {
         case .noMatchingSocketFree: 21
         case .rescheduleCutoffPassed: 22
         case .rescheduleToOtherStation: 23
+        case .released: 24
         }
     }
 

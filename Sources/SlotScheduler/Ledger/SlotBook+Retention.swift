@@ -1,0 +1,138 @@
+/// Retention: releasing the days before a cutoff (see the StateAndRestarts article).
+///
+/// A released day has no block (its block goes to `freeBlocks` for a later day to reuse), its
+/// records are no longer held (``SlotBook/isReleased(record:)``: a record index below
+/// `records.base`, or a record dated before `releasedBefore`), and the records at the front of
+/// `records` that are all released stop being stored once they are a good part of it. Booking
+/// ids keep their record index, so a released id is still known to be released.
+extension SlotBook {
+    /// An active booking a release took away from its user's limit.
+    struct ReleasedBooking: Sendable {
+        var user: UserID
+        var booking: BookingID
+    }
+
+    /// A request id a release made the users' book forget.
+    struct ForgottenRequest: Sendable {
+        var key: UserBook.RequestKey
+        var booking: BookingID
+    }
+
+    /// Releases the days before day number `cutoff` (the caller checked that it is safe).
+    ///
+    /// - Returns: the active bookings released, for their users' books to drop, and the request
+    ///   ids of the records no longer stored, for the users' books to forget.
+    /// - Complexity: O(*d* · sockets · 24 + *r*) for *d* released days with blocks and *r* records
+    ///   newly found released at the front, amortised (the copies that drop stored records and
+    ///   that compact blocks are made only once the released part is a quarter, or half, of them).
+    mutating func releaseDays(before cutoff: Int32) -> (active: [ReleasedBooking], requests: [ForgottenRequest]) {
+        guard cutoff > releasedBefore else { return ([], []) }
+        var active: [ReleasedBooking] = []
+        let end = min(max(0, Int(cutoff) - Int(firstDay)), dayBlock.count)
+        let perBlock = regular.count * 24
+        for i in 0..<end where dayBlock[i] >= 0 {
+            let first = Int(dayBlock[i]) * perBlock
+            for cell in first..<(first + perBlock) where cells[cell] != 0 {
+                let record = Int(cells[cell] - 1)
+                active.append(ReleasedBooking(user: records[record].user, booking: bookingID(record: record)))
+            }
+            freeBlocks.append(dayBlock[i])
+        }
+        if end > 0 {
+            dayBlock.removeFirst(end)
+            firstDay += Int32(end)
+        }
+        releasedBefore = cutoff
+        var requests: [ForgottenRequest] = []
+        var index = max(releaseScan, records.base)
+        while index < records.count, records[index].ref.day < cutoff {
+            if let id = requestIDs.removeValue(forKey: Int32(truncatingIfNeeded: index)) {
+                requests.append(
+                    ForgottenRequest(
+                        key: UserBook.RequestKey(user: records[index].user, id: id), booking: bookingID(record: index)))
+            }
+            index += 1
+        }
+        releaseScan = index
+        if (index - records.base) * 4 >= records.storage.count { records.drop(before: index) }
+        journalBase += journal.count
+        journal.removeAll()
+        changes.removeAll()
+        if freeBlocks.count * 2 > words.count / max(1, regular.count) { compactBlocks() }
+        return (active, requests)
+    }
+
+    /// Gives block `block` the regular hours and no bookings (a released day's block, reused).
+    mutating func reset(block: Int) {
+        let w = block * regular.count
+        for s in regular.indices { words[w + s] = SocketDay(open: regular[s]) }
+        let first = w * 24
+        for cell in first..<(first + regular.count * 24) { cells[cell] = 0 }
+    }
+
+    /// Moves the blocks in use to the front, in day order, and frees the rest of the storage.
+    ///
+    /// - Complexity: O(blocks in use · sockets · 24).
+    private mutating func compactBlocks() {
+        let perBlock = regular.count * 24
+        var newWords: [SocketDay] = []
+        var newCells: [UInt32] = []
+        var next: Int32 = 0
+        for i in dayBlock.indices where dayBlock[i] >= 0 {
+            let old = Int(dayBlock[i])
+            newWords.append(contentsOf: words[(old * regular.count)..<((old + 1) * regular.count)])
+            newCells.append(contentsOf: cells[(old * perBlock)..<((old + 1) * perBlock)])
+            dayBlock[i] = next
+            next += 1
+        }
+        words = newWords
+        cells = newCells
+        freeBlocks = []
+    }
+
+    /// Whether `id` was made (or restored) here and then released.
+    func wasReleased(_ id: BookingID) -> Bool {
+        if let index = assignedRecord(of: id) { return isReleased(record: index) }
+        let group = id.rawValue >> Self.shardShift
+        guard let highest = releasedHighWater[group] else { return false }
+        let number = id.rawValue & ((1 << Self.shardShift) - 1)
+        return number >= 1 && number <= highest
+    }
+
+    /// While restoring a snapshot that released bookings, in this book's own id sequence: gives
+    /// the ids before `id` (released, so missing from the snapshot) their record indices.
+    mutating func skipIDs(before id: BookingID) {
+        guard id.rawValue >> Self.shardShift == idPrefix >> Self.shardShift else { return }
+        let number = Int(id.rawValue & ((1 << Self.shardShift) - 1))
+        skipRecords(to: number - 1 + restoredIDs.count)
+    }
+
+    /// ``skipIDs(before:)`` up to and including `id`: the last id the book had assigned.
+    mutating func skipIDs(through id: BookingID) {
+        guard id.rawValue >> Self.shardShift == idPrefix >> Self.shardShift else { return }
+        let number = Int(id.rawValue & ((1 << Self.shardShift) - 1))
+        skipRecords(to: number + restoredIDs.count)
+    }
+
+    private mutating func skipRecords(to index: Int) {
+        guard index > records.count else { return }
+        if records.storage.isEmpty {
+            records.skip(to: index)
+        } else {
+            while records.count < index { records.append(.placeholder) }
+        }
+    }
+
+    /// The highest id each (epoch, shard) group this book knows has assigned, for a snapshot
+    /// after a release: a restore must not give those ids again.
+    func lastIDs() -> [BookingID] {
+        var highest = releasedHighWater
+        for id in restoredIDs {
+            let group = id.rawValue >> Self.shardShift
+            highest[group] = max(highest[group] ?? 0, id.rawValue & ((1 << Self.shardShift) - 1))
+        }
+        let native = records.count - restoredIDs.count
+        if native > 0 { highest[idPrefix >> Self.shardShift] = UInt64(native) }
+        return highest.map { BookingID($0.key << Self.shardShift | $0.value) }
+    }
+}

@@ -1,0 +1,66 @@
+extension UserBook {
+    /// Drops released bookings from their users' active bookings, and forgets the request ids
+    /// of released records (each only while it still names the released booking: a request id
+    /// a later booking reused is kept).
+    ///
+    /// `released` must be sorted by user (any order of bookings within a user).
+    /// - Complexity: O(*r* log *r* + *e*) for *r* released bookings and *e* the active entries
+    ///   of their users; plus O(1) per forgotten request.
+    mutating func release(
+        _ released: ArraySlice<SlotBook.ReleasedBooking>, forgetting requests: [SlotBook.ForgottenRequest]
+    ) {
+        var start = released.startIndex
+        while start < released.endIndex {
+            let user = released[start].user
+            var end = start
+            while end < released.endIndex, released[end].user == user { end += 1 }
+            if let u = find(user) {
+                let ids = released[start..<end].map(\.booking).sorted()
+                drop(ids, from: u)
+            }
+            start = end
+        }
+        for request in requests where self.requests[request.key]?.booking == request.booking {
+            self.requests[request.key] = nil
+        }
+    }
+
+    /// Unlinks every entry of user `u` whose booking is in `ids` (sorted).
+    private mutating func drop(_ ids: [BookingID], from u: Int) {
+        for ended in [false, true] {
+            var previous: Int32 = -1
+            var e = ended ? states[u].ended : states[u].head
+            var removed: Int32 = 0
+            while e >= 0 {
+                let next = entries[Int(e)].next
+                if Self.contains(ids, entries[Int(e)].booking) {
+                    if previous >= 0 {
+                        entries[Int(previous)].next = next
+                    } else if ended {
+                        states[u].ended = next
+                    } else {
+                        states[u].head = next
+                    }
+                    entries[Int(e)].next = freeEntry
+                    freeEntry = e
+                    removed += 1
+                } else {
+                    previous = e
+                }
+                e = next
+            }
+            if ended { updateEndedMinute(of: u) } else { states[u].active -= removed }
+            activeTotal -= Int(removed)
+        }
+    }
+
+    private static func contains(_ sorted: [BookingID], _ id: BookingID) -> Bool {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return low < sorted.count && sorted[low] == id
+    }
+}
