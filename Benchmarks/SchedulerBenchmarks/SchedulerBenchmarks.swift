@@ -292,6 +292,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    retentionBenchmarks()
+
     // Memory: resident bytes per active booking with 10 M bookings (each slot filled in order,
     // users round robin so nobody reaches the limit), with and without the event journal.
     for journaling in [false, true] {

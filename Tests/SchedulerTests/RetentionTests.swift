@@ -24,7 +24,8 @@ struct RetentionTests {
     static func start() throws -> LocalDate { try LocalDate(parsing: "2018-06-01") }
     static func noon(_ d: Int) throws -> Instant { Instant.utc(try start().adding(days: d), hour: 12) }
 
-    /// Bookings on days 0...3 made on day 0; `old` on day 1 with a request id, `kept` on day 5.
+    /// Bookings made on day 0: `kept` on day 5, then `old` on day 1 (both with request ids) and
+    /// `cancelled` on day 2.
     struct Setup {
         var ledger: Ledger
         var old: Booking
@@ -36,13 +37,15 @@ struct RetentionTests {
         var ledger = Ledger(rules: try rules())
         let now = try noon(0)
         let day = try start()
+        // The kept booking comes first, so the released ones are not at the front of the records:
+        // they are released in place (their request ids forgotten without being removed yet).
+        let kept = try ledger.reserve(
+            Fixture.request(Fixture.slot(day.adding(days: 5), 10), user: 1, id: "r-kept"), at: now)
         let old = try ledger.reserve(
             Fixture.request(Fixture.slot(day.adding(days: 1), 10), user: 1, id: "r-old"), at: now)
         let cancelled = try ledger.reserve(
             Fixture.request(Fixture.slot("IST", "1", day.adding(days: 2), 9), user: 2), at: now)
         try ledger.cancel(cancelled.id, by: 2, at: now)
-        let kept = try ledger.reserve(
-            Fixture.request(Fixture.slot(day.adding(days: 5), 10), user: 1, id: "r-kept"), at: now)
         return Setup(ledger: ledger, old: old, cancelled: cancelled, kept: kept)
     }
 

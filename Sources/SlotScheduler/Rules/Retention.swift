@@ -7,6 +7,12 @@ public struct RetentionError: Error, Hashable, Sendable, CustomStringConvertible
     public var latest: LocalDate
     public var now: Instant
 
+    public init(cutoff: LocalDate, latest: LocalDate, now: Instant) {
+        self.cutoff = cutoff
+        self.latest = latest
+        self.now = now
+    }
+
     public var description: String {
         "cannot release the days before \(cutoff) at \(now): the latest safe cutoff is \(latest) "
             + "(today in the catalog's westernmost zone); later days may still hold upcoming bookings"

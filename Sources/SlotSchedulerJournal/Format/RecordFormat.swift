@@ -30,6 +30,9 @@ enum RecordFormat {
         case snapshotEvents = 2
         /// The last record of a complete snapshot: how many events it holds.
         case snapshotEnd = 3
+        /// In a snapshot taken after a release (`Scheduler.releaseDays`), before its end: the
+        /// first date not released and the last booking id of each epoch and shard.
+        case snapshotRetention = 4
     }
     static let recordVersion: UInt8 = 1
 

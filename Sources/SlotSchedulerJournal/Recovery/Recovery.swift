@@ -97,6 +97,21 @@ enum Recovery {
                     result.origins.append((file: path, offset: offset))
                     count += 1
                 }
+            case .snapshotRetention:
+                var body = record.body
+                do throws(DecodeError) {
+                    let day = try body.i32("released before")
+                    let count = Int(try body.u32("last id count"))
+                    guard count <= 1 << 16 else { throw body.fail("\(count) last ids") }
+                    var lastIDs: [BookingID] = []
+                    for _ in 0..<count { lastIDs.append(BookingID(try body.u64("last id"))) }
+                    guard body.isAtEnd else { throw body.fail("bytes after the last ids") }
+                    result.snapshot.releasedBefore = LocalDate(dayNumber: day)
+                    result.snapshot.lastIDs = lastIDs
+                } catch {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset, message: "snapshot retention record: \(error)")
+                }
             case .snapshotEnd:
                 var body = record.body
                 let total = try? body.u64("event count")

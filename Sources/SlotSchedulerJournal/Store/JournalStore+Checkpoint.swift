@@ -15,13 +15,34 @@ extension JournalStore {
     /// leader's role.
     /// - Complexity: O(bookings + overrides) to write the snapshot.
     public func checkpoint() async throws {
+        try await checkpoint(releasing: nil)
+    }
+
+    /// Releases the dates before `cutoff` (`Scheduler.releaseDays(before:at:)`) and writes a
+    /// snapshot at once, as ``checkpoint()``: the release is durable when this returns, and the
+    /// files then hold only what the scheduler holds. A crash before that reopens the state
+    /// without the release (and with every acknowledged command), which is as correct: release again.
+    ///
+    /// - Throws: `RetentionError` (before anything changes) for a cutoff after
+    ///   `Rules.latestReleasableDate(at:)`, or the ``JournalError`` of a failed write.
+    public func checkpoint(releasingDaysBefore cutoff: LocalDate, at now: Instant) async throws {
+        let latest = rules.latestReleasableDate(at: now)
+        guard cutoff <= latest else { throw RetentionError(cutoff: cutoff, latest: latest, now: now) }
+        try await checkpoint(releasing: (cutoff, now))
+    }
+
+    func checkpoint(releasing: (cutoff: LocalDate, now: Instant)?) async throws {
         await becomeLeader()
         let (snapshot, batch, end, oldFile, generation, shards) = state.withLock { s in
             let start = s.appended - UInt64(s.buffer.count)
             defer {
                 s.buffer.removeAll(keepingCapacity: true)
                 s.recordEnds.removeAll()
+                s.recordsSinceCheckpoint = 0
+                s.bytesSinceCheckpoint = 0
             }
+            // Commands run under this lock: none sees a half-released scheduler.
+            if let releasing { try? scheduler.releaseDays(before: releasing.cutoff, at: releasing.now) }
             return (scheduler.snapshot(), s.buffer, start + UInt64(s.buffer.count), s.file, s.generation, s.shards)
         }
         let next = generation + 1
@@ -67,6 +88,14 @@ extension JournalStore {
             let end = min(events.count, start + 4096)
             RecordFormat.events(.snapshotEvents, events[start..<end], into: &bytes)
             start = end
+        }
+        if let releasedBefore = snapshot.releasedBefore {
+            RecordFormat.frame(.snapshotRetention, into: &bytes) { w in
+                w.i32(releasedBefore.dayNumber)
+                let lastIDs = snapshot.lastIDs ?? []
+                w.u32(UInt32(truncatingIfNeeded: lastIDs.count))
+                for id in lastIDs { w.u64(id.rawValue) }
+            }
         }
         RecordFormat.frame(.snapshotEnd, into: &bytes) { $0.u64(UInt64(events.count)) }
         let temp = FileNames.snapshotTemp(generation)

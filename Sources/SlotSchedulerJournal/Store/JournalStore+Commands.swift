@@ -4,14 +4,23 @@ import Synchronization
 extension JournalStore {
     /// Runs `body` on the scheduler under the store's lock, journals the events it returns, and
     /// waits until they, and everything the body could have seen, are durable.
-    func command<T: Sendable>(_ body: (Scheduler, inout State) -> (Result<T, Rejection>, [Event])) async throws -> T {
-        let (result, target) = try state.withLock { s throws(JournalError) in
+    ///
+    /// A command that changes something passes its `now`: when it takes the journal past the
+    /// ``Checkpoints`` thresholds, its caller runs the automatic checkpoint after its own
+    /// record is durable (so that caller waits for the snapshot too).
+    func command<T: Sendable>(
+        at now: Instant? = nil, _ body: (Scheduler, inout State) -> (Result<T, Rejection>, [Event])
+    ) async throws -> T {
+        let (result, target, runsCheckpoint) = try state.withLock { s throws(JournalError) in
             try s.checkUsable(files.path)
             let (result, events) = body(scheduler, &s)
             s.append(events)
-            return (result, s.appended)
+            let due = now != nil && !s.checkpointClaimed && checkpoints.isDue(s)
+            if due { s.checkpointClaimed = true }
+            return (result, s.appended, due)
         }
         try await waitDurable(target)
+        if runsCheckpoint, let now { await automaticCheckpoint(at: now) }
         return try result.get()
     }
 
@@ -23,7 +32,7 @@ extension JournalStore {
     /// Books a slot, as ``Scheduler/book(_:at:)``; returns once the booking is durable. A replay
     /// of an earlier request id writes nothing, and returns once the booking it repeats is durable.
     public func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
-        try await command { scheduler, _ in
+        try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
                 let reservation = try scheduler.book(request, at: now)
                 return (.success(reservation), reservation.isReplay ? [] : [.reserved(reservation.booking)])
@@ -33,7 +42,7 @@ extension JournalStore {
 
     /// Cancels a booking, as ``Scheduler/cancel(_:by:at:)``; returns once the cancellation is durable.
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try await command { scheduler, _ in
+        try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
                 let booking = try scheduler.cancel(id, by: user, at: now)
                 return (.success(booking), [.cancelled(id, user: user, at: now)])
@@ -46,7 +55,7 @@ extension JournalStore {
     public func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) async throws -> [Booking] {
-        try await command { scheduler, _ in
+        try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
                 let displaced = try scheduler.changeAvailability(change, onBookings: rule, at: now)
                 let events =
@@ -61,6 +70,12 @@ extension JournalStore {
     /// everything it could have seen is durable.
     public func booking(_ id: BookingID) async throws -> Booking? {
         try await command { scheduler, _ in (.success(scheduler.booking(id)), []) }
+    }
+
+    /// What `id` names, as `Scheduler.lookup(_:)`: held, released (by a checkpoint with
+    /// retention), or unknown; returns once everything it could have seen is durable.
+    public func lookup(_ id: BookingID) async throws -> BookingLookup {
+        try await command { scheduler, _ in (.success(scheduler.lookup(id)), []) }
     }
 
     public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {

@@ -24,6 +24,13 @@ extension JournalStore {
         var tornBytes: Int
         var records = 0
         var syncs = 0
+        /// Records and bytes appended since the last checkpoint (or open).
+        var recordsSinceCheckpoint = 0
+        var bytesSinceCheckpoint = 0
+        /// A caller has taken the automatic checkpoint that is due and will run it.
+        var checkpointClaimed = false
+        var automaticCheckpoints = 0
+        var failedCheckpoints = 0
 
         init(
             file: any JournalFile, generation: UInt64, shards: Int, recoveredEvents: Int,
@@ -50,6 +57,8 @@ extension JournalStore {
             appended += UInt64(buffer.count - before)
             recordEnds.append(appended)
             records += 1
+            recordsSinceCheckpoint += 1
+            bytesSinceCheckpoint += buffer.count - before
         }
     }
 

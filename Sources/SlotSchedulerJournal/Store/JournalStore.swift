@@ -29,31 +29,39 @@ public final class JournalStore: BookingService {
     let state: Mutex<State>
     /// False: each caller writes and syncs its own record (the baseline group commit is measured against).
     public let groupCommit: Bool
+    /// When the store writes a snapshot by itself, and how many days it retains.
+    public let checkpoints: Checkpoints
 
     /// Opens (or creates) the store in `directory`, replaying what it holds.
     ///
     /// - Parameters:
     ///   - shards: the scheduler's shards for a new directory; an existing one keeps its own.
     ///   - groupCommit: share one sync among concurrent callers (the default).
+    ///   - checkpoints: when to write a snapshot by itself, and the days to retain (see ``Checkpoints``).
     /// - Throws: ``JournalError`` naming the file (and offset) that prevents opening.
-    public convenience init(directory: String, rules: Rules, shards: Int = 16, groupCommit: Bool = true)
-        throws(JournalError)
-    {
+    public convenience init(
+        directory: String, rules: Rules, shards: Int = 16, groupCommit: Bool = true,
+        checkpoints: Checkpoints = Checkpoints()
+    ) throws(JournalError) {
         try self.init(
-            files: try PosixDirectory(path: directory), rules: rules, shards: shards, groupCommit: groupCommit)
+            files: try PosixDirectory(path: directory), rules: rules, shards: shards, groupCommit: groupCommit,
+            checkpoints: checkpoints)
     }
 
     /// Opens the store on any ``JournalFiles`` (the fault tests pass a simulated disk).
-    public init(files: any JournalFiles, rules: Rules, shards: Int = 16, groupCommit: Bool = true)
-        throws(JournalError)
-    {
+    public init(
+        files: any JournalFiles, rules: Rules, shards: Int = 16, groupCommit: Bool = true,
+        checkpoints: Checkpoints = Checkpoints()
+    ) throws(JournalError) {
         try files.lock()
         do throws(JournalError) {
             let recovered = try Recovery.read(files, shards: max(1, min(shards, 4096)))
             let scheduler: Scheduler
             do {
+                // The files are the journal: the scheduler keeps none in memory.
                 scheduler = try Scheduler(
-                    rules: rules, shards: recovered.shards, snapshot: recovered.snapshot, replaying: recovered.events)
+                    rules: rules, shards: recovered.shards, snapshot: recovered.snapshot, replaying: recovered.events,
+                    journaling: false)
             } catch {
                 let origin = recovered.origins.indices.contains(error.index) ? recovered.origins[error.index] : nil
                 throw JournalError(
@@ -67,6 +75,7 @@ public final class JournalStore: BookingService {
             self.scheduler = scheduler
             self.files = files
             self.groupCommit = groupCommit
+            self.checkpoints = checkpoints
             self.state = Mutex(
                 State(
                     file: file, generation: recovered.generation, shards: recovered.shards,
@@ -119,13 +128,17 @@ public final class JournalStore: BookingService {
         public var records: Int
         public var syncs: Int
         public var generation: UInt64
+        /// Checkpoints the store wrote by itself, and those that failed (retried at the next threshold).
+        public var automaticCheckpoints: Int
+        public var failedCheckpoints: Int
     }
 
     public var statistics: Statistics {
         state.withLock {
             Statistics(
                 recoveredEvents: $0.recoveredEvents, tornBytes: $0.tornBytes, records: $0.records, syncs: $0.syncs,
-                generation: $0.generation)
+                generation: $0.generation, automaticCheckpoints: $0.automaticCheckpoints,
+                failedCheckpoints: $0.failedCheckpoints)
         }
     }
 

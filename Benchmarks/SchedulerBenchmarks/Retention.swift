@@ -1,0 +1,68 @@
+import Benchmark
+import SlotScheduler
+
+/// A service that runs for `days` days with a 30-day rolling horizon and releases, every day,
+/// the dates before yesterday (``Ledger/releaseDays(before:at:)``): each day 20,000 attempts
+/// on random slots of the next 30 days by 100,000 users, 2,000 of them full requests with a
+/// request id. Returns the resident bytes the ledger added (`/proc/self/statm`).
+///
+/// Run for 30 and for 365 days in the same benchmark run: retention must keep the second
+/// within 1.2x of the first.
+func retentionRun(days: Int) throws -> (bytes: Int, bookings: Int) {
+    // The standard workload's stations, without its 10 M attempts (which would dwarf the ledger).
+    let stations = (0..<Workload.stationCount).map { s in
+        Station(
+            id: StationID("ST-\(s)"), name: "Station \(s)", city: "City \(s % 20)", timeZone: "Europe/London",
+            sockets: (0..<Workload.socketsPerStation).map {
+                Socket(id: SocketID("\($0)"), connector: .type2, powerKW: 22)
+            })
+    }
+    let rules = try Rules(
+        catalog: try Catalog(stations), policy: Policy(maxUpcomingBookings: Workload.limit, horizon: .rollingDays(30)))
+    let catalog = rules.catalog
+    let first = try LocalDate(year: 2026, month: 1, day: 1)
+    var rng = SplitMix64(seed: 7)
+    let before = residentBytes()
+    var ledger = Ledger(rules: rules, journaling: false, expectedUsers: 100_000)
+    for d in 0..<days {
+        let now = Instant.utc(first.adding(days: d), hour: 6)
+        for k in 0..<20_000 {
+            let slot = Slot(
+                station: StationID("ST-\(Int(rng.next() % UInt64(Workload.stationCount)))"),
+                socket: SocketID("\(Int(rng.next() % UInt64(Workload.socketsPerStation)))"),
+                date: first.adding(days: d + 1 + Int(rng.next() % 30)), hour: Int(rng.next() % 24))
+            let user = UserID(rng.next() % 100_000)
+            if k % 10 == 0 {
+                let request = ReservationRequest(slot: slot, user: user, requestID: RequestID("req-\(d)-\(k)"))
+                _ = try? ledger.reserve(request, at: now)
+            } else {
+                _ = ledger.attempt(try catalog.resolve(slot), for: user, at: now)
+            }
+        }
+        try ledger.releaseDays(before: first.adding(days: d - 1), at: now)
+    }
+    let bytes = residentBytes() - before
+    blackHole(ledger)
+    return (bytes, ledger.activeBookingCount)
+}
+
+let residentMetric = BenchmarkMetric.custom("resident bytes added", polarity: .prefersSmaller, useScalingFactor: false)
+let heldMetric = BenchmarkMetric.custom("bookings held", polarity: .prefersSmaller, useScalingFactor: false)
+
+func retentionBenchmarks() {
+    for days in [30, 365] {
+        Benchmark(
+            "Memory after \(days) days, 30-day horizon, retention on",
+            configuration: .init(
+                metrics: [.peakMemoryResident, residentMetric, heldMetric], timeUnits: .milliseconds, maxIterations: 1)
+        ) { benchmark in
+            do {
+                let (bytes, held) = try retentionRun(days: days)
+                benchmark.measurement(residentMetric, bytes)
+                benchmark.measurement(heldMetric, held)
+            } catch {
+                print("retention run failed: \(error)")
+            }
+        }
+    }
+}
