@@ -237,6 +237,7 @@ struct ReferenceModel: Sendable {
         guard let index = bookings.firstIndex(where: { $0.id == request.booking }) else {
             return .failure(.unknownBooking)
         }
+        guard !isReleased(bookings[index]) else { return .failure(.released) }
         if let id = request.requestID, let seen = moves.first(where: { $0.user == request.user && $0.id == id }) {
             guard seen.booking == request.booking, seen.to == to else { return .failure(.conflictingRequestID) }
             return .success(bookings[index])
@@ -251,11 +252,12 @@ struct ReferenceModel: Sendable {
         guard to.station == booking.slot.station else { return .failure(.rescheduleToOtherStation) }
         let (reason, start) = timeCheck(to, reminder: booking.reminderOffsetSeconds, now: now.secondsSinceEpoch)
         if let reason { return .failure(reason) }
+        if let releasedBefore, to.date < releasedBefore { return .failure(.slotInPast) }
         let open = openHours(toStation, to.socket, on: to.date)
         if open.isEmpty { return .failure(.socketClosed) }
         if !open.contains(to.hour) { return .failure(.outsideOpeningHours) }
         if let holder = activeBooking(at: to), holder.id != booking.id { return .failure(.slotTaken) }
-        let others = bookings.filter { $0.user == booking.user && $0.id != booking.id && $0.isUpcoming(at: now) }
+        let others = heldBookings.filter { $0.user == booking.user && $0.id != booking.id && $0.isUpcoming(at: now) }
         if others.count >= limit(for: booking.user) { return .failure(.userLimitReached) }
         bookings[index].slot = to
         bookings[index].start = Instant(secondsSinceEpoch: start)

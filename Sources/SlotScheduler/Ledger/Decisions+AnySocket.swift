@@ -25,7 +25,8 @@ extension Decisions {
             return rejection
         }
         if let requestID = request.requestID,
-            let seen = users.requests[UserBook.RequestKey(user: request.user, id: requestID)]
+            let seen = users.requests[UserBook.RequestKey(user: request.user, id: requestID)],
+            seen.ref.day >= slots.releasedBefore
         {
             guard seen.reminder == request.reminder, request.candidates.contains(seen.ref),
                 let record = slots.record(of: seen.booking)
@@ -35,6 +36,7 @@ extension Decisions {
         }
         let (timeReason, start) = rules.checkTime(first, reminder: request.reminder, now: now)
         if let timeReason { return .failure(refusal(timeReason, start: start)) }
+        if first.day < slots.releasedBefore { return .failure(refusal(.slotInPast, start: start)) }
         guard let chosen = firstFree(of: request.candidates, slots: &slots) else {
             return .failure(refusal(.noMatchingSocketFree, start: start))
         }

@@ -17,7 +17,10 @@ extension Decisions {
         var refusal = Rejection(
             .unknownBooking, slot: rules.catalog.slot(request.to), booking: id, user: request.user,
             requestID: request.requestID)
-        guard let record = slots.record(of: id) else { return .failure(refusal) }
+        guard let record = slots.record(of: id) else {
+            if slots.wasReleased(id) { refusal.reason = .released }
+            return .failure(refusal)
+        }
         if let requestID = request.requestID,
             let seen = users.reschedules[UserBook.RequestKey(user: request.user, id: requestID)]
         {
@@ -63,6 +66,8 @@ extension Decisions {
     ) -> (reason: Rejection.Reason?, start: Int64, block: Int) {
         let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
         if let timeReason { return (timeReason, start, 0) }
+        // A released day is past for every call (a caller whose clock is behind included).
+        if ref.day < slots.releasedBefore { return (.slotInPast, start, 0) }
         let block = slots.pageIndex(ref.day)
         let day = slots.words[block &* slots.regular.count &+ slots.local(ref)]
         if !day.isOpen(ref.hour) { return (day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start, block) }

@@ -58,6 +58,8 @@ extension SlotBook {
         journalBase += journal.count
         journal.removeAll()
         changes.removeAll()
+        moves.removeAll()
+        firstMove.removeAll()
         if freeBlocks.count * 2 > words.count / max(1, regular.count) { compactBlocks() }
         return (active, requests)
     }
