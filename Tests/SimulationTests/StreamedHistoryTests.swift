@@ -119,10 +119,14 @@ struct HistoryPeekingService: ForwardingService {
         try #require(all.count > 3)
         var changed = all[1]
         changed.user = UserID(999_999)
-        let byID = BookingsByID(all.reversed() + [changed])
+        let byID = BookingsByID(all.reversed() + [changed], p)
         #expect(byID.all.count == all.count + 1)
         #expect(zip(byID.all, byID.all.dropFirst()).allSatisfy { $0.id <= $1.id })
-        for booking in all { #expect(byID[id: booking.id.rawValue]?.user == booking.user) }
+        for booking in all {
+            #expect(
+                byID[id: booking.id.rawValue]?.user == booking.user
+                    && byID[id: booking.id.rawValue]?.slot == booking.slot)
+        }
         #expect(byID[id: 0] == nil && byID[id: UInt64.max] == nil)
         #expect(Array(byID.distinct).map(\.id) == all.map(\.id).sorted())
     }

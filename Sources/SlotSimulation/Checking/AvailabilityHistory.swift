@@ -16,7 +16,7 @@ struct AvailabilityHistory {
     /// Accepted changes per socket-day, in history order.
     let changes: [Int: [Change]]
 
-    init(_ p: PreparedScenario, history: [TimedOperation]) {
+    init(_ p: PreparedScenario, history: CompactHistory) {
         var model = ReferenceModel(p)
         for change in p.scenario.overrides ?? [] { model.apply(change, displaced: []) }
         initial = model.open

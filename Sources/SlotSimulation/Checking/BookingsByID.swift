@@ -1,35 +1,85 @@
 import SlotScheduler
 
-/// A store's final bookings in id order, looked up by binary search: the one copy the checks
-/// keep (a store that answers in id order, as ``BookingService/allBookingsByID()`` does, is not
-/// copied at all), instead of a dictionary and a sorted copy beside the list.
+/// A store's final bookings in id order, looked up by binary search, kept as the checks read
+/// them (id, user, slot and status: 24 bytes each, the slot as its cell) rather than as whole
+/// ``Booking`` values.
 struct BookingsByID {
-    /// Every booking, by id (a repeated id, which a broken store could return, keeps its order).
-    let all: [Booking]
+    /// What the checks read of a stored booking.
+    struct Stored {
+        var id: BookingID
+        var user: UserID
+        var slot: Slot
+        var status: Booking.Status
+    }
 
-    init(_ bookings: [Booking]) {
+    /// One booking: its slot as the scenario's cell, or `-1 - k` for the `k`-th of ``odd``.
+    private struct Packed {
+        var id: UInt64
+        var user: UInt64
+        var cell: Int32
+        var status: Booking.Status
+    }
+
+    private let packed: [Packed]
+    /// Slots that are no cell of the scenario (a broken store could hold one).
+    private let odd: [Slot]
+    private let p: PreparedScenario
+
+    /// Every booking, by id (a repeated id, which a broken store could return, keeps its order).
+    var all: some RandomAccessCollection<Stored> { packed.lazy.map(stored) }
+
+    init(_ bookings: [Booking], _ p: PreparedScenario) {
+        self.p = p
         let ordered = zip(bookings, bookings.dropFirst()).allSatisfy { $0.id.rawValue <= $1.id.rawValue }
-        all =
-            ordered
-            ? bookings
-            : bookings.enumerated().sorted { ($0.element.id.rawValue, $0.offset) < ($1.element.id.rawValue, $1.offset) }
-                .map(\.element)
+        var order = Array(bookings.indices)
+        if !ordered { order.sort { (bookings[$0].id.rawValue, $0) < (bookings[$1].id.rawValue, $1) } }
+        var odd: [Slot] = []
+        var packed: [Packed] = []
+        packed.reserveCapacity(bookings.count)
+        for i in order {
+            let b = bookings[i]
+            var cell = Self.cell(of: b.slot, p)
+            if cell == nil {
+                cell = -1 - Int32(odd.count)
+                odd.append(b.slot)
+            }
+            packed.append(Packed(id: b.id.rawValue, user: b.user.rawValue, cell: cell ?? -1, status: b.status))
+        }
+        self.packed = packed
+        self.odd = odd
+    }
+
+    /// The scenario's cell of `slot`, if it has one that names the very same slot.
+    private static func cell(of slot: Slot, _ p: PreparedScenario) -> Int32? {
+        guard let ref = try? p.rules.catalog.resolve(slot), ref.day >= p.firstDay,
+            Int64(ref.day) - Int64(p.firstDay) < Int64(p.days)
+        else { return nil }
+        let cell = p.cell(socket: ref.socket, day: ref.day, hour: ref.hour)
+        guard (0..<Int32(clamping: p.cellCount)).contains(cell), p.slot(ofCell: cell) == slot else { return nil }
+        return cell
+    }
+
+    private func stored(_ b: Packed) -> Stored {
+        Stored(
+            id: BookingID(b.id), user: UserID(b.user),
+            slot: b.cell >= 0 ? p.slot(ofCell: b.cell) : odd[Int(-1 - b.cell)],
+            status: b.status)
     }
 
     /// The first booking with `id`, if any.
     /// - Complexity: O(log n).
-    subscript(id id: UInt64) -> Booking? {
+    subscript(id id: UInt64) -> Stored? {
         var low = 0
-        var high = all.count
+        var high = packed.count
         while low < high {
             let mid = (low + high) / 2
-            if all[mid].id.rawValue < id { low = mid + 1 } else { high = mid }
+            if packed[mid].id < id { low = mid + 1 } else { high = mid }
         }
-        return low < all.count && all[low].id.rawValue == id ? all[low] : nil
+        return low < packed.count && packed[low].id == id ? stored(packed[low]) : nil
     }
 
     /// The first booking of each id, in id order.
-    var distinct: some Sequence<Booking> {
-        all.enumerated().lazy.filter { i, b in i == 0 || all[i - 1].id != b.id }.map(\.element)
+    var distinct: some Sequence<Stored> {
+        packed.indices.lazy.filter { i in i == 0 || packed[i - 1].id != packed[i].id }.map { stored(packed[$0]) }
     }
 }

@@ -12,20 +12,22 @@ import SlotScheduler
 /// happen is left out. Every definite violation is still reported.
 struct IndeterminateOutcomes {
     /// The history with each indeterminate operation that happened rewritten as acknowledged.
-    var history: [TimedOperation]
+    var history: CompactHistory
     var summary = Report.Indeterminate()
 
-    init(_ history: [TimedOperation], finalBookings: BookingsByID, p: PreparedScenario) {
-        self.history = history
-        let end = (history.map(\.complete).max() ?? 0) &+ 1
-        let acknowledged = Set(history.lazy.filter { $0.kind == .reserve && $0.outcome == -1 }.map(\.booking))
+    /// Takes `history` over: it is rewritten in place, never copied.
+    init(_ history: consuming CompactHistory, finalBookings: BookingsByID, p: PreparedScenario) {
+        self.history = consume history
+        let end = (self.history.lazy.map(\.complete).max() ?? 0) &+ 1
+        let acknowledged = Set(self.history.lazy.filter { $0.kind == .reserve && $0.outcome == -1 }.map(\.booking))
         // Bookings no acknowledged reservation made, by user and slot, oldest id first.
-        var unclaimed: [UInt64: [Slot: [Booking]]] = [:]
+        var unclaimed: [UInt64: [Slot: [BookingsByID.Stored]]] = [:]
         for booking in finalBookings.all
         where !acknowledged.contains(booking.id.rawValue) {
             unclaimed[booking.user.rawValue, default: [:]][booking.slot, default: []].append(booking)
         }
-        let acknowledgedCancels = Set(history.lazy.filter { $0.kind == .cancel && $0.outcome == -1 }.map(\.booking))
+        let acknowledgedCancels = Set(
+            self.history.lazy.filter { $0.kind == .cancel && $0.outcome == -1 }.map(\.booking))
         let cancelled = Set(finalBookings.all.lazy.filter { $0.status == .cancelled }.map(\.id.rawValue))
         var resolvedCancels = Set<UInt64>()
         for i in self.history.indices where self.history[i].outcome == -2 {
@@ -36,10 +38,12 @@ struct IndeterminateOutcomes {
                 if var candidates = unclaimed[op.user]?[slot], !candidates.isEmpty {
                     let booking = candidates.removeFirst()
                     unclaimed[op.user]?[slot] = candidates
-                    self.history[i].outcome = -1
-                    self.history[i].booking = booking.id.rawValue
-                    self.history[i].complete = end
-                    self.history[i].resolvedIndeterminate = true
+                    var resolved = op
+                    resolved.outcome = -1
+                    resolved.booking = booking.id.rawValue
+                    resolved.complete = end
+                    resolved.resolvedIndeterminate = true
+                    self.history[i] = resolved
                     summary.reservationsThatHappened += 1
                 } else {
                     summary.reservationsThatDidNot += 1
@@ -49,9 +53,11 @@ struct IndeterminateOutcomes {
                     cancelled.contains(op.booking) && !acknowledgedCancels.contains(op.booking)
                     && resolvedCancels.insert(op.booking).inserted
                 if happened {
-                    self.history[i].outcome = -1
-                    self.history[i].complete = end
-                    self.history[i].resolvedIndeterminate = true
+                    var resolved = op
+                    resolved.outcome = -1
+                    resolved.complete = end
+                    resolved.resolvedIndeterminate = true
+                    self.history[i] = resolved
                     summary.cancelsThatHappened += 1
                 } else {
                     summary.cancelsThatDidNot += 1

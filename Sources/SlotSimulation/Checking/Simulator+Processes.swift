@@ -12,12 +12,11 @@ extension Simulator {
         _ p: PreparedScenario, historyPaths: [String], finalBookings: [Booking], options: RunOptions = RunOptions(),
         linearizabilityBudget: Int = 2_000_000
     ) throws(SimulationIOError) -> Report {
-        var history: [TimedOperation] = []
-        for path in historyPaths { history += try readTimedHistory(path: path, p) }
-        if historyPaths.count > 1 { history.sortByInvoke() }
+        let finalBookings = BookingsByID(finalBookings, p)
+        let history = try readTimedHistory(paths: historyPaths, p)
         let workers = Set(history.lazy.filter { $0.process >= 0 }.map(\.process)).count
-        let first = history.map(\.invoke).min() ?? 0
-        let last = history.map(\.complete).max() ?? 0
+        let first = history.lazy.map(\.invoke).min() ?? 0
+        let last = history.lazy.map(\.complete).max() ?? 0
         var analysis = ThreadsAnalysis(p: p, history: history, finalBookings: finalBookings, options: options)
         analysis.run(budget: linearizabilityBudget)
         var report = analysis.report(threads: workers, elapsed: Double(last - first) / 1e9, operations: p.operations)
@@ -31,13 +30,29 @@ extension Simulator {
     /// not read (a first request's id, a query's answer) is not kept. An invoke without
     /// its return (the process was killed while it was in flight) is indeterminate: it may have
     /// happened or not. A last line cut short by the kill is ignored.
-    /// - Complexity: O(n log n) in the history's lines; memory one ``TimedOperation`` per operation.
-    static func readTimedHistory(path: String, _ p: PreparedScenario) throws(SimulationIOError) -> [TimedOperation] {
+    /// - Complexity: O(n log n) in the history's lines; memory about 28 bytes per operation
+    ///   (``CompactHistory``).
+    static func readTimedHistory(path: String, _ p: PreparedScenario) throws(SimulationIOError) -> CompactHistory {
+        try readTimedHistory(paths: [path], p)
+    }
+
+    /// Reads several histories (of processes that shared one store and one clock) into one, in
+    /// invoke order; ties keep the order of the files, then of each file's returns.
+    static func readTimedHistory(paths: [String], _ p: PreparedScenario) throws(SimulationIOError) -> CompactHistory {
+        var done = CompactHistory(firstUser: p.firstUser)
+        // Every operation has an invoke line and, unless a kill cut it off, a return line.
+        done.reserveCapacity(paths.reduce(0) { $0 + LineReader.countLines(path: $1) / 2 } + 1024)
+        for path in paths { try readTimedHistory(path: path, p, into: &done) }
+        done.sortByInvoke()
+        return done
+    }
+
+    static func readTimedHistory(
+        path: String, _ p: PreparedScenario, into done: inout CompactHistory
+    ) throws(SimulationIOError) {
         let decoder = JSONDecoder()
         var open: [Int: TimedOperation] = [:]
-        var done: [TimedOperation] = []
-        // Every operation has an invoke line and, unless a kill cut it off, a return line.
-        done.reserveCapacity(LineReader.countLines(path: path) / 2 + 1024)
+        var end: Int64?
         try LineReader.forEachLine(path: path) {
             (line: Data, lineNumber: Int, cutShort: Bool) throws(SimulationIOError) in
             func bad(_ why: String) -> SimulationIOError {
@@ -93,16 +108,14 @@ extension Simulator {
                 op.outcome = Reasons.code(reason)
             default: throw bad("unknown event \(type)")
             }
+            end = max(end ?? op.complete, op.complete)
             done.append(op)
         }
-        let end = done.lazy.map(\.complete).max() ?? 0
         for index in open.keys.sorted() {
             guard var op = open[index] else { continue }
             op.outcome = -2
-            op.complete = max(end, op.invoke)
+            op.complete = max(end ?? 0, op.invoke)
             done.append(op)
         }
-        done.sortByInvoke()
-        return done
     }
 }

@@ -9,19 +9,21 @@ import SlotScheduler
 struct ThreadsAnalysis {
     let p: PreparedScenario
     /// The history as recorded, with indeterminate operations resolved (see ``IndeterminateOutcomes``).
-    let history: [TimedOperation]
+    let history: CompactHistory
     let finalBookings: BookingsByID
     let options: RunOptions
     let indeterminate: Report.Indeterminate
     var violations = [Int](repeating: 0, count: Invariant.allCases.count)
     var failures: [Report.Failure] = []
+    /// About how many operations one batch of linearizability partitions holds (a partition
+    /// larger than this is one batch by itself).
+    var partitionBatchSize = 1 << 20
     var linearizability = Report.Linearizability(
         status: "linearizable", partitions: 0, unknownPartitions: 0, failingPartition: nil)
 
-    init(p: PreparedScenario, history: [TimedOperation], finalBookings: [Booking], options: RunOptions) {
+    init(p: PreparedScenario, history: consuming CompactHistory, finalBookings: BookingsByID, options: RunOptions) {
         self.p = p
-        let finalBookings = BookingsByID(finalBookings)
-        let resolved = IndeterminateOutcomes(history, finalBookings: finalBookings, p: p)
+        let resolved = IndeterminateOutcomes(consume history, finalBookings: finalBookings, p: p)
         self.history = resolved.history
         self.indeterminate = resolved.summary
         self.finalBookings = finalBookings
@@ -48,24 +50,47 @@ struct ThreadsAnalysis {
 
     var isMade: (TimedOperation) -> Bool { { $0.kind == .reserve && $0.outcome == -1 && $0.repeatOf == 0 } }
 
+    /// Checks every invariant, each in its own function, in the order their violations are listed.
     mutating func run(budget: Int) {
-        let policy = p.rules.policy
-        // Bookings made, by id.
+        let made = bookingsMade()
+        do {
+            let releasedAt = releases()
+            checkSlotsHeldOnce(made: made, releasedAt: releasedAt)
+            checkUserLimits(made: made, releasedAt: releasedAt)
+        }
+        checkBookable(made: made)
+        // I5, I6, I9: the final state against the history.
+        checkFinalBookings(made: made)
+        checkActiveSlots(made: made)
+        checkCancelsAndRepeats(made: made)
+        checkDisplacementsReported(made: made)
+        // I11: per slot and per user.
+        checkLinearizability(made: made, budget: budget)
+    }
+
+    /// Bookings made, by id (I1: no id is returned by two reservations).
+    mutating func bookingsMade() -> [UInt64: Int] {
         var made: [UInt64: Int] = [:]
         for (i, op) in history.enumerated() where isMade(op) {
             if made.updateValue(i, forKey: op.booking) != nil {
                 violate(.I1, at: i, "booking id \(op.booking) was returned by two different reservations")
             }
         }
-        // Releases: accepted cancels and displacements, by booking.
+        return made
+    }
+
+    /// Releases: accepted cancels and displacements, by booking (the first of each).
+    func releases() -> [UInt64: Int] {
         var releasedAt: [UInt64: Int] = [:]
         for (i, op) in history.enumerated() {
             if op.kind == .cancel, op.outcome == -1 { releasedAt[op.booking] = releasedAt[op.booking] ?? i }
             for id in op.displaced { releasedAt[id] = releasedAt[id] ?? i }
         }
-        let availability = AvailabilityHistory(p, history: history)
+        return releasedAt
+    }
 
-        // I1: at no time are two bookings of one slot definitely held.
+    /// I1: at no time are two bookings of one slot definitely held.
+    mutating func checkSlotsHeldOnce(made: [UInt64: Int], releasedAt: [UInt64: Int]) {
         var perCell: [Int32: [(time: Int64, delta: Int, index: Int)]] = [:]
         for (id, i) in made {
             let op = history[i]
@@ -89,7 +114,11 @@ struct ThreadsAnalysis {
                 }
             }
         }
-        // I2: when a booking was made, its user did not already definitely hold `limit` upcoming ones.
+    }
+
+    /// I2: when a booking was made, its user did not already definitely hold `limit` upcoming ones.
+    mutating func checkUserLimits(made: [UInt64: Int], releasedAt: [UInt64: Int]) {
+        let policy = p.rules.policy
         var perUser: [UInt64: [Int]] = [:]
         for i in made.values.sorted() { perUser[history[i].user, default: []].append(i) }
         for user in perUser.keys.sorted() {
@@ -136,7 +165,12 @@ struct ThreadsAnalysis {
                 }
             }
         }
-        // I3, I4: each booking made was bookable when made.
+    }
+
+    /// I3, I4: each booking made was bookable when made.
+    mutating func checkBookable(made: [UInt64: Int]) {
+        let policy = p.rules.policy
+        let availability = AvailabilityHistory(p, history: history)
         for i in made.values.sorted() {
             let op = history[i]
             let start = p.starts[Int(op.cell)]
@@ -167,15 +201,21 @@ struct ThreadsAnalysis {
                 violate(.I4, at: i, "booking \(op.booking) of \(p.slot(ofCell: op.cell)) is in closed hours")
             }
         }
-        // I5, I6, I9: the final state against the history.
-        checkFinalBookings(made: made)
+    }
+
+    /// I1 in the final state: no slot has two active bookings.
+    mutating func checkActiveSlots(made: [UInt64: Int]) {
         var activeSlots: [Slot: UInt64] = [:]
         for b in finalBookings.all where b.status == .active {
             if let other = activeSlots.updateValue(b.id.rawValue, forKey: b.slot) {
                 violate(.I1, at: made[b.id.rawValue] ?? 0, "bookings \(other) and \(b.id) are both active on \(b.slot)")
             }
         }
-        let displacedIDs = Set(history.flatMap(\.displaced))
+    }
+
+    /// I6: only the owner cancels, and a cancelled booking is no longer active; I12: a repeated
+    /// request returns the booking the first one made.
+    mutating func checkCancelsAndRepeats(made: [UInt64: Int]) {
         for (i, op) in history.enumerated() {
             if op.kind == .cancel, op.outcome == -1 {
                 if let made = made[op.booking], history[made].user != op.user {
@@ -193,11 +233,14 @@ struct ThreadsAnalysis {
                 )
             }
         }
+    }
+
+    /// I9: every booking the store displaced was reported displaced.
+    mutating func checkDisplacementsReported(made: [UInt64: Int]) {
+        let displacedIDs = Set(history.flatMap(\.displaced))
         for b in finalBookings.all where b.status == .displaced && !displacedIDs.contains(b.id.rawValue) {
             violate(.I9, at: made[b.id.rawValue] ?? 0, "booking \(b.id) was displaced without being reported")
         }
-        // I11: per slot and per user.
-        checkLinearizability(made: made, budget: budget)
     }
 
     /// I5: every acknowledged booking is in the final state with its user and slot, and the final
@@ -306,10 +349,11 @@ struct ThreadsAnalysis {
         return owner
     }
 
-    /// I11: linearizability per slot, then per user. Each kind's partitions are found by sorting
-    /// 16-byte entries in place, and checked one at a time, so only one partition's operations
-    /// are built at once.
-    /// - Complexity: O(n log n) to partition, plus the search in each partition.
+    /// I11: linearizability per slot, then per user, in key order. Each kind's partitions are
+    /// gathered in batches of keys holding about ``partitionBatchSize`` operations (one pass over the
+    /// history per batch), and checked one at a time, so only one batch of 16-byte entries and
+    /// one partition's operations are held at once.
+    /// - Complexity: O(n log n) to partition, plus O(n) per batch, plus the search in each partition.
     mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
         var displacements: [Displacement] = []
         for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
@@ -319,51 +363,83 @@ struct ThreadsAnalysis {
         var unknown = 0
         var failing: String?
         for bySlot in [true, false] {
-            var entries: [PartitionEntry] = []
-            for i in history.indices {
-                if let key = partitionKey(i, bySlot: bySlot, made: made) {
-                    entries.append(PartitionEntry(key: key, index: Int32(i)))
+            var low: UInt64? = 0
+            while let from = low {
+                var (entries, upTo) = batchOfPartitions(from: from, bySlot: bySlot, made: made)
+                low = upTo
+                for (k, d) in displacements.enumerated() {
+                    guard let m = made[d.booking] else { continue }
+                    let key = bySlot ? UInt64(history[m].cell) : history[m].user
+                    if key >= from, upTo.map({ key < $0 }) ?? true {
+                        entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
+                    }
                 }
-            }
-            for (k, d) in displacements.enumerated() {
-                guard let m = made[d.booking] else { continue }
-                let key = bySlot ? UInt64(history[m].cell) : history[m].user
-                entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
-            }
-            // Within a partition: its own operations in history order, then the displacements.
-            entries.sort {
-                ($0.key, $0.index < 0 ? 1 : 0, abs($0.index)) < ($1.key, $1.index < 0 ? 1 : 0, abs($1.index))
-            }
-            var start = 0
-            while start < entries.count {
-                var end = start
-                while end < entries.count && entries[end].key == entries[start].key { end += 1 }
-                let ops = entries[start..<end].compactMap {
-                    bookingOperation($0, displacements: displacements, made: made)
+                // Within a partition: its own operations in history order, then the displacements.
+                entries.sort {
+                    ($0.key, $0.index < 0 ? 1 : 0, abs($0.index)) < ($1.key, $1.index < 0 ? 1 : 0, abs($1.index))
                 }
-                let key = entries[start].key
-                let first = max(0, Int(entries[start].index))
-                start = end
-                partitions += 1
-                let intervals = ops.map { ($0.invoke, $0.complete) }
-                let verdict =
-                    bySlot
-                    ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
-                    : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
-                switch verdict {
-                case .linearizable: break
-                case .unknown: unknown += 1
-                case .notLinearizable:
-                    guard failing == nil else { break }
-                    let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
-                    failing = bySlot ? "slot \(name)" : name
-                    violate(.I11, at: first, "the history of \(name) is not linearizable")
+                var start = 0
+                while start < entries.count {
+                    var end = start
+                    while end < entries.count && entries[end].key == entries[start].key { end += 1 }
+                    let ops = entries[start..<end].compactMap {
+                        bookingOperation($0, displacements: displacements, made: made)
+                    }
+                    let key = entries[start].key
+                    let first = max(0, Int(entries[start].index))
+                    start = end
+                    partitions += 1
+                    let intervals = ops.map { ($0.invoke, $0.complete) }
+                    let verdict =
+                        bySlot
+                        ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
+                        : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
+                    switch verdict {
+                    case .linearizable: break
+                    case .unknown: unknown += 1
+                    case .notLinearizable:
+                        guard failing == nil else { break }
+                        let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
+                        failing = bySlot ? "slot \(name)" : name
+                        violate(.I11, at: first, "the history of \(name) is not linearizable")
+                    }
                 }
             }
         }
         linearizability = .init(
             status: failing != nil ? "not linearizable" : unknown > 0 ? "unknown" : "linearizable",
             partitions: partitions, unknownPartitions: unknown, failingPartition: failing)
+    }
+
+    /// The history's entries whose partition key is at least `from`, up to a bound (returned; `nil`
+    /// for none) below which they number about ``partitionBatchSize``, in history order.
+    /// - Complexity: O(n + b log b) for b = ``partitionBatchSize``.
+    func batchOfPartitions(from: UInt64, bySlot: Bool, made: [UInt64: Int]) -> ([PartitionEntry], UInt64?) {
+        var entries: [PartitionEntry] = []
+        var upTo: UInt64?
+        var limit = 2 * partitionBatchSize
+        for i in history.indices {
+            guard let key = partitionKey(i, bySlot: bySlot, made: made), key >= from, upTo.map({ key < $0 }) ?? true
+            else { continue }
+            entries.append(PartitionEntry(key: key, index: Int32(i)))
+            guard entries.count >= limit else { continue }
+            // Too many: keep the smallest keys, whole partitions only.
+            var keys = entries.map(\.key)
+            keys.sort()
+            var cut = partitionBatchSize
+            if keys[cut] == keys[0] {
+                while cut < keys.count && keys[cut] == keys[0] { cut += 1 }
+            }
+            guard cut < keys.count else {
+                // One partition holds them all: it is one batch by itself.
+                limit = 2 * entries.count
+                continue
+            }
+            let bound = keys[cut]
+            upTo = bound
+            entries.removeAll { $0.key >= bound }
+        }
+        return (entries, upTo)
     }
 
     func report(threads: Int, elapsed: Double, operations: Int) -> Report {
@@ -375,13 +451,12 @@ struct ThreadsAnalysis {
         var changes = 0
         var displaced = 0
         var attempts: [Int32: (Int, Int)] = [:]
-        var latencies: [Int64] = []
-        latencies.reserveCapacity(history.count)
+        var latencies = Latencies()
         for op in history {
             if let r = op.reason { refused[r, default: 0] += 1 }
             // Resolved indeterminate operations count as what the client saw: an error.
             guard !op.resolvedIndeterminate else { continue }
-            latencies.append(op.complete - op.invoke)
+            latencies.add(op.complete - op.invoke)
             switch op.kind {
             case .reserve:
                 if op.repeatOf != 0 { repeats += 1 }
@@ -397,11 +472,10 @@ struct ThreadsAnalysis {
                 displaced += op.displaced.count
             }
         }
-        latencies.sort()
-        func percentile(_ q: Double) -> Double? {
-            latencies.isEmpty
-                ? nil : Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]) / 1_000
-        }
+        let ranks = [0.5, 0.99].map { min(latencies.count - 1, Int(Double(latencies.count) * $0)) }
+        let values = latencies.values(
+            at: ranks, rereading: history.lazy.filter { !$0.resolvedIndeterminate }.map { $0.complete - $0.invoke })
+        func percentile(_ k: Int) -> Double? { latencies.count == 0 ? nil : Double(values[k]) / 1_000 }
         var contention: Report.Contention?
         if let best = attempts.keys.sorted().max(by: { (attempts[$0]?.0 ?? 0, $1) < (attempts[$1]?.0 ?? 0, $0) }),
             let (n, ok) = attempts[best]
@@ -430,24 +504,160 @@ struct ThreadsAnalysis {
             linearizability: linearizability, expectations: [], failures: failures,
             timing: .init(
                 seconds: elapsed, operationsPerSecond: elapsed > 0 ? Double(ops) / elapsed : 0,
-                p50Microseconds: percentile(0.5), p99Microseconds: percentile(0.99)),
+                p50Microseconds: percentile(0), p99Microseconds: percentile(1)),
             provenance: p.scenario.provenance, attribution: p.scenario.attribution, verdict: "pass",
             indeterminate: indeterminate.total > 0 ? indeterminate : nil)
     }
 
     /// The most operations in flight at once (a call completing when another is invoked counts
     /// as finished first).
-    /// - Complexity: O(n log n), memory 8 bytes per operation.
-    static func maxOverlap(_ ops: [TimedOperation]) -> Int {
-        let invokes = ops.map(\.invoke).sorted()
-        let completes = ops.map(\.complete).sorted()
+    ///
+    /// In invoke order (as a history is), the completions of the calls started are kept in a heap
+    /// and those at or before each invoke time taken out, so memory follows the calls in flight;
+    /// in any other order both times are sorted.
+    /// - Complexity: O(n log k) for k in flight at once, or O(n log n) and 16 bytes per operation.
+    static func maxOverlap<C: Collection<TimedOperation>>(_ ops: C) -> Int {
+        let inInvokeOrder =
+            zip(ops, ops.dropFirst()).allSatisfy { $0.invoke <= $1.invoke }
+            && ops.allSatisfy { $0.invoke <= $0.complete }
+        guard inInvokeOrder else {
+            let invokes = ops.map(\.invoke).sorted()
+            let completes = ops.map(\.complete).sorted()
+            var finished = 0
+            var best = 0
+            for (started, time) in invokes.enumerated() {
+                while finished < completes.count && completes[finished] <= time { finished += 1 }
+                best = max(best, started + 1 - finished)
+            }
+            return best
+        }
+        // Calls invoked at one time are counted together: a completion at that time, by any of
+        // them, counts as finished first.
+        var pending = MinHeap()
+        var started = 0
         var finished = 0
         var best = 0
-        for (started, time) in invokes.enumerated() {
-            while finished < completes.count && completes[finished] <= time { finished += 1 }
-            best = max(best, started + 1 - finished)
+        var rest = ops[...]
+        while let time = rest.first?.invoke {
+            while let op = rest.first, op.invoke == time {
+                pending.insert(op.complete)
+                started += 1
+                rest = rest.dropFirst()
+            }
+            while let next = pending.min, next <= time {
+                pending.removeMin()
+                finished += 1
+            }
+            best = max(best, started - finished)
         }
         return best
     }
 
+}
+
+/// Latencies counted by bucket (their top 9 significant bits and their magnitude), so exact
+/// percentiles need no list of them: a value at a given rank is found by a second pass that keeps
+/// only the latencies of its bucket (values within 1/256 of each other).
+struct Latencies {
+    /// Counts of latencies in 0..<2^32 ns by ``bucket(_:)``.
+    private var buckets = [Int](repeating: 0, count: 24 * 512)
+    /// Those below 0 and those of 2^32 ns (4.29 s) or more, kept whole (few).
+    private var below: [Int64] = []
+    private var above: [Int64] = []
+    private(set) var count = 0
+
+    /// Buckets in the order of their values: a value below 512 is its own; above, the top 9
+    /// significant bits and how far they were shifted.
+    static func bucket(_ value: UInt32) -> Int {
+        guard value >= 512 else { return Int(value) }
+        let shift = 32 - value.leadingZeroBitCount - 9
+        return shift << 9 | Int(value >> shift)
+    }
+
+    mutating func add(_ nanoseconds: Int64) {
+        count += 1
+        if let value = UInt32(exactly: nanoseconds) {
+            buckets[Self.bucket(value)] += 1
+        } else if nanoseconds < 0 {
+            below.append(nanoseconds)
+        } else {
+            above.append(nanoseconds)
+        }
+    }
+
+    /// The latencies at `ranks` (0-based, in ascending order of latency) of the values added,
+    /// which `again` must give once more, in any order.
+    /// - Complexity: O(n + m log m) for m latencies in the buckets of the ranks.
+    func values(at ranks: [Int], rereading again: some Sequence<Int64>) -> [Int64] {
+        let below = below.sorted()
+        let above = above.sorted()
+        let inRange = count - below.count - above.count
+        // Per rank: a value already known, or (bucket, rank within it).
+        var known = [Int64?](repeating: nil, count: ranks.count)
+        var wanted = [(bucket: Int, rank: Int)](repeating: (0, 0), count: ranks.count)
+        for (k, rank) in ranks.enumerated() where rank >= 0 {
+            if rank < below.count {
+                known[k] = below[rank]
+            } else if rank - below.count >= inRange {
+                known[k] = above[rank - below.count - inRange]
+            } else {
+                var rest = rank - below.count
+                var bucket = 0
+                while rest >= buckets[bucket] {
+                    rest -= buckets[bucket]
+                    bucket += 1
+                }
+                wanted[k] = (bucket, rest)
+            }
+        }
+        let needed = Set(ranks.indices.filter { known[$0] == nil && ranks[$0] >= 0 }.map { wanted[$0].bucket })
+        guard !needed.isEmpty else { return known.map { $0 ?? 0 } }
+        var members: [Int: [UInt32]] = [:]
+        for nanoseconds in again {
+            if let value = UInt32(exactly: nanoseconds), needed.contains(Self.bucket(value)) {
+                members[Self.bucket(value), default: []].append(value)
+            }
+        }
+        for bucket in needed { members[bucket]?.sort() }
+        return ranks.indices.map { k in
+            if let value = known[k] { return value }
+            let list = members[wanted[k].bucket] ?? []
+            return list.indices.contains(wanted[k].rank) ? Int64(list[wanted[k].rank]) : 0
+        }
+    }
+}
+
+/// A binary min-heap of times.
+struct MinHeap {
+    private var items: [Int64] = []
+
+    var min: Int64? { items.first }
+
+    mutating func insert(_ value: Int64) {
+        items.append(value)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child] < items[parent] else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func removeMin() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < items.count && items[left] < items[smallest] { smallest = left }
+            if right < items.count && items[right] < items[smallest] { smallest = right }
+            guard smallest != parent else { return }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
 }

@@ -29,7 +29,8 @@ extension Simulator {
     ) async throws(SimulationIOError) -> Report {
         let recorded = try await recordThreads(p, service: service, threads: threads, options: options)
         defer { if recorded.temporary { unlink(recorded.historyPath) } }
-        let finalBookings = (try? await service.allBookingsByID()) ?? []
+        // Kept compactly before the history is read, so the store's whole bookings are gone by then.
+        let finalBookings = BookingsByID((try? await service.allBookingsByID()) ?? [], p)
         var analysis = ThreadsAnalysis(
             p: p, history: try readTimedHistory(path: recorded.historyPath, p), finalBookings: finalBookings,
             options: options)
