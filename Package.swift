@@ -65,7 +65,9 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PropertyTests",
-            dependencies: ["SlotScheduler", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: [
+                "SlotScheduler", "SlotSimulation", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             exclude: ["README.md"],
             resources: [.copy("Golden")],
             swiftSettings: swiftSettings

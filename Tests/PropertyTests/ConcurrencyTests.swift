@@ -1,12 +1,13 @@
 import Foundation
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// I11: generated command sets run from many tasks at once against one ``Scheduler``. Each
 /// operation records monotonic invoke/complete readings (used only to order operations). The
-/// history must leave every invariant intact and be linearizable: a small WGL search per slot and
-/// per user finds a sequential order consistent with real time that the model accepts.
+/// history must leave every invariant intact and be linearizable: the simulator's WGL search per slot
+/// and per user finds a sequential order consistent with real time that the model accepts.
 @Suite struct ConcurrencyTests {
     static let world = WorldSpec(
         sockets0: 2, sockets1: 1, openFrom: 0, limit: 2, horizonKind: 0, horizonDays: 0, noticeHalfHours: 0,
@@ -27,6 +28,22 @@ import Testing
         await propertyCheck(count: iterations(60), input: Self.tasks) { tasks in
             await checkConcurrentRun(tasks, spin: false)
         }
+    }
+
+    /// The shared search refuses a history no order explains: two bookings of one free slot, the
+    /// second invoked after the first returned; overlapping, one refused as taken, it accepts.
+    @Test func linearizeRefusesTwoHoldersOfOneSlot() {
+        let t = ContinuousClock.now
+        func op(_ user: UserID, _ result: Result<BookingID, Rejection>, at start: Int) -> Operation {
+            Operation(
+                kind: .reserve(slot: 0, user: user), invoke: t + .milliseconds(start),
+                complete: t + .milliseconds(start + 10), result: result)
+        }
+        let free = SlotState(occupant: nil, cancelled: [])
+        let twice = [op(1, .success(BookingID(1)), at: 0), op(2, .success(BookingID(2)), at: 20)]
+        #expect(linearize(twice, from: free, step: slotStep) == .notLinearizable)
+        let taken = [op(1, .success(BookingID(1)), at: 5), op(2, .failure(Rejection(.slotTaken)), at: 0)]
+        #expect(linearize(taken, from: free, step: slotStep) == .linearizable)
     }
 
     /// Every task reserves the same slot for a different user at once: exactly one succeeds.
@@ -242,39 +259,27 @@ func userStep(_ state: UserState, _ op: Operation) -> UserState? {
     return next
 }
 
-enum Linearization { case linearizable, notLinearizable, unknown }
-
-/// A visited (done-set, state) pair of the search.
-struct SearchKey: Hashable {
-    var done: UInt64
-    var state: AnyHashable
+/// One partition's operations under a step function, as the simulator's checker reads a
+/// specification.
+struct StepSpecification<State: Hashable>: SequentialSpecification {
+    let ops: [Operation]
+    let initial: State
+    let next: (State, Operation) -> State?
+    func step(_ state: State, _ op: Int) -> State? { next(state, ops[op]) }
 }
 
-/// WGL-style search: repeatedly pick a pending operation that no other pending operation
-/// completed before (so real-time order is respected), apply it if the model accepts its result,
-/// and memoise visited (done-set, state) pairs. Gives up with `.unknown` after `bound` expansions.
+/// Whether `ops` has a sequential order that respects real time and that `step` accepts from
+/// `initial`: the Wing–Gong–Lowe search the simulator checks its histories with
+/// (``LinearizabilityChecker``), so both are tested by one search.
 func linearize<S: Hashable>(
-    _ ops: [Operation], from initial: S, step: (S, Operation) -> S?, bound: Int = 200_000
-) -> Linearization {
-    guard ops.count <= 64 else { return .unknown }
-    let all: UInt64 = ops.count == 64 ? ~0 : (1 << UInt64(ops.count)) - 1
-    var seen = Set<SearchKey>()
-    var expansions = 0
-    var stack: [(done: UInt64, state: S)] = [(0, initial)]
-    while let (done, state) = stack.popLast() {
-        if done == all { return .linearizable }
-        expansions += 1
-        if expansions > bound { return .unknown }
-        var earliestComplete: ContinuousClock.Instant?
-        for (i, op) in ops.enumerated() where done & (1 << UInt64(i)) == 0 {
-            if earliestComplete.map({ op.complete < $0 }) ?? true { earliestComplete = op.complete }
-        }
-        guard let earliestComplete else { continue }
-        for (i, op) in ops.enumerated() where done & (1 << UInt64(i)) == 0 && op.invoke <= earliestComplete {
-            guard let next = step(state, op) else { continue }
-            let key = SearchKey(done: done | (1 << UInt64(i)), state: AnyHashable(next))
-            if seen.insert(key).inserted { stack.append((key.done, next)) }
-        }
+    _ ops: [Operation], from initial: S, step: @escaping (S, Operation) -> S?
+) -> LinearizabilityVerdict {
+    guard let origin = ops.map(\.invoke).min() else { return .linearizable }
+    func nanoseconds(_ t: ContinuousClock.Instant) -> Int64 {
+        let d = origin.duration(to: t).components
+        return d.seconds * 1_000_000_000 + d.attoseconds / 1_000_000_000
     }
-    return .notLinearizable
+    return LinearizabilityChecker.check(
+        StepSpecification(ops: ops, initial: initial, next: step),
+        intervals: ops.map { (nanoseconds($0.invoke), nanoseconds($0.complete)) })
 }
