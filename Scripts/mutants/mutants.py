@@ -92,6 +92,44 @@ ANY_SOCKET_NEW = """        let shard = shard(of: resolved.candidates[0].station
         }
 """
 
+RESCHEDULE_OLD = """        let result = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
+                Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+            }
+        }
+"""
+
+# Decide the move on a copy under one lock acquisition, then move under another without checking
+# again: two moves (or a move and a reservation) into one free slot both succeed.
+RESCHEDULE_NEW = """        let trial = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
+                var trialSlots = slots
+                var trialUsers = users
+                return Decisions.reschedule(
+                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+            }
+        }
+        guard case .success(let decided) = trial, !decided.isReplay else {
+            switch trial {
+            case .success(let reservation): return reservation
+            case .failure(let rejection): throw rejection
+            }
+        }
+        var spin = 0
+        for i in 0..<50_000 { spin &+= i }  // the "database round trip" between deciding and moving
+        precondition(spin != 1)
+        let result: Result<Reservation, Rejection> = shards.withLock(shard) { slots in
+            stripes.withLock(stripe) { users in
+                guard let record = slots.record(of: resolved.booking) else { return .failure(Rejection(.unknownBooking)) }
+                Decisions.move(
+                    record, to: resolved.to, start: decided.booking.start.secondsSinceEpoch,
+                    block: slots.pageIndex(resolved.to.day), requestID: resolved.requestID, now: now.secondsSinceEpoch,
+                    slots: &slots, users: &users)
+                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
+            }
+        }
+"""
+
 MUTANTS = [
     dict(
         name="user-limit-off-by-one",
@@ -252,6 +290,13 @@ MUTANTS = [
         edits=[("        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n",
                 "        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n"
                 "        slots.occupy(booking.ref, block: slots.pageIndex(booking.ref.day), record: nil)\n")],
+    ),
+    dict(
+        name="reschedule-race",
+        describe="Scheduler.reschedule decides the move under one lock acquisition and moves under another (two moves into one slot)",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+Reschedule.swift",
+        filter="RescheduleConcurrencyTests",
+        edits=[(RESCHEDULE_OLD, RESCHEDULE_NEW)],
     ),
 ]
 
