@@ -45,7 +45,11 @@ do {
         _ = loop(&ledger, attempts[..<warmUp], at: w.now)
         accepted = measured { loop(&ledger, attempts[warmUp...], at: w.now) }
     case "scheduler", "scheduler-history":
-        let scheduler = try history ? w.makeLongHistoryScheduler() : w.makeScheduler()
+        let layout = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+        let scheduler =
+            try history
+            ? w.makeLongHistoryScheduler()
+            : layout.count == 2 ? w.makeScheduler(shards: layout[0], stripes: layout[1]) : w.makeScheduler()
         _ = loop(scheduler, attempts[..<warmUp], at: w.now)
         accepted = measured { loop(scheduler, attempts[warmUp...], at: w.now) }
     default:

@@ -75,9 +75,10 @@ struct Workload: Sendable {
     }
 
     /// A scheduler with the closures applied.
-    func makeScheduler(shards: Int = 64) throws -> Scheduler {
+    func makeScheduler(shards: Int = 64, stripes: Int = 256) throws -> Scheduler {
         let scheduler = Scheduler(
-            rules: rules, shards: shards, userStripes: 256, expectedUsers: Int(Self.users), expectedBookings: 8_000_000)
+            rules: rules, shards: shards, userStripes: stripes, expectedUsers: Int(Self.users),
+            expectedBookings: 8_000_000)
         for change in closures { try scheduler.changeAvailability(change, at: now) }
         return scheduler
     }

@@ -51,7 +51,7 @@ extension Decisions {
         guard let day = candidates.first?.day else { return nil }
         let page = slots.pageIndex(day)
         return candidates.first { ref in
-            let word = slots.words[page &* slots.regular.count &+ slots.local(ref)]
+            let word = slots.words[page &* slots.socketCount &+ slots.local(ref)]
             return word.isOpen(ref.hour) && !word.isTaken(ref.hour)
         }
     }

@@ -69,7 +69,7 @@ extension Decisions {
         // A released day is past for every call (a caller whose clock is behind included).
         if ref.day < slots.releasedBefore { return (.slotInPast, start, 0) }
         let block = slots.pageIndex(ref.day)
-        let day = slots.words[block &* slots.regular.count &+ slots.local(ref)]
+        let day = slots.words[block &* slots.socketCount &+ slots.local(ref)]
         if !day.isOpen(ref.hour) { return (day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start, block) }
         if day.isTaken(ref.hour), slots.occupant(ref) != record { return (.slotTaken, start, block) }
         // The booking being moved has not started (the cutoff check passed), so it is one of the

@@ -28,7 +28,7 @@ enum Decisions {
         // A released day is past for every call (a caller whose clock is behind included).
         if ref.day < slots.releasedBefore { return ReservationAttempt(reason: .slotInPast, start: start) }
         let page = slots.pageIndex(ref.day)
-        let day = slots.words[page &* slots.regular.count &+ slots.local(ref)]
+        let day = slots.words[page &* slots.socketCount &+ slots.local(ref)]
         if !day.isOpen(ref.hour) {
             return ReservationAttempt(reason: day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start: start)
         }

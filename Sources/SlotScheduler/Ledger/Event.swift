@@ -54,11 +54,10 @@ extension SlotBook {
     /// Availability that differs from the regular hours, sorted by station, socket and date.
     func overrides(catalog: Catalog) -> [AvailabilityChange] {
         var result: [AvailabilityChange] = []
-        for (station, info) in catalog.stations.enumerated() {
+        for (station, info) in catalog.stations.enumerated() where owns(station: station) {
             let base = Int(catalog.socketBase[station])
             for (s, socket) in info.sockets.enumerated() {
                 let local = Int(localSocket[base + s])
-                guard local >= 0 else { continue }
                 for (i, block) in dayBlock.enumerated() where block >= 0 {
                     let day = firstDay + Int32(i)
                     let open = openHours(localSocket: local, day: day)

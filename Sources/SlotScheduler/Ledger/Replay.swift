@@ -15,7 +15,7 @@ enum Replay {
             guard Instant.supportedRange.contains(booking.start) else {
                 throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
             }
-            guard slots.local(ref) >= 0 else {
+            guard slots.owns(station: Int(ref.station)) else {
                 throw fail(
                     "booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
             }

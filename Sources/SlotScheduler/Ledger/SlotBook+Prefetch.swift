@@ -5,9 +5,9 @@ extension SlotBook {
     /// block), without waiting for them; changes nothing.
     @inline(__always)
     func prefetch(_ ref: SlotRef) {
-        let socket = Int(localSocket[Int(ref.socket)])
-        guard socket >= 0, let block = existingBlock(ref.day) else { return }
-        let word = block &* regular.count &+ socket
+        let socket = local(ref)
+        guard let block = existingBlock(ref.day) else { return }
+        let word = block &* socketCount &+ socket
         words.withUnsafeBufferPointer { words in
             if let base = words.baseAddress { slot_scheduler_prefetch(base + word) }
         }

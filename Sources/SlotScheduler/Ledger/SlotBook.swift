@@ -12,10 +12,17 @@ struct SlotBook: Sendable {
     var restoredIDs: [BookingID] = []
     /// `restoredIDs` inverted: id → record.
     var restoredRecords: [BookingID: Int32] = [:]
-    /// Flat catalog socket index → index within this book, or -1.
+    /// Flat catalog socket index → index within the book of its station's shard. One table for
+    /// every shard of a ``Scheduler`` (``localSockets(catalog:shardCount:)``), so the hot path
+    /// reads one small array and not one per shard; a socket of another shard is never looked up
+    /// here (``owns(station:)``).
     let localSocket: [Int32]
     /// Regular open hours per local socket.
     let regular: [UInt32]
+    /// `regular.count`, kept beside the array so the hot path does not read its header.
+    let socketCount: Int
+    /// Stations with `station % shardCount == shard` are this book's.
+    let shardCount: Int
     /// Day number → block index, or -1 when the day has no block yet (regular hours, no bookings).
     var dayBlock: [Int32] = []
     var firstDay: Int32 = 0
@@ -51,22 +58,40 @@ struct SlotBook: Sendable {
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
     static let epochShift: UInt64 = 52
 
-    init(catalog: Catalog, shard: Int, of shardCount: Int, journaling: Bool) {
+    /// - Parameter localSockets: ``localSockets(catalog:shardCount:)``, computed once and shared by
+    ///   every shard; computed here when `nil`.
+    init(catalog: Catalog, shard: Int, of shardCount: Int, journaling: Bool, localSockets: [Int32]? = nil) {
         self.shard = UInt64(shard)
+        self.shardCount = shardCount
         idPrefix = UInt64(shard) << Self.shardShift
-        var localSocket = [Int32](repeating: -1, count: catalog.socketCount)
         var regular: [UInt32] = []
         for station in catalog.stations.indices where station % shardCount == shard {
             let base = Int(catalog.socketBase[station])
-            for s in base..<(base + catalog.stations[station].sockets.count) {
-                localSocket[s] = Int32(regular.count)
-                regular.append(catalog.regularHours[s])
-            }
+            regular.append(contentsOf: catalog.regularHours[base..<(base + catalog.stations[station].sockets.count)])
         }
-        self.localSocket = localSocket
+        self.localSocket = localSockets ?? Self.localSockets(catalog: catalog, shardCount: shardCount)
         self.regular = regular
+        socketCount = regular.count
         self.journaling = journaling
     }
+
+    /// Flat catalog socket index → its index within the book of its station's shard, for
+    /// `shardCount` shards (station `s` in shard `s % shardCount`).
+    static func localSockets(catalog: Catalog, shardCount: Int) -> [Int32] {
+        var next = [Int32](repeating: 0, count: shardCount)
+        var table = [Int32](repeating: 0, count: catalog.socketCount)
+        for station in catalog.stations.indices {
+            let base = Int(catalog.socketBase[station])
+            for s in base..<(base + catalog.stations[station].sockets.count) {
+                table[s] = next[station % shardCount]
+                next[station % shardCount] += 1
+            }
+        }
+        return table
+    }
+
+    /// Whether `station` (a catalog index) is one of this book's.
+    func owns(station: Int) -> Bool { station % shardCount == Int(shard) }
 
     /// Index of `ref`'s socket within this book.
     @inline(__always)
@@ -100,7 +125,7 @@ struct SlotBook: Sendable {
             reset(block: Int(free))
             return Int(free)
         }
-        let block = words.count / max(1, regular.count)
+        let block = words.count / max(1, socketCount)
         dayBlock[index] = Int32(block)
         words.append(contentsOf: regular.lazy.map { SocketDay(open: $0) })
         cells.append(contentsOf: repeatElement(0, count: regular.count * 24))
@@ -118,18 +143,18 @@ struct SlotBook: Sendable {
     /// Open hours of a local socket on `day`, without creating a block.
     func openHours(localSocket socket: Int, day: Int32) -> UInt32 {
         guard let block = existingBlock(day) else { return regular[socket] }
-        return words[block * regular.count + socket].openHours
+        return words[block * socketCount + socket].openHours
     }
 
     /// Sets the open hours of a local socket in `block`.
     mutating func setOpenHours(_ mask: UInt32, localSocket socket: Int, block: Int) {
-        words[block * regular.count + socket].setOpenHours(mask)
+        words[block * socketCount + socket].setOpenHours(mask)
     }
 
     /// The record occupying local `socket` at `hour` on `day`, without creating a block.
     func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
-        guard socket >= 0, let block = existingBlock(day) else { return nil }
-        let cell = cells[(block * regular.count + socket) * 24 + hour]
+        guard let block = existingBlock(day) else { return nil }
+        let cell = cells[(block * socketCount + socket) * 24 + hour]
         return cell == 0 ? nil : Int(cell - 1)
     }
 
@@ -140,7 +165,7 @@ struct SlotBook: Sendable {
     @inline(__always)
     mutating func occupy(_ ref: SlotRef, block: Int, record: Int?) {
         let socket = local(ref)
-        let w = block &* regular.count &+ socket
+        let w = block &* socketCount &+ socket
         let cell = w &* 24 &+ Int(ref.hour)
         words[w].setTaken(ref.hour, record != nil)
         cells[cell] = record.map { UInt32(truncatingIfNeeded: $0 &+ 1) } ?? 0

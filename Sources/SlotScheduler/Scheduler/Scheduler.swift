@@ -5,8 +5,8 @@ import Synchronization
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
 /// slower than one on a 2-core machine. So the state is split: stations are spread over
 /// *shards* (station index modulo the shard count) and users over *stripes* (the low bits of
-/// a small user id, else a hash of it), each with its own lock (``LockedCells``: a pthread mutex
-/// per cell, cells a cache-line pair apart). A
+/// a small user id, else a hash of it), each with its own lock (``LockedCells``: one atomic
+/// word per cell, cells a cache-line pair apart). A
 /// reservation locks its station's shard, then its user's stripe, and runs the same `Decisions`
 /// as ``Ledger`` while holding both: validation and insert are one atomic step for the slot
 /// *and* for the user's limit. Calls on different stations and users take different locks and
@@ -45,9 +45,12 @@ public final class Scheduler: Sendable {
         let shardCount = max(1, min(shards, 4096))
         var stripeCount = 1
         while stripeCount < max(1, min(userStripes, 4096)) { stripeCount <<= 1 }
+        let localSockets = SlotBook.localSockets(catalog: rules.catalog, shardCount: shardCount)
         self.shards = LockedCells(
             (0..<shardCount).map {
-                var book = SlotBook(catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling)
+                var book = SlotBook(
+                    catalog: rules.catalog, shard: $0, of: shardCount, journaling: journaling,
+                    localSockets: localSockets)
                 book.prefault(bookings: expectedBookings / shardCount)
                 return book
             })
