@@ -11,12 +11,14 @@ struct AvailabilityHistory {
         var complete: Int64
         var mask: UInt32
     }
-    /// Open hours at the start, per socket-day (`cell / 24`).
+    /// Open hours at the start, per socket-day (``CellGrid/socketDay(ofCell:)``).
     let initial: [UInt32]
     /// Accepted changes per socket-day, in history order.
     let changes: [Int: [Change]]
+    let grid: CellGrid
 
     init(_ p: PreparedScenario, history: CompactHistory) {
+        grid = p.grid
         var model = ReferenceModel(p)
         for change in p.scenario.overrides ?? [] { model.apply(change, displaced: []) }
         initial = model.open
@@ -36,8 +38,8 @@ struct AvailabilityHistory {
     ///
     /// - Complexity: O(*k*²) in the changes of the cell's socket-day.
     func couldBeOpen(cell: Int32, during op: TimedOperation) -> Bool {
-        let socketDay = Int(cell / 24)
-        let bit = UInt32(1) << UInt32(cell % 24)
+        let socketDay = Int(grid.socketDay(ofCell: cell))
+        let bit = UInt32(1) << UInt32(grid.hour(ofCell: cell))
         let list = changes[socketDay] ?? []
         let before = list.filter { $0.complete < op.invoke }
         if before.isEmpty, initial[socketDay] & bit != 0 { return true }

@@ -153,14 +153,17 @@ struct ReferenceModel {
         if start == Int64.min { return .nonexistentLocalTime }
         if start < now { return .slotInPast }
         if start < now &+ notice { return .tooSoon }
-        let day = firstDay &+ (cell / 24) % days
+        let grid = CellGrid(days: days, firstDay: firstDay)
+        let day = grid.day(ofCell: cell)
         if let lastDay, day > lastDay { return .beyondHorizon }
-        if let rollingDays, day > today(station: Int(stationOfSocket[Int(cell / 24 / days)]), at: now) &+ rollingDays {
+        if let rollingDays,
+            day > today(station: Int(stationOfSocket[Int(grid.socket(ofCell: cell))]), at: now) &+ rollingDays
+        {
             return .beyondHorizon
         }
-        let mask = open[Int(cell / 24)]
+        let mask = open[Int(grid.socketDay(ofCell: cell))]
         if mask == 0 { return .socketClosed }
-        if mask & (1 << UInt32(cell % 24)) == 0 { return .outsideOpeningHours }
+        if mask & (1 << UInt32(grid.hour(ofCell: cell))) == 0 { return .outsideOpeningHours }
         if cells[Int(cell)].occupant != 0 { return .slotTaken }
         if u >= 0, upcomingCount(u, at: now) >= Int(limits[Int(u)]) { return .userLimitReached }
         return nil
@@ -213,7 +216,7 @@ struct ReferenceModel {
         for socket in sockets(of: change) {
             let mask = change.hours?.mask ?? regular[Int(socket)]
             for hour in 0..<Int32(24) where mask & (1 << UInt32(hour)) == 0 {
-                let cell = (socket &* days &+ offset) &* 24 &+ hour
+                let cell = CellGrid(days: days, firstDay: firstDay).cell(socket: socket, dayOffset: offset, hour: hour)
                 if cells[Int(cell)].occupant != 0 { result.append(cells[Int(cell)].occupant - 1) }
             }
         }

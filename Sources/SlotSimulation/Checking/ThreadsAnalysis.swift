@@ -180,7 +180,7 @@ struct ThreadsAnalysis {
                     "booking \(op.booking) is at \(p.slot(ofCell: op.cell)), a local time that does not exist")
                 continue
             }
-            let day = p.firstDay + (op.cell / 24) % Int32(p.days)
+            let day = p.grid.day(ofCell: op.cell)
             var horizonOK = true
             switch policy.horizon {
             case .unlimited: break

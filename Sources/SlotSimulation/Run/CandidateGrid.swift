@@ -47,6 +47,7 @@ struct CandidateGrid {
         let hourCount = UInt32(truncatingIfNeeded: hours.count)
         let day = rest / hourCount
         let hour = hours[Int(rest &- day &* hourCount)]
-        return (Int32(bitPattern: socket) &* days &+ first &+ Int32(bitPattern: day)) &* 24 &+ hour
+        return CellGrid(days: days, firstDay: 0).cell(
+            socket: Int32(bitPattern: socket), dayOffset: first &+ Int32(bitPattern: day), hour: hour)
     }
 }

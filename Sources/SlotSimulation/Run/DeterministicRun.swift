@@ -454,9 +454,8 @@ struct DeterministicRun {
                 _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)
             } else if roll < changeW {
                 let cell = candidates[rng.below(candidates.count)]
-                let socketDay = cell / 24
-                let socket = Int(socketDay / Int32(p.days))
-                let date = LocalDate(dayNumber: p.firstDay + socketDay % Int32(p.days))
+                let socket = Int(p.grid.socket(ofCell: cell))
+                let date = LocalDate(dayNumber: p.grid.day(ofCell: cell))
                 let station = Int(model.stationOfSocket[socket])
                 let info = p.rules.catalog.stations[station]
                 let socketID = info.sockets[socket - Int(model.socketBase[station])].id

@@ -48,12 +48,14 @@ public struct PreparedScenario: Sendable {
         var rule: DisplacementRule
     }
 
+    /// How the cells number the slots.
+    var grid: CellGrid { CellGrid(days: Int32(days), firstDay: firstDay) }
     @inline(__always)
     func cell(socket: Int32, day: Int32, hour: Int32) -> Int32 {
-        (socket &* Int32(days) &+ (day &- firstDay)) &* 24 &+ hour
+        grid.cell(socket: socket, dayOffset: day &- firstDay, hour: hour)
     }
     @inline(__always)
-    func socketDay(ofCell cell: Int32) -> Int32 { cell / 24 }
+    func socketDay(ofCell cell: Int32) -> Int32 { grid.socketDay(ofCell: cell) }
     public var cellCount: Int { refs.count }
 
     /// Where the scenario does more than run its workload's reservations, cancels and queries,
@@ -446,7 +448,10 @@ extension Scenario {
             }
         }
         let days32 = Int32(days)
-        func cellOf(_ ref: SlotRef) -> Int32 { (ref.socket &* days32 &+ (ref.day &- dayLow)) &* 24 &+ ref.hour }
+        let grid = CellGrid(days: days32, firstDay: dayLow)
+        func cellOf(_ ref: SlotRef) -> Int32 {
+            grid.cell(socket: ref.socket, dayOffset: ref.day &- dayLow, hour: ref.hour)
+        }
 
         var candidates: [Int32] = []
         var hot: [Int32] = []
@@ -457,7 +462,7 @@ extension Scenario {
             candidates.reserveCapacity(workloadCandidates)
             for socket in 0..<Int32(catalog.socketCount) {
                 for d in first..<(first + Int32(w.dates.days)) {
-                    for h in hours { candidates.append((socket &* days32 &+ d) &* 24 &+ Int32(h)) }
+                    for h in hours { candidates.append(grid.cell(socket: socket, dayOffset: d, hour: Int32(h))) }
                 }
             }
             // Hot slots: open, existing local times, chosen by the seed.
