@@ -23,7 +23,6 @@ import Testing
                 user: rng.below(20) == 0 ? UInt64.max - UInt64(rng.below(9)) : 1 + UInt64(rng.below(100_000)),
                 cell: kind == .cancel ? -1 : Int32(rng.below(rng.below(30) == 0 ? 1 << 25 : 5_000)),
                 booking: rng.below(3) == 0 ? UInt64(rng.below(1 << 20)) << UInt64(rng.below(44)) : 0,
-                outcome: Int16(rng.below(23)) - 2,
                 now: 1_528_261_200 + Int64(i / 10) + (rng.below(40) == 0 ? Int64(rng.below(1 << 20)) : 0),
                 invoke: time,
                 complete: time + [0, 1, 65_534, 65_535, 70_000, 5_000_000_000, -3][rng.below(7)],
@@ -33,6 +32,7 @@ import Testing
                 op.repeatOf = 7
                 op.requestID = "w1-\(i)-seed7 \"quoted\""
             }
+            op.outcome = Int16(rng.below(23)) - 2
             op.resolvedIndeterminate = rng.below(30) == 0
             return op
         }
@@ -122,5 +122,22 @@ import Testing
         // Buckets follow the values' order.
         let buckets = sorted.compactMap { UInt32(exactly: $0) }.map(Latencies.bucket)
         #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+}
+
+/// A call's result is typed in the public API; its code (the compact form) maps both ways.
+@Suite struct TypedOutcomes {
+    @Test func everyOutcomeMapsToItsCodeAndBack() {
+        let all: [TimedOperation.Outcome] =
+            [.accepted, .indeterminate] + Rejection.Reason.allCases.map { .refused($0) }
+        var op = TimedOperation(process: 0, kind: .reserve, user: 1, now: 0, invoke: 0, complete: 0)
+        #expect(op.result == .accepted)
+        for outcome in all {
+            op.result = outcome
+            #expect(op.result == outcome)
+            #expect(TimedOperation.Outcome(code: outcome.code) == outcome)
+            if case .refused(let reason) = outcome { #expect(op.reason == reason) } else { #expect(op.reason == nil) }
+        }
+        #expect(Set(all.map(\.code)).count == all.count)
     }
 }

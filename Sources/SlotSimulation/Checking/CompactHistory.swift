@@ -195,8 +195,9 @@ struct CompactHistory: RandomAccessCollection {
             process: Int32(s.userAndProcess >> 24) - 1,
             kind: TimedOperation.Kind(rawValue: UInt8(bits & 3)) ?? .reserve,
             user: firstUser &+ UInt64(s.userAndProcess & 0xFF_FFFF), cell: Int32(s.cellAndBits & 0xFF_FFFF) - 1,
-            booking: side.booking, outcome: Int16(bits >> 3) - 2, now: nowBase &+ Int64(s.now), invoke: invoke,
+            booking: side.booking, now: nowBase &+ Int64(s.now), invoke: invoke,
             complete: invoke &+ Int64(s.duration == .max ? side.duration : UInt32(s.duration)))
+        op.outcome = Int16(bits >> 3) - 2
         op.resolvedIndeterminate = bits & 4 != 0
         if side.extra < -1 {
             let r = repeats[Int(-2 - side.extra)]

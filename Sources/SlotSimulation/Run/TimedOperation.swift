@@ -17,8 +17,9 @@ public struct TimedOperation: Sendable {
     /// Monotonic nanoseconds since the run began.
     public var invoke: Int64
     public var complete: Int64
-    /// `-1` accepted, `-2` an error that is not a refusal, else a reason code.
-    public var outcome: Int16
+    /// ``result`` as a code, the form the checks store compactly: `-1` accepted, `-2`
+    /// indeterminate, else the reason's `Reasons.code(_:)`.
+    var outcome: Int16
     public var kind: Kind
     /// An operation that ended indeterminate (`-2`) and that the final state showed to have
     /// happened; its outcome was rewritten to accepted (see `IndeterminateOutcomes`).
@@ -47,7 +48,7 @@ public struct TimedOperation: Sendable {
     }
 
     public init(
-        process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, outcome: Int16 = -1,
+        process: Int32, kind: Kind, user: UInt64, cell: Int32 = -1, booking: UInt64 = 0, result: Outcome = .accepted,
         repeatOf: UInt64 = 0, requestID: String? = nil, now: Int64, invoke: Int64, complete: Int64,
         displaced: [UInt64] = [], detail: String? = nil
     ) {
@@ -56,7 +57,7 @@ public struct TimedOperation: Sendable {
         self.user = user
         self.cell = cell
         self.booking = booking
-        self.outcome = outcome
+        self.outcome = result.code
         self.now = now
         self.invoke = invoke
         self.complete = complete
@@ -88,6 +89,33 @@ public struct TimedOperation: Sendable {
     }
 
     public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }
+
+    /// What a call came back with.
+    public enum Outcome: Hashable, Sendable {
+        case accepted
+        case refused(Rejection.Reason)
+        /// An error that is not a refusal (a lost reply, a timeout): it may have happened or not.
+        case indeterminate
+
+        /// `-1` accepted, `-2` indeterminate, else the reason's ``Reasons/code(_:)``.
+        var code: Int16 {
+            switch self {
+            case .accepted: -1
+            case .indeterminate: -2
+            case .refused(let reason): Reasons.code(reason)
+            }
+        }
+
+        init(code: Int16) {
+            self = code == -1 ? .accepted : code < 0 ? .indeterminate : .refused(Reasons.all[Int(code)])
+        }
+    }
+
+    /// What the call came back with.
+    public var result: Outcome {
+        get { Outcome(code: outcome) }
+        set { outcome = newValue.code }
+    }
 }
 
 extension [TimedOperation] {
