@@ -1,14 +1,32 @@
 import Benchmark
 import SlotScheduler
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Resident bytes after glibc's `malloc_trim(0)` has given the free pages of its heap back to
+/// the system (found with `dlsym`; the Glibc module does not import `malloc.h`): what the
+/// ledger holds, without what the allocator keeps resident after frees.
+func trimmedResidentBytes() -> Int {
+    #if canImport(Glibc)
+    typealias Trim = @convention(c) (Int) -> Int32
+    if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+    #endif
+    return residentBytes()
+}
+
 /// A service that runs for `days` days with a 30-day rolling horizon and releases, every day,
 /// the dates before yesterday (``Ledger/releaseDays(before:at:)``): each day 20,000 attempts
 /// on random slots of the next 30 days by 100,000 users, 2,000 of them full requests with a
-/// request id. Returns the resident bytes the ledger added (`/proc/self/statm`).
+/// request id. Returns the resident bytes the ledger added (`/proc/self/statm`), and the same
+/// after `malloc_trim` (which does not count what the allocator keeps after frees).
 ///
 /// Run for 30 and for 365 days in the same benchmark run: retention must keep the second
 /// within 1.2x of the first.
-func retentionRun(days: Int) throws -> (bytes: Int, bookings: Int) {
+func retentionRun(days: Int) throws -> (bytes: Int, allocated: Int, bookings: Int) {
     // The standard workload's stations, without its 10 M attempts (which would dwarf the ledger).
     let stations = (0..<Workload.stationCount).map { s in
         Station(
@@ -23,6 +41,7 @@ func retentionRun(days: Int) throws -> (bytes: Int, bookings: Int) {
     let first = try LocalDate(year: 2026, month: 1, day: 1)
     var rng = SplitMix64(seed: 7)
     let before = residentBytes()
+    let trimmedBefore = trimmedResidentBytes()
     var ledger = Ledger(rules: rules, journaling: false, expectedUsers: 100_000)
     for d in 0..<days {
         let now = Instant.utc(first.adding(days: d), hour: 6)
@@ -42,11 +61,14 @@ func retentionRun(days: Int) throws -> (bytes: Int, bookings: Int) {
         try ledger.releaseDays(before: first.adding(days: d - 1), at: now)
     }
     let bytes = residentBytes() - before
+    let allocated = trimmedResidentBytes() - trimmedBefore
     blackHole(ledger)
-    return (bytes, ledger.activeBookingCount)
+    return (bytes, allocated, ledger.activeBookingCount)
 }
 
 let residentMetric = BenchmarkMetric.custom("resident bytes added", polarity: .prefersSmaller, useScalingFactor: false)
+let allocatedMetric = BenchmarkMetric.custom(
+    "resident bytes added, after malloc_trim", polarity: .prefersSmaller, useScalingFactor: false)
 let heldMetric = BenchmarkMetric.custom("bookings held", polarity: .prefersSmaller, useScalingFactor: false)
 
 func retentionBenchmarks() {
@@ -54,11 +76,13 @@ func retentionBenchmarks() {
         Benchmark(
             "Memory after \(days) days, 30-day horizon, retention on",
             configuration: .init(
-                metrics: [.peakMemoryResident, residentMetric, heldMetric], timeUnits: .milliseconds, maxIterations: 1)
+                metrics: [.peakMemoryResident, residentMetric, allocatedMetric, heldMetric], timeUnits: .milliseconds,
+                maxIterations: 1)
         ) { benchmark in
             do {
-                let (bytes, held) = try retentionRun(days: days)
+                let (bytes, allocated, held) = try retentionRun(days: days)
                 benchmark.measurement(residentMetric, bytes)
+                benchmark.measurement(allocatedMetric, allocated)
                 benchmark.measurement(heldMetric, held)
             } catch {
                 print("retention run failed: \(error)")
