@@ -424,93 +424,11 @@ extension Scenario {
         try check(
             cells <= ScenarioLimits.maxCells, "stations", "\(catalog.socketCount) sockets × \(days) days × 24 hours",
             "at most \(ScenarioLimits.maxCells) socket-hours in the scenario's dates")
-        var refs: [SlotRef] = []
-        refs.reserveCapacity(cells)
-        var starts: [Int64] = []
-        starts.reserveCapacity(cells)
-        // By index, not by id: a search of the station's sockets per cell would make a station
-        // of many sockets quadratic.
-        for (stationIndex, station) in catalog.stations.enumerated() {
-            for socket in station.sockets.indices {
-                for d in 0..<days {
-                    for hour in 0..<24 {
-                        guard
-                            let ref = catalog.slot(
-                                station: stationIndex, socket: socket, date: LocalDate(dayNumber: dayLow + Int32(d)),
-                                hour: hour)
-                        else {
-                            throw fail("stations", station.id.rawValue, "stations the catalog accepts")
-                        }
-                        refs.append(ref)
-                        starts.append(catalog.start(of: ref)?.secondsSinceEpoch ?? Int64.min)
-                    }
-                }
-            }
-        }
-        let days32 = Int32(days)
-        let grid = CellGrid(days: days32, firstDay: dayLow)
-        func cellOf(_ ref: SlotRef) -> Int32 {
-            grid.cell(socket: ref.socket, dayOffset: ref.day &- dayLow, hour: ref.hour)
-        }
-
-        var candidates: [Int32] = []
-        var hot: [Int32] = []
-        var rng = SplitMix64(seed: seed ^ 0x5EED_CE11)
-        if let w = workload {
-            let hours = Array(w.hours ?? .allDay)
-            let first = w.dates.from.dayNumber - dayLow
-            candidates.reserveCapacity(workloadCandidates)
-            for socket in 0..<Int32(catalog.socketCount) {
-                for d in first..<(first + Int32(w.dates.days)) {
-                    for h in hours { candidates.append(grid.cell(socket: socket, dayOffset: d, hour: Int32(h))) }
-                }
-            }
-            // Hot slots: open, existing local times, chosen by the seed.
-            let wanted = w.hotness?.slots ?? 0
-            var picked = Set<Int32>()
-            var tries = 0
-            while hot.count < wanted && tries < wanted * 100 + 1000 {
-                tries += 1
-                let c = candidates[rng.below(candidates.count)]
-                if starts[Int(c)] == Int64.min || picked.contains(c) { continue }
-                picked.insert(c)
-                hot.append(c)
-            }
-            while hot.count < wanted {
-                hot.append(candidates[hot.count % candidates.count])
-            }
-        }
-        var compiled: [PreparedScenario.CompiledStep] = []
-        compiled.reserveCapacity(steps.count)
-        for (i, step) in steps.enumerated() {
-            var c = PreparedScenario.CompiledStep(
-                step: step, now: times[i], cell: -1, user: step.user ?? 0, target: -1, change: nil)
-            switch step.op {
-            case .reserve, .query:
-                if let station = step.station, let socket = step.socket, let date = step.date, let hour = step.hour,
-                    let ref = try? catalog.resolve(Slot(station: station, socket: socket, date: date, hour: hour))
-                {
-                    c.cell = cellOf(ref)
-                }
-            case .cancel:
-                c.target = step.booking.flatMap { labels[$0] } ?? -1
-            case .changeAvailability:
-                if let station = step.station, let date = step.date {
-                    c.change = AvailabilityChange(station: station, socket: step.socket, date: date, hours: step.hours)
-                }
-            }
-            compiled.append(c)
-        }
-        let timeline = (timeline ?? []).enumerated().sorted {
-            ($0.element.atOperation, $0.offset) < ($1.element.atOperation, $1.offset)
-        }
-        .map {
-            PreparedScenario.CompiledChange(
-                atOperation: $0.element.atOperation,
-                change: AvailabilityChange(
-                    station: $0.element.station, socket: $0.element.socket, date: $0.element.date,
-                    hours: $0.element.hours), rule: $0.element.onBookings ?? .displace)
-        }
+        let (refs, starts) = try Self.slotTable(catalog, firstDay: dayLow, days: days, cells: cells, file: file)
+        let grid = CellGrid(days: Int32(days), firstDay: dayLow)
+        let (candidates, hot) = workloadCells(grid, starts: starts, socketCount: catalog.socketCount)
+        let compiled = compiledSteps(steps, times: times, labels: labels, catalog: catalog, grid: grid)
+        let timeline = compiledTimeline()
         return PreparedScenario(
             scenario: self, file: file, rules: rules, firstDay: dayLow, days: days, socketCount: catalog.socketCount,
             refs: refs, starts: starts, candidates: candidates, hot: hot, steps: compiled, timeline: timeline,
