@@ -271,8 +271,8 @@ MUTANTS = [
         describe="any-socket choice skips the opening-hours check (picks a closed socket, refused instead of the next free one)",
         file="Sources/SlotScheduler/Ledger/Decisions+AnySocket.swift",
         filter="AnySocketTests|LifecycleProperties",
-        edits=[("            return word.isOpen(ref.hour) && !word.isTaken(ref.hour)\n",
-                "            return !word.isTaken(ref.hour)\n")],
+        edits=[("            return word.isOpen(ref.hour) && (!word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil)\n",
+                "            return !word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil\n")],
     ),
     dict(
         name="reschedule-counts-twice",
@@ -297,6 +297,22 @@ MUTANTS = [
         file="Sources/SlotScheduler/Scheduler/Scheduler+Reschedule.swift",
         filter="RescheduleConcurrencyTests",
         edits=[(RESCHEDULE_OLD, RESCHEDULE_NEW)],
+    ),
+    dict(
+        name="confirm-after-expiry",
+        describe="a confirm is accepted after its hold expired (while no one else has taken the slot)",
+        file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
+        filter="HoldProperties|HoldTests",
+        edits=[("        guard slots.isCurrent(hold: h), Hold.isLive(expiresAt: hold.expiresAt, at: now) else {\n",
+                "        guard slots.isCurrent(hold: h) else {\n")],
+    ),
+    dict(
+        name="hold-not-counted",
+        describe="a hold's entry in its user's list never counts as upcoming: live holds count neither against the limit nor against maxHoldsPerUser",
+        file="Sources/SlotScheduler/Ledger/UserBook+Holds.swift",
+        filter="HoldProperties|HoldTests",
+        edits=[("        expiresAt.saturatingSubtracting(Booking.durationSeconds)\n",
+                "        expiresAt.saturatingSubtracting(Booking.durationSeconds) &- 86_400_000\n")],
     ),
 ]
 

@@ -23,6 +23,7 @@ extension ReferenceModel {
                 return false
             }
             return open.contains(slot.hour) && activeBooking(at: slot) == nil
+                && liveHold(at: slot, now: now.secondsSinceEpoch) == nil
         }
         guard let free else { return .failure(.noMatchingSocketFree) }
         return reserve(

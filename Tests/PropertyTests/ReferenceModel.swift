@@ -68,6 +68,29 @@ struct ReferenceModel: Sendable {
     /// held, their request ids are forgotten, and nothing on them can be booked or changed.
     private(set) var releasedBefore: LocalDate?
 
+    /// Every hold ever made, in order.
+    private(set) var holds: [ModelHold] = []
+
+    struct ModelHold: Sendable, Equatable {
+        var hold: Hold
+        var state: State
+
+        enum State: Sendable, Equatable {
+            case held
+            /// Confirmed into booking `index + 1`.
+            case confirmed(Int)
+            case released
+            /// Expired, then its slot was taken by another booking or hold.
+            case lapsed
+        }
+
+        /// Whether it counts against its user's limits at `now`: until its expiry, unless
+        /// confirmed or released.
+        func counts(at now: Int64) -> Bool {
+            (state == .held || state == .lapsed) && now < hold.expiresAt.secondsSinceEpoch
+        }
+    }
+
     struct Override: Sendable, Equatable {
         var station: StationID
         var socket: SocketID
@@ -140,9 +163,113 @@ struct ReferenceModel: Sendable {
         return (nil, start)
     }
 
+    /// Upcoming bookings plus holds that count (``ModelHold/counts(at:)``).
     func upcomingCount(of user: UserID, at now: Int64) -> Int {
         bookings.filter { $0.user == user && !isReleased($0) && $0.isUpcoming(at: Instant(secondsSinceEpoch: now)) }
-            .count
+            .count + holdCount(of: user, at: now)
+    }
+
+    func holdCount(of user: UserID, at now: Int64) -> Int {
+        holds.filter { $0.hold.user == user && $0.counts(at: now) }.count
+    }
+
+    /// The index of the hold that has `slot` (held, not lapsed), live or expired.
+    func currentHold(at slot: Slot) -> Int? {
+        holds.firstIndex { $0.state == .held && $0.hold.slot == slot }
+    }
+
+    func liveHold(at slot: Slot, now: Int64) -> Int? {
+        currentHold(at: slot).flatMap { now < holds[$0].hold.expiresAt.secondsSinceEpoch ? $0 : nil }
+    }
+
+    /// The slot is taken by a new booking or hold: an expired hold of it lapses.
+    mutating func lapseHold(at slot: Slot) {
+        if let h = currentHold(at: slot) { holds[h].state = .lapsed }
+    }
+
+    /// The checks of a hold or reserve up to the occupancy, in the library's order.
+    func slotCheck(_ slot: Slot, reminder: Int64?, now: Int64) -> (Rejection.Reason?, Int64) {
+        guard let station = station(slot.station) else { return (.unknownStation, 0) }
+        guard station.sockets.contains(where: { $0.id == slot.socket }) else { return (.unknownSocket, 0) }
+        guard (0...23).contains(slot.hour) else { return (.invalidHour, 0) }
+        let (reason, start) = timeCheck(slot, reminder: reminder, now: now)
+        if let reason { return (reason, start) }
+        if let releasedBefore, slot.date < releasedBefore { return (.slotInPast, start) }
+        let open = openHours(station, slot.socket, on: slot.date)
+        if open.isEmpty { return (.socketClosed, start) }
+        if !open.contains(slot.hour) { return (.outsideOpeningHours, start) }
+        return (nil, start)
+    }
+
+    mutating func hold(_ slot: Slot, for user: UserID, reminder: Int64?, at now: Instant) -> Result<
+        Hold, Rejection.Reason
+    > {
+        let t = now.secondsSinceEpoch
+        let (reason, start) = slotCheck(slot, reminder: reminder, now: t)
+        if let reason { return .failure(reason) }
+        if activeBooking(at: slot) != nil { return .failure(.slotTaken) }
+        if liveHold(at: slot, now: t) != nil { return .failure(.slotHeld) }
+        if upcomingCount(of: user, at: t) >= limit(for: user) { return .failure(.userLimitReached) }
+        if holdCount(of: user, at: t) >= policy.maxHoldsPerUser { return .failure(.holdLimitReached) }
+        lapseHold(at: slot)
+        let hold = Hold(
+            slot: slot, user: user, start: Instant(secondsSinceEpoch: start), createdAt: now,
+            expiresAt: Instant(secondsSinceEpoch: t + policy.holdSeconds), reminderOffsetSeconds: reminder)
+        holds.append(ModelHold(hold: hold, state: .held))
+        return .success(hold)
+    }
+
+    /// Why `slot` names nothing in the catalog, if it does not.
+    func unresolved(_ slot: Slot) -> Rejection.Reason? {
+        guard let station = station(slot.station) else { return .unknownStation }
+        guard station.sockets.contains(where: { $0.id == slot.socket }) else { return .unknownSocket }
+        return (0...23).contains(slot.hour) ? nil : .invalidHour
+    }
+
+    mutating func confirm(_ slot: Slot, by user: UserID, at now: Instant) -> Result<Booking, Rejection.Reason> {
+        if let reason = unresolved(slot) { return .failure(reason) }
+        guard let h = holds.lastIndex(where: { $0.hold.user == user && $0.hold.slot == slot }) else {
+            return .failure(.unknownHold)
+        }
+        let hold = holds[h].hold
+        switch holds[h].state {
+        case .released: return .failure(.unknownHold)
+        case .confirmed(let index): return .success(bookings[index])
+        case .lapsed: return .failure(.holdExpired)
+        case .held: break
+        }
+        if now >= hold.expiresAt { return .failure(.holdExpired) }
+        let (reason, start) = slotCheck(slot, reminder: hold.reminderOffsetSeconds, now: now.secondsSinceEpoch)
+        if let reason { return .failure(reason) }
+        if upcomingCount(of: user, at: now.secondsSinceEpoch) - 1 >= limit(for: user) {
+            return .failure(.userLimitReached)
+        }
+        let booking = Booking(
+            id: BookingID(UInt64(bookings.count + 1)), slot: slot, user: user,
+            start: Instant(secondsSinceEpoch: start), createdAt: now, reminderOffsetSeconds: hold.reminderOffsetSeconds)
+        holds[h].state = .confirmed(bookings.count)
+        bookings.append(booking)
+        return .success(booking)
+    }
+
+    mutating func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) -> Result<Hold, Rejection.Reason> {
+        if let reason = unresolved(slot) { return .failure(reason) }
+        guard let h = holds.lastIndex(where: { $0.hold.user == user && $0.hold.slot == slot }) else {
+            return .failure(.unknownHold)
+        }
+        switch holds[h].state {
+        case .released, .confirmed: return .failure(.unknownHold)
+        case .lapsed: return .failure(.holdExpired)
+        case .held: break
+        }
+        if now >= holds[h].hold.expiresAt { return .failure(.holdExpired) }
+        holds[h].state = .released
+        return .success(holds[h].hold)
+    }
+
+    /// The holds that live at `now`, by slot.
+    func liveHolds(at now: Instant) -> [Hold] {
+        holds.filter { $0.state == .held && now < $0.hold.expiresAt }.map(\.hold).sorted { $0.slot < $1.slot }
     }
 
     mutating func reserve(_ request: ReservationRequest, at now: Instant) -> Result<Booking, Rejection.Reason> {
@@ -166,9 +293,11 @@ struct ReferenceModel: Sendable {
         if open.isEmpty { return .failure(.socketClosed) }
         if !open.contains(slot.hour) { return .failure(.outsideOpeningHours) }
         if activeBooking(at: slot) != nil { return .failure(.slotTaken) }
+        if liveHold(at: slot, now: now.secondsSinceEpoch) != nil { return .failure(.slotHeld) }
         if upcomingCount(of: request.user, at: now.secondsSinceEpoch) >= limit(for: request.user) {
             return .failure(.userLimitReached)
         }
+        lapseHold(at: slot)
         let booking = Booking(
             id: BookingID(UInt64(bookings.count + 1)), slot: slot, user: request.user,
             start: Instant(secondsSinceEpoch: start), createdAt: now, requestID: request.requestID,
@@ -257,8 +386,12 @@ struct ReferenceModel: Sendable {
         if open.isEmpty { return .failure(.socketClosed) }
         if !open.contains(to.hour) { return .failure(.outsideOpeningHours) }
         if let holder = activeBooking(at: to), holder.id != booking.id { return .failure(.slotTaken) }
+        if liveHold(at: to, now: now.secondsSinceEpoch) != nil { return .failure(.slotHeld) }
         let others = heldBookings.filter { $0.user == booking.user && $0.id != booking.id && $0.isUpcoming(at: now) }
-        if others.count >= limit(for: booking.user) { return .failure(.userLimitReached) }
+        if others.count + holdCount(of: booking.user, at: now.secondsSinceEpoch) >= limit(for: booking.user) {
+            return .failure(.userLimitReached)
+        }
+        lapseHold(at: to)
         bookings[index].slot = to
         bookings[index].start = Instant(secondsSinceEpoch: start)
         if let id = request.requestID {
@@ -283,7 +416,8 @@ struct ReferenceModel: Sendable {
         let open = openHours(station, slot.socket, on: slot.date)
         if open.isEmpty { return .closed }
         if !open.contains(slot.hour) { return .outsideHours }
-        return activeBooking(at: slot) == nil ? .free : .booked
+        if activeBooking(at: slot) != nil { return .booked }
+        return liveHold(at: slot, now: now.secondsSinceEpoch) == nil ? .free : .held
     }
 
     /// A user's active bookings: upcoming soonest first, past most recent first.

@@ -101,6 +101,26 @@ import Testing
         try check("Snapshot", ledger.snapshot())
     }
 
+    /// Hold events (version 2) and a snapshot with a hold (version 2).
+    @Test func holdEventsAndSnapshot() throws {
+        var ledger = try Self.ledger()
+        let other = Slot(station: "IST-1", socket: "A", date: Self.day, hour: 15)
+        try ledger.hold(Self.slot, for: 17, reminder: .seconds(900), at: Self.now)
+        _ = try ledger.confirm(Self.slot, by: 17, at: Self.now + .seconds(60))
+        try ledger.hold(other, for: 18, at: Self.now + .seconds(120))
+        try ledger.releaseHold(other, by: 18, at: Self.now + .seconds(180))
+        try ledger.hold(other, for: 18, at: Self.now + .seconds(240))
+        try check("Events-holds", ledger.events)
+        try check("Snapshot-holds", ledger.snapshot())
+        try check("Hold", try #require(ledger.holds(at: Self.now + .seconds(240)).first))
+        do {
+            _ = try ledger.confirm(other, by: 18, at: Self.now + .seconds(840))
+            Issue.record("a confirm after the expiry was accepted")
+        } catch let rejection as Rejection {
+            try check("Rejection-holdExpired", rejection)
+        }
+    }
+
     /// Journals and snapshots written before version 1 (instants as seconds, booking ids as
     /// numbers) still decode; an unknown event version is refused.
     @Test func olderFormsDecodeAndUnknownVersionsAreRefused() throws {

@@ -47,6 +47,7 @@ struct EventReplayTests {
             case .availabilityChanged: "changed"
             case .displaced: "displaced"
             case .rescheduled: "rescheduled"
+            case .held, .holdConfirmed, .holdReleased: "hold"
             }
         }
         #expect(

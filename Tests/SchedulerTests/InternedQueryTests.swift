@@ -14,6 +14,7 @@ struct InternedQueryTests {
         let cancelled = try ledger.reserve(Fixture.request(Fixture.slot(day, 16), user: 1), at: now)
         _ = try ledger.reserve(Fixture.request(Fixture.slot(day, 15), user: 1), at: now)
         try ledger.cancel(cancelled.id, by: 1, at: now)
+        try ledger.hold(Fixture.slot(day, 14), for: 2, at: now)
         try ledger.changeAvailability(.close("LON", socket: "2", on: day), at: now)
         let dates = try ["2018-03-25", "2018-06-10", "2018-06-11", "2018-06-30", "2018-07-01"].map(Fixture.date)
         var seen = Set<SlotStatus>()

@@ -37,7 +37,7 @@ extension Decisions {
         let (timeReason, start) = rules.checkTime(first, reminder: request.reminder, now: now)
         if let timeReason { return .failure(refusal(timeReason, start: start)) }
         if first.day < slots.releasedBefore { return .failure(refusal(.slotInPast, start: start)) }
-        guard let chosen = firstFree(of: request.candidates, slots: &slots) else {
+        guard let chosen = firstFree(of: request.candidates, now: now, slots: &slots) else {
             return .failure(refusal(.noMatchingSocketFree, start: start))
         }
         return reserve(
@@ -45,14 +45,15 @@ extension Decisions {
             now: now, rules: rules, slots: &slots, users: &users)
     }
 
-    /// The first of `candidates` (slots of one station, date and hour) that is open and not taken.
+    /// The first of `candidates` (slots of one station, date and hour) that is open and neither
+    /// booked nor held by a hold that lives at `now`.
     /// - Complexity: O(*k*) in the candidates.
-    static func firstFree(of candidates: [SlotRef], slots: inout SlotBook) -> SlotRef? {
+    static func firstFree(of candidates: [SlotRef], now: Int64, slots: inout SlotBook) -> SlotRef? {
         guard let day = candidates.first?.day else { return nil }
         let page = slots.pageIndex(day)
         return candidates.first { ref in
             let word = slots.words[page &* slots.socketCount &+ slots.local(ref)]
-            return word.isOpen(ref.hour) && !word.isTaken(ref.hour)
+            return word.isOpen(ref.hour) && (!word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil)
         }
     }
 }

@@ -71,7 +71,9 @@ extension Decisions {
         let block = slots.pageIndex(ref.day)
         let day = slots.words[block &* slots.socketCount &+ slots.local(ref)]
         if !day.isOpen(ref.hour) { return (day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start, block) }
-        if day.isTaken(ref.hour), slots.occupant(ref) != record { return (.slotTaken, start, block) }
+        if day.isTaken(ref.hour), slots.occupant(ref) != record, let taken = slots.takenReason(ref, now: now) {
+            return (taken, start, block)
+        }
         // The booking being moved has not started (the cutoff check passed), so it is one of the
         // user's upcoming bookings already: it must not count against the limit a second time.
         let user = slots.records[record].user

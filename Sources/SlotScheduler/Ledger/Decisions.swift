@@ -32,8 +32,8 @@ enum Decisions {
         if !day.isOpen(ref.hour) {
             return ReservationAttempt(reason: day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start: start)
         }
-        if day.isTaken(ref.hour) {
-            return ReservationAttempt(reason: .slotTaken, start: start)
+        if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) {
+            return ReservationAttempt(reason: taken, start: start)
         }
         let u = users.findOrInsert(user)
         let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
@@ -67,14 +67,14 @@ enum Decisions {
                 requestID: request.requestID, reminder: request.reminder, start: attempt.start, now: now))
     }
 
-    /// Records a booking of `request` starting at `start`, made at `now`: the commit step of a
-    /// reservation, decided (``reserve(_:user:requestID:reminder:now:rules:slots:users:)``) or
+    /// Records a booking of `request` starting at `start`, made at `now` (journalled as `kind`:
+    /// a reservation, or a hold's confirmation): the commit step of a reservation, decided (``reserve(_:user:requestID:reminder:now:rules:slots:users:)``) or
     /// replayed (``Replay``). `block` is the slot's day block, `user` the user's index.
     /// - Returns: the new booking's id.
     @inline(__always)
     static func commit(
         _ request: ResolvedRequest, start: Int64, block: Int, user u: Int, now: Int64, slots: inout SlotBook,
-        users: inout UserBook
+        users: inout UserBook, as kind: JournalEntry.Kind = .reserved
     ) -> BookingID {
         let record = slots.records.count
         let id = slots.bookingID(record: record)
@@ -89,7 +89,7 @@ enum Decisions {
             users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
                 booking: id, ref: request.ref, reminder: request.reminder)
         }
-        slots.log(.reserved, record, at: now)
+        slots.log(kind, record, at: now)
         return id
     }
 

@@ -11,6 +11,20 @@ public enum Event: Hashable, Codable, Sendable {
     case displaced(BookingID, user: UserID, at: Instant)
     /// Its owner moved a booking to another slot of its station, in one step.
     case rescheduled(BookingMove, at: Instant)
+    /// A user held a slot (see ``Hold``); its `createdAt` is the `now` of the hold.
+    case held(Hold)
+    /// A user confirmed their hold: the booking it made, as made.
+    case holdConfirmed(Booking)
+    /// A user released their hold of a slot.
+    case holdReleased(Slot, user: UserID, at: Instant)
+
+    /// The booking a `reserved` or `holdConfirmed` event made.
+    var madeBooking: Booking? {
+        switch self {
+        case .reserved(let booking), .holdConfirmed(let booking): booking
+        default: nil
+        }
+    }
 }
 
 /// Why a journal or snapshot could not be replayed.
@@ -48,6 +62,10 @@ extension SlotBook {
                     booking: bookingID(record: record), user: records[record].user, from: catalog.slot(move.from),
                     to: catalog.slot(move.to), start: Instant(move.toStart), requestID: move.requestID),
                 at: Instant(entry.at))
+        case .held: return .held(hold(index, catalog: catalog))
+        case .holdConfirmed: return .holdConfirmed(booking(record: index, catalog: catalog, asCreated: true))
+        case .holdReleased:
+            return .holdReleased(catalog.slot(holds[index].ref), user: holds[index].user, at: Instant(entry.at))
         }
     }
 

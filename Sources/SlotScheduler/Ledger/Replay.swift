@@ -28,6 +28,9 @@ enum Replay {
             }
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
+            guard slots.liveHold(ref, now: booking.createdAt.secondsSinceEpoch) == nil else {
+                throw fail("slot \(booking.slot) is held")
+            }
             if slots.isRestoringAcrossLayouts { slots.restore(booking.id) }
             let request = ResolvedRequest(
                 ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds)
@@ -61,6 +64,8 @@ enum Replay {
             }
             slots.changes.append(change)
             slots.log(.availabilityChanged, slots.changes.count - 1, at: at.secondsSinceEpoch)
+        case .held, .holdConfirmed, .holdReleased:
+            try applyHold(event, index: index, rules: rules, slots: &slots, users: &users)
         }
     }
 }
@@ -74,6 +79,8 @@ public struct Snapshot: Hashable, Codable, Sendable {
     public var overrides: [AvailabilityChange]
     /// Reschedule request ids remembered, by user then id (empty for a snapshot without any).
     public var rescheduleRequests: [RememberedReschedule] = []
+    /// The holds that still have their slot (live, or expired but not yet overtaken), by slot.
+    public var holds: [Hold] = []
 
     /// After ``Ledger/releaseDays(before:at:)``: the first date not released. `bookings` and
     /// `overrides` then hold only later dates; `nil` when nothing was released.
@@ -95,7 +102,8 @@ public struct Snapshot: Hashable, Codable, Sendable {
 
     /// The events that rebuild this snapshot: overrides, then each booking in id order, released
     /// right after it is made when its final status is not active (a later booking may hold the
-    /// same slot, so the release must come before it).
+    /// same slot, so the release must come before it), then the holds, whose slots no active
+    /// booking has.
     var events: [Event] {
         var events = overrides.map { Event.availabilityChanged($0, at: Instant(0)) }
         for booking in bookings {
@@ -109,6 +117,7 @@ public struct Snapshot: Hashable, Codable, Sendable {
                         : .displaced(booking.id, user: booking.user, at: booking.createdAt))
             }
         }
+        events.append(contentsOf: holds.map(Event.held))
         return events
     }
 }
@@ -129,7 +138,8 @@ extension Ledger {
         }
         var snapshot = Snapshot(
             bookings: allBookings, overrides: overrides,
-            rescheduleRequests: users.rememberedReschedules(catalog: rules.catalog))
+            rescheduleRequests: users.rememberedReschedules(catalog: rules.catalog),
+            holds: slots.currentHolds(catalog: rules.catalog))
         if let releasedBefore {
             snapshot.releasedBefore = releasedBefore
             snapshot.lastIDs = slots.lastIDs().sorted()

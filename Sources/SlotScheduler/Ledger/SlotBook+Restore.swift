@@ -69,7 +69,7 @@ struct RestorePlan {
                 }
                 if acrossLayouts { break }
             }
-            guard case .reserved(let booking) = event, let station = catalog.stationIndex[booking.slot.station]
+            guard let booking = event.madeBooking, let station = catalog.stationIndex[booking.slot.station]
             else { continue }
             let shard = Int(station) % shardCount
             let number = booking.id.rawValue & mask
@@ -99,7 +99,7 @@ struct RestorePlan {
                     nextInGroup[group] = max(nextInGroup[group, default: 1], highest + 1)
                 }
             }
-            guard case .reserved(let booking) = event else { continue }
+            guard let booking = event.madeBooking else { continue }
             let group = booking.id.rawValue >> SlotBook.shardShift
             let expected = nextInGroup[group, default: 1]
             let number = booking.id.rawValue & mask
@@ -113,7 +113,7 @@ struct RestorePlan {
             nextInGroup[group] = number + 1
             maxEpoch = max(maxEpoch, booking.id.rawValue >> SlotBook.epochShift)
         }
-        guard maxEpoch + 1 < SlotBook.restoringEpoch else {
+        guard maxEpoch + 1 < SlotBook.holdEpoch else {
             throw ReplayError(index: 0, problem: "booking ids use epoch \(maxEpoch); no epoch is left for new ids")
         }
         nextEpoch = maxEpoch + 1

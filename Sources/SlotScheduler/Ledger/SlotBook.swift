@@ -29,8 +29,9 @@ struct SlotBook: Sendable {
     /// Per block, one ``SocketDay`` (open and taken hours, 8 bytes) per local socket, so the hot
     /// check stays in cache.
     var words: [SocketDay] = []
-    /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free; blocks end to end,
-    /// so a cell is `(block * sockets + socket) * 24 + hour`.
+    /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free, or a hold index with
+    /// ``holdBit`` set (see `SlotBook+Holds.swift`); blocks end to end, so a cell is
+    /// `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
     /// Blocks of released days, to be reused by new days (see `SlotBook+Retention.swift`).
     var freeBlocks: [Int32] = []
@@ -53,6 +54,10 @@ struct SlotBook: Sendable {
     /// number each (epoch, shard) group had assigned; ids of such a group up to it that no
     /// record holds were released.
     var releasedHighWater: [UInt64: UInt64] = [:]
+    /// Every hold ever made in this book, by hold index (see `SlotBook+Holds.swift`).
+    var holds: [HoldRecord] = []
+    /// (user, slot) → the index of that user's latest hold of that slot.
+    var lastHold: [HoldKey: Int32] = [:]
 
     static let shardShift: UInt64 = 40
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
@@ -151,11 +156,12 @@ struct SlotBook: Sendable {
         words[block * socketCount + socket].setOpenHours(mask)
     }
 
-    /// The record occupying local `socket` at `hour` on `day`, without creating a block.
+    /// The booking record occupying local `socket` at `hour` on `day` (`nil` for a free or held
+    /// cell), without creating a block.
     func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
         guard let block = existingBlock(day) else { return nil }
         let cell = cells[(block * socketCount + socket) * 24 + hour]
-        return cell == 0 ? nil : Int(cell - 1)
+        return cell == 0 || cell & Self.holdBit != 0 ? nil : Int(cell - 1)
     }
 
     /// The record occupying `ref`, without creating a block.
@@ -235,9 +241,12 @@ struct BookingRecord: Sendable, Equatable {
 
 /// A compact journal line; ``Event`` values are built from it on demand.
 struct JournalEntry: Sendable, Equatable {
-    enum Kind: UInt8, Sendable { case reserved, cancelled, displaced, availabilityChanged, rescheduled }
+    enum Kind: UInt8, Sendable {
+        case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
+    }
     var kind: Kind
-    /// A record index, or an index into `changes` or `moves`.
+    /// A record index (`reserved`, `cancelled`, `displaced`, `holdConfirmed`), an index into
+    /// `changes` or `moves`, or a hold index (`held`, `holdReleased`).
     var reference: Int32
     var at: Int64
 }

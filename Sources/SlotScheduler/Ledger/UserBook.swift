@@ -59,6 +59,8 @@ struct UserBook: Sendable {
         var booking: BookingID
         var start: Int64
         var next: Int32
+        /// ``holdFlag`` for a hold's entry (see `UserBook+Holds.swift`).
+        var flags: UInt8 = 0
     }
 
     struct RequestKey: Hashable, Sendable {
@@ -228,29 +230,31 @@ struct UserBook: Sendable {
         states[user].endedMinute = Int32(clamping: minute)
     }
 
+    /// Adds an entry to the user's live list; `flags` ``holdFlag`` for a hold, which
+    /// ``activeTotal`` does not count.
     @inline(__always)
-    mutating func add(_ booking: BookingID, start: Int64, to user: Int) {
+    mutating func add(_ booking: BookingID, start: Int64, to user: Int, flags: UInt8 = 0) {
         let head = states[user].head
         let index: Int32
         if freeEntry >= 0 {
             index = freeEntry
             freeEntry = entries[Int(index)].next
-            entries[Int(index)] = UserEntry(booking: booking, start: start, next: head)
+            entries[Int(index)] = UserEntry(booking: booking, start: start, next: head, flags: flags)
         } else {
             index = Int32(truncatingIfNeeded: entries.count)
-            entries.append(UserEntry(booking: booking, start: start, next: head))
+            entries.append(UserEntry(booking: booking, start: start, next: head, flags: flags))
         }
         states[user].active &+= 1
         states[user].head = index
-        activeTotal &+= 1
+        if flags & Self.holdFlag == 0 { activeTotal &+= 1 }
     }
 
-    /// Removes `booking` from the user's active bookings.
+    /// Removes `booking` (or a hold's entry) from the user's active bookings.
     ///
     /// - Complexity: O(*k*) in the live list for a booking that has not ended (a cancel); a
     ///   booking already moved to the ended list (displaced after its end) also walks the ended
     ///   entries that start later.
-    mutating func remove(_ booking: BookingID, from user: Int) {
+    mutating func remove(_ booking: BookingID, from user: Int, isHold: Bool = false) {
         if unlink(booking, from: user, ended: false) {
             states[user].active -= 1
         } else if unlink(booking, from: user, ended: true) {
@@ -258,7 +262,7 @@ struct UserBook: Sendable {
         } else {
             return
         }
-        activeTotal -= 1
+        if !isHold { activeTotal -= 1 }
     }
 
     /// Unlinks `booking` from the user's live or ended list and frees its entry.
@@ -292,7 +296,7 @@ struct UserBook: Sendable {
         for first in [states[index].head, states[index].ended] {
             var e = first
             while e >= 0 {
-                result.append(entries[Int(e)].booking)
+                if entries[Int(e)].flags & Self.holdFlag == 0 { result.append(entries[Int(e)].booking) }
                 e = entries[Int(e)].next
             }
         }

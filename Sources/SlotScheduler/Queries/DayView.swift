@@ -31,6 +31,8 @@ public enum SlotStatus: String, Hashable, Codable, Sendable, CaseIterable {
     case closed
     case outsideHours
     case booked
+    /// Held by a hold that lives at `now` (see ``Hold``).
+    case held
 
     /// The refusal a reservation of this slot would get.
     public var reason: Rejection.Reason? {
@@ -43,6 +45,7 @@ public enum SlotStatus: String, Hashable, Codable, Sendable, CaseIterable {
         case .closed: .socketClosed
         case .outsideHours: .outsideOpeningHours
         case .booked: .slotTaken
+        case .held: .slotHeld
         }
     }
 }
@@ -63,7 +66,8 @@ extension SlotBook {
         let open = openHours(localSocket: local, day: ref.day)
         if open == 0 { return .closed }
         if open & (1 << UInt32(ref.hour)) == 0 { return .outsideHours }
-        return occupant(ref) == nil ? .free : .booked
+        if occupant(ref) != nil { return .booked }
+        return liveHold(ref, now: now) == nil ? .free : .held
     }
 
     /// The day view of station `station` (catalog index) on `date`.

@@ -16,6 +16,10 @@ public struct Policy: Hashable, Codable, Sendable {
     /// A booking can be rescheduled only while `now` is more than this many seconds before its
     /// start; `nil` (the default) uses ``cancellationCutoffSeconds``.
     public var rescheduleCutoffSeconds: Int64?
+    /// How long a hold lives, in seconds (1...86400; see ``Hold``).
+    public var holdSeconds: Int64
+    /// How many live holds a user may have at once (0...1000; 0 turns holds off).
+    public var maxHoldsPerUser: Int
 
     public init(
         maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
@@ -27,6 +31,8 @@ public struct Policy: Hashable, Codable, Sendable {
         self.cancellationCutoffSeconds = cancellationCutoff.components.seconds
         self.userLimits = userLimits
         self.rescheduleCutoffSeconds = nil
+        self.holdSeconds = 600
+        self.maxHoldsPerUser = 1
     }
 
     /// A policy with its own change cutoff for reschedules (a separate initializer, so code
@@ -39,6 +45,38 @@ public struct Policy: Hashable, Codable, Sendable {
             maxUpcomingBookings: maxUpcomingBookings, horizon: horizon, minimumNotice: minimumNotice,
             cancellationCutoff: cancellationCutoff, userLimits: userLimits)
         self.rescheduleCutoffSeconds = rescheduleCutoff.map { $0.components.seconds }
+    }
+
+    /// A policy with holds set (see ``Hold``; a separate initializer, as above).
+    public init(
+        maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
+        cancellationCutoff: Duration = .zero, userLimits: [UserLimit] = [], rescheduleCutoff: Duration? = nil,
+        hold: Duration, maxHoldsPerUser: Int = 1
+    ) {
+        self.init(
+            maxUpcomingBookings: maxUpcomingBookings, horizon: horizon, minimumNotice: minimumNotice,
+            cancellationCutoff: cancellationCutoff, userLimits: userLimits, rescheduleCutoff: rescheduleCutoff)
+        self.holdSeconds = hold.components.seconds
+        self.maxHoldsPerUser = maxHoldsPerUser
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxUpcomingBookings, horizon, minimumNoticeSeconds, cancellationCutoffSeconds, userLimits
+        case rescheduleCutoffSeconds, holdSeconds, maxHoldsPerUser
+    }
+
+    /// Decodes a policy; the fields added after version 1 may be missing (a policy stored before
+    /// them) and then take their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        maxUpcomingBookings = try c.decode(Int.self, forKey: .maxUpcomingBookings)
+        horizon = try c.decode(Horizon.self, forKey: .horizon)
+        minimumNoticeSeconds = try c.decode(Int64.self, forKey: .minimumNoticeSeconds)
+        cancellationCutoffSeconds = try c.decode(Int64.self, forKey: .cancellationCutoffSeconds)
+        userLimits = try c.decode([UserLimit].self, forKey: .userLimits)
+        rescheduleCutoffSeconds = try c.decodeIfPresent(Int64.self, forKey: .rescheduleCutoffSeconds)
+        holdSeconds = try c.decodeIfPresent(Int64.self, forKey: .holdSeconds) ?? 600
+        maxHoldsPerUser = try c.decodeIfPresent(Int.self, forKey: .maxHoldsPerUser) ?? 1
     }
 
     /// The last date a booking may be made for.
@@ -98,6 +136,16 @@ public struct Policy: Hashable, Codable, Sendable {
                 field: "policy.rescheduleCutoffSeconds", value: String(seconds),
                 expected: "0...31622400 seconds (one year)",
                 turkish: "0...31622400 saniye (bir yıl)")
+        }
+        guard (1...86_400).contains(holdSeconds) else {
+            throw InvalidValue(
+                field: "policy.holdSeconds", value: String(holdSeconds), expected: "1...86400 seconds (one day)",
+                turkish: "1...86400 saniye (bir gün)")
+        }
+        guard (0...1_000).contains(maxHoldsPerUser) else {
+            throw InvalidValue(
+                field: "policy.maxHoldsPerUser", value: String(maxHoldsPerUser), expected: "a count 0...1000",
+                turkish: "0...1000 arası bir sayı")
         }
         var seen = Set<UserID>()
         for (index, entry) in userLimits.enumerated() {

@@ -16,11 +16,11 @@ extension Rejection.Reason {
     /// The category of this reason; every reason has exactly one.
     public var category: Category {
         switch self {
-        case .unknownBooking: .notFound
+        case .unknownBooking, .unknownHold: .notFound
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
-            .cancellationCutoffPassed, .rescheduleCutoffPassed,
-            .slotHasBookings, .released:
+            .cancellationCutoffPassed, .rescheduleCutoffPassed, .slotHasBookings, .released, .slotHeld,
+            .holdExpired, .holdLimitReached:
             .conflict
         case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
             .invalidRequestID,

@@ -97,6 +97,20 @@ extension Rejection {
             return "\(booking) numaralı randevu artık tutulmuyor: tarihi serbest bırakıldı (günlükte kayıtlı)."
         case (.english, .released): return "\(date) was released; its hours can no longer change."
         case (.turkish, .released): return "\(date) tarihi serbest bırakıldı; saatleri artık değiştirilemez."
+        case (.english, .slotHeld): return "\(slot) is held for a booking being made; try again later or pick another."
+        case (.turkish, .slotHeld):
+            return "\(slot) şu an alınmakta olan bir randevu için ayrıldı; sonra deneyin ya da başka bir saat seçin."
+        case (.english, .holdExpired):
+            return "Your hold on \(slot) expired at \(instant); the slot is no longer kept for you."
+        case (.turkish, .holdExpired):
+            return "\(slot) için ayırmanızın süresi \(instant) itibarıyla doldu; saat artık sizin için tutulmuyor."
+        case (.english, .holdLimitReached):
+            return "You already hold \(limit) slots, the most allowed at once; confirm or release one first."
+        case (.turkish, .holdLimitReached):
+            return
+                "Zaten \(limit) saat ayırdınız, aynı anda izin verilen en fazla sayı bu; önce birini onaylayın ya da bırakın."
+        case (.english, .unknownHold): return "You hold no slot \(slot)."
+        case (.turkish, .unknownHold): return "\(slot) için bir ayırmanız yok."
         }
     }
 }

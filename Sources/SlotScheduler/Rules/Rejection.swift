@@ -73,6 +73,14 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         /// The booking, or the date a change names, was released by
         /// ``Ledger/releaseDays(before:at:)``: no longer held in memory (the journal keeps it).
         case released
+        /// Another user holds the slot, or the user holds it already (see ``Hold``).
+        case slotHeld
+        /// The hold to confirm or release expired before `now` (its slot may be taken by now).
+        case holdExpired
+        /// The user already has ``Policy/maxHoldsPerUser`` live holds.
+        case holdLimitReached
+        /// The user holds no such slot: never held it, or already released it.
+        case unknownHold
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }

@@ -172,6 +172,7 @@ public struct Rules: Sendable {
         case .tooSoon: r.instant = Instant(now.saturatingAdding(noticeSeconds))
         case .beyondHorizon: r.date = lastBookableDate(station: ref.station, at: Instant(now))
         case .userLimitReached: r.limit = limit(for: user)
+        case .holdLimitReached: r.limit = policy.maxHoldsPerUser
         case .invalidReminder: r.value = reminder.map(String.init)
         case .reminderInPast: r.instant = Instant(start.saturatingSubtracting(reminder ?? 0))
         case .conflictingRequestID: r.value = requestID?.rawValue

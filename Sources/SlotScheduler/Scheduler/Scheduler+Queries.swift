@@ -67,7 +67,8 @@ extension Scheduler {
         let requests = stripes.indices.flatMap { stripe in
             stripes.withLock(stripe) { $0.rememberedReschedules(catalog: catalog) }
         }.sorted(by: RememberedReschedule.inOrder)
-        var snapshot = Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests)
+        let holds = allShards { $0.currentHolds(catalog: catalog) }.sorted { $0.slot < $1.slot }
+        var snapshot = Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests, holds: holds)
         guard let releasedBefore else { return snapshot }
         var highest: [UInt64: UInt64] = [:]
         for id in allShards({ $0.lastIDs() }) {
@@ -176,6 +177,15 @@ extension Scheduler {
         case .availabilityChanged(let change, _):
             target = rules.catalog.stationIndex[change.station].map { self.shard(of: $0) }
             user = nil
+        case .held(let hold):
+            target = rules.catalog.stationIndex[hold.slot.station].map { self.shard(of: $0) }
+            user = hold.user
+        case .holdConfirmed(let booking):
+            target = rules.catalog.stationIndex[booking.slot.station].map { self.shard(of: $0) }
+            user = booking.user
+        case .holdReleased(let slot, let who, _):
+            target = rules.catalog.stationIndex[slot.station].map { self.shard(of: $0) }
+            user = who
         }
         guard let shard = target else { throw ReplayError(index: index, problem: "no shard holds this event") }
         let rules = rules

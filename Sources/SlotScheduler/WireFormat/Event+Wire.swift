@@ -1,39 +1,61 @@
 // The wire format of journal events and snapshots; see <doc:WireFormat>.
 
 extension Event {
-    /// The version every event is written with. A reader refuses a version it does not know.
+    /// The version the events of version 1 (`reserved`, `cancelled`, `displaced`,
+    /// `availabilityChanged`) are written with, and snapshots without holds.
     public static let wireVersion = 1
 
-    /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)``.
+    /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)`` and the
+    /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``).
     /// Every event is written with the oldest version that has its type, so a journal without
-    /// reschedules stays readable by version-1 readers.
+    /// them stays readable by version-1 readers.
     public static let newestWireVersion = 2
 
-    enum WireKeys: String, CodingKey { case version, type, booking, user, at, change, from, to, start, requestID }
-
-    enum WireType: String, Codable { case reserved, cancelled, displaced, availabilityChanged, rescheduled }
-
-    /// The version this event is written with: the first that has its type.
-    var writtenVersion: Int {
-        if case .rescheduled = self { return 2 }
-        return Self.wireVersion
+    enum WireKeys: String, CodingKey {
+        case version, type, booking, user, at, change, from, to, start, requestID, hold, slot
     }
 
-    /// Decodes `{"version":1,"type":…,…}`; refuses another version or type with a
+    enum WireType: String, Codable {
+        case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
+
+        /// The version this type is written with: the first that has it. A reader takes it and
+        /// any later version it knows.
+        var version: Int {
+            switch self {
+            case .reserved, .cancelled, .displaced, .availabilityChanged: Event.wireVersion
+            case .rescheduled, .held, .holdConfirmed, .holdReleased: 2
+            }
+        }
+    }
+
+    var wireType: WireType {
+        switch self {
+        case .reserved: .reserved
+        case .cancelled: .cancelled
+        case .displaced: .displaced
+        case .availabilityChanged: .availabilityChanged
+        case .rescheduled: .rescheduled
+        case .held: .held
+        case .holdConfirmed: .holdConfirmed
+        case .holdReleased: .holdReleased
+        }
+    }
+
+    /// Decodes `{"version":1,"type":…,…}` (version 2 for events added in it); refuses another version or type with a
     /// `DecodingError` naming it.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decode(Int.self, forKey: .version)
-        guard (Self.wireVersion...Self.newestWireVersion).contains(version) else {
+        let type = try c.decode(WireType.self, forKey: .type)
+        guard (type.version...Self.newestWireVersion).contains(version) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .version, in: c, debugDescription: "event version \(version); this reader knows 1 and 2")
+                forKey: .version, in: c,
+                debugDescription:
+                    "\(type.rawValue) event of version \(version); this reader knows \(type.version)...\(Self.newestWireVersion)"
+            )
         }
-        switch try c.decode(WireType.self, forKey: .type) {
+        switch type {
         case .rescheduled:
-            guard version >= 2 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .version, in: c, debugDescription: "a rescheduled event is version 2, not \(version)")
-            }
             self = .rescheduled(
                 BookingMove(
                     booking: try c.decode(BookingID.self, forKey: .booking),
@@ -54,12 +76,18 @@ extension Event {
         case .availabilityChanged:
             self = .availabilityChanged(
                 try c.decode(AvailabilityChange.self, forKey: .change), at: try c.decode(Instant.self, forKey: .at))
+        case .held: self = .held(try c.decode(Hold.self, forKey: .hold))
+        case .holdConfirmed: self = .holdConfirmed(try c.decode(Booking.self, forKey: .booking))
+        case .holdReleased:
+            self = .holdReleased(
+                try c.decode(Slot.self, forKey: .slot), user: try c.decode(UserID.self, forKey: .user),
+                at: try c.decode(Instant.self, forKey: .at))
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
-        try c.encode(writtenVersion, forKey: .version)
+        try c.encode(wireType.version, forKey: .version)
         switch self {
         case .rescheduled(let move, let at):
             try c.encode(WireType.rescheduled, forKey: .type)
@@ -85,6 +113,17 @@ extension Event {
         case .availabilityChanged(let change, let at):
             try c.encode(WireType.availabilityChanged, forKey: .type)
             try c.encode(change, forKey: .change)
+            try c.encode(at, forKey: .at)
+        case .held(let hold):
+            try c.encode(WireType.held, forKey: .type)
+            try c.encode(hold, forKey: .hold)
+        case .holdConfirmed(let booking):
+            try c.encode(WireType.holdConfirmed, forKey: .type)
+            try c.encode(booking, forKey: .booking)
+        case .holdReleased(let slot, let user, let at):
+            try c.encode(WireType.holdReleased, forKey: .type)
+            try c.encode(slot, forKey: .slot)
+            try c.encode(user, forKey: .user)
             try c.encode(at, forKey: .at)
         }
     }
@@ -133,11 +172,14 @@ extension RememberedReschedule: Codable {
 }
 
 extension Snapshot {
-    enum WireKeys: String, CodingKey { case version, bookings, overrides, rescheduleRequests, releasedBefore, lastIDs }
+    enum WireKeys: String, CodingKey {
+        case version, bookings, overrides, rescheduleRequests, releasedBefore, lastIDs, holds
+    }
 
     /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
-    /// `rescheduleRequests`, or `releasedBefore` (a date) and `lastIDs` (booking ids) after a
-    /// release; a snapshot without a version is read as version 1.
+    /// `rescheduleRequests`, `holds`, or `releasedBefore` (a date) and `lastIDs` (booking ids)
+    /// after a release; a snapshot without a version is read as version 1, and one of version 1
+    /// with holds is refused.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
@@ -145,10 +187,16 @@ extension Snapshot {
             throw DecodingError.dataCorruptedError(
                 forKey: .version, in: c, debugDescription: "snapshot version \(version); this reader knows 1 and 2")
         }
+        let holds = try c.decodeIfPresent([Hold].self, forKey: .holds) ?? []
+        guard holds.isEmpty || version >= 2 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .holds, in: c, debugDescription: "a snapshot with holds must be version 2")
+        }
         self.init(
             bookings: try c.decode([Booking].self, forKey: .bookings),
             overrides: try c.decode([AvailabilityChange].self, forKey: .overrides),
-            rescheduleRequests: try c.decodeIfPresent([RememberedReschedule].self, forKey: .rescheduleRequests) ?? [])
+            rescheduleRequests: try c.decodeIfPresent([RememberedReschedule].self, forKey: .rescheduleRequests) ?? [],
+            holds: holds)
         releasedBefore = try c.decodeIfPresent(LocalDate.self, forKey: .releasedBefore)
         lastIDs = try c.decodeIfPresent([BookingID].self, forKey: .lastIDs)
     }
@@ -156,11 +204,13 @@ extension Snapshot {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         // Version 2 only when it holds what version 1 has no place for.
-        try c.encode(rescheduleRequests.isEmpty && releasedBefore == nil ? Event.wireVersion : 2, forKey: .version)
+        let version1 = rescheduleRequests.isEmpty && releasedBefore == nil && holds.isEmpty
+        try c.encode(version1 ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
         if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }
         try c.encodeIfPresent(releasedBefore, forKey: .releasedBefore)
         try c.encodeIfPresent(lastIDs, forKey: .lastIDs)
+        if !holds.isEmpty { try c.encode(holds, forKey: .holds) }
     }
 }

@@ -8,11 +8,14 @@ enum EventCoding {
     static let availabilityChangedTag: UInt8 = 3
     static let displacedTag: UInt8 = 4
     static let rescheduledTag: UInt8 = 5
+    static let heldTag: UInt8 = 6
+    static let holdConfirmedTag: UInt8 = 7
+    static let holdReleasedTag: UInt8 = 8
 
     static func encode(_ event: Event, into w: inout ByteWriter) {
         switch event {
-        case .reserved(let b):
-            w.u8(reservedTag)
+        case .reserved(let b), .holdConfirmed(let b):
+            if case .reserved = event { w.u8(reservedTag) } else { w.u8(holdConfirmedTag) }
             w.u64(b.id.rawValue)
             w.string(b.slot.station.rawValue)
             w.string(b.slot.socket.rawValue)
@@ -53,13 +56,44 @@ enum EventCoding {
             w.u8(c.hours == nil ? 0 : 1)
             if let h = c.hours { w.u32(h.mask) }
             w.i64(at.secondsSinceEpoch)
+        case .held(let h):
+            w.u8(heldTag)
+            encode(h.slot, into: &w)
+            w.u64(h.user.rawValue)
+            w.i64(h.start.secondsSinceEpoch)
+            w.i64(h.createdAt.secondsSinceEpoch)
+            w.i64(h.expiresAt.secondsSinceEpoch)
+            w.u8(h.reminderOffsetSeconds == nil ? 0 : 2)
+            if let r = h.reminderOffsetSeconds { w.i64(r) }
+        case .holdReleased(let slot, let user, let at):
+            w.u8(holdReleasedTag)
+            encode(slot, into: &w)
+            w.u64(user.rawValue)
+            w.i64(at.secondsSinceEpoch)
         }
+    }
+
+    /// A slot as its station, socket, date and hour.
+    static func encode(_ slot: Slot, into w: inout ByteWriter) {
+        w.string(slot.station.rawValue)
+        w.string(slot.socket.rawValue)
+        w.i32(slot.date.dayNumber)
+        w.u8(UInt8(truncatingIfNeeded: slot.hour))
+    }
+
+    static func decodeSlot(_ r: inout ByteReader) throws(DecodeError) -> Slot {
+        let station = StationID(try r.string("station"))
+        let socket = SocketID(try r.string("socket"))
+        let day = try r.i32("date")
+        let hour = Int(try r.u8("hour"))
+        guard hour < 24 else { throw r.fail("hour \(hour) is not 0...23") }
+        return Slot(station: station, socket: socket, date: LocalDate(dayNumber: day), hour: hour)
     }
 
     static func decode(_ r: inout ByteReader) throws(DecodeError) -> Event {
         let tag = try r.u8("event tag")
         switch tag {
-        case reservedTag:
+        case reservedTag, holdConfirmedTag:
             let id = BookingID(try r.u64("booking id"))
             let station = StationID(try r.string("station"))
             let socket = SocketID(try r.string("socket"))
@@ -74,11 +108,28 @@ enum EventCoding {
             let requestID = flags & 1 == 0 ? nil : RequestID(try r.string("request id"))
             let reminder = flags & 2 == 0 ? nil : try r.i64("reminder")
             let status = try self.status(try r.u8("status"), reader: r)
-            return .reserved(
-                Booking(
-                    id: id, slot: Slot(station: station, socket: socket, date: LocalDate(dayNumber: day), hour: hour),
-                    user: user, start: start, createdAt: createdAt, requestID: requestID,
-                    reminderOffsetSeconds: reminder, status: status))
+            let booking = Booking(
+                id: id, slot: Slot(station: station, socket: socket, date: LocalDate(dayNumber: day), hour: hour),
+                user: user, start: start, createdAt: createdAt, requestID: requestID,
+                reminderOffsetSeconds: reminder, status: status)
+            return tag == reservedTag ? .reserved(booking) : .holdConfirmed(booking)
+        case heldTag:
+            let slot = try decodeSlot(&r)
+            let user = UserID(try r.u64("user"))
+            let start = Instant(secondsSinceEpoch: try r.i64("start"))
+            let createdAt = Instant(secondsSinceEpoch: try r.i64("createdAt"))
+            let expiresAt = Instant(secondsSinceEpoch: try r.i64("expiresAt"))
+            let flags = try r.u8("flags")
+            guard flags & ~2 == 0 else { throw r.fail("unknown flags \(flags)") }
+            let reminder = flags & 2 == 0 ? nil : try r.i64("reminder")
+            return .held(
+                Hold(
+                    slot: slot, user: user, start: start, createdAt: createdAt, expiresAt: expiresAt,
+                    reminderOffsetSeconds: reminder))
+        case holdReleasedTag:
+            let slot = try decodeSlot(&r)
+            let user = UserID(try r.u64("user"))
+            return .holdReleased(slot, user: user, at: Instant(secondsSinceEpoch: try r.i64("at")))
         case cancelledTag, displacedTag:
             let id = BookingID(try r.u64("booking id"))
             let user = UserID(try r.u64("user"))

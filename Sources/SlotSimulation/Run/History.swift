@@ -124,6 +124,10 @@ enum Reasons {
         case .rescheduleCutoffPassed: 22
         case .rescheduleToOtherStation: 23
         case .released: 24
+        case .slotHeld: 25
+        case .holdExpired: 26
+        case .holdLimitReached: 27
+        case .unknownHold: 28
         }
     }
 

@@ -1,0 +1,52 @@
+/// Hold, then confirm: see ``Hold``.
+extension Ledger {
+    /// Holds `slot` for `user` until `now +` ``Policy/holdSeconds``, or throws why not. A refusal
+    /// changes nothing.
+    ///
+    /// Refusals, in order: the slot's names, the time rules, availability,
+    /// ``Rejection/Reason/slotTaken`` or ``Rejection/Reason/slotHeld``, the user's limit (live
+    /// holds count), ``Rejection/Reason/holdLimitReached``.
+    /// - Parameter reminder: the reminder of the booking that confirming the hold makes.
+    /// - Complexity: O(1), plus O(*k*) in the user's live bookings and holds.
+    @discardableResult
+    public mutating func hold(_ slot: Slot, for user: UserID, reminder: Duration? = nil, at now: Instant)
+        throws(Rejection) -> Hold
+    {
+        let ref = try rules.catalog.resolve(slot)
+        let h = try Decisions.hold(
+            ref, user: user, reminder: reminder.map { $0.components.seconds }, now: now.secondsSinceEpoch,
+            rules: rules, slots: &slots, users: &users
+        ).get()
+        return slots.hold(h, catalog: rules.catalog)
+    }
+
+    /// Turns the user's hold of `slot` into a booking, atomically, while it lives; a hold that
+    /// expired (at or after its ``Hold/expiresAt``) is refused with
+    /// ``Rejection/Reason/holdExpired``. Confirming a hold again returns the booking it made.
+    /// - Complexity: O(*k*) in the user's live bookings and holds.
+    @discardableResult
+    public mutating func confirm(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
+        let ref = try rules.catalog.resolve(slot)
+        let made = try Decisions.confirm(
+            ref, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users
+        ).get()
+        return slots.booking(record: made.record, catalog: rules.catalog)
+    }
+
+    /// Releases the user's live hold of `slot`: the slot is free at once.
+    @discardableResult
+    public mutating func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Hold {
+        let ref = try rules.catalog.resolve(slot)
+        let h = try Decisions.releaseHold(
+            ref, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users
+        ).get()
+        return slots.hold(h, catalog: rules.catalog)
+    }
+
+    /// The holds that live at `now`, by slot.
+    ///
+    /// - Complexity: O(*h*) in the holds ever made.
+    public func holds(at now: Instant) -> [Hold] {
+        slots.currentHolds(catalog: rules.catalog).filter { $0.isLive(at: now) }
+    }
+}
