@@ -170,9 +170,9 @@ MUTANTS = [
     ),
     dict(
         name="cancel-by-non-owner",
-        describe="cancel does not check the owner",
-        file="Sources/SlotScheduler/Ledger/Decisions.swift",
-        edits=[("        guard booking.user == user else { return .notOwner }\n", "")],
+        describe="cancel (and move) does not check the owner",
+        file="Sources/SlotScheduler/Rules/Rules.swift",
+        edits=[("        guard owner == user else { return .notOwner }\n", "")],
     ),
     dict(
         name="close-drops-silently",
@@ -239,10 +239,9 @@ MUTANTS = [
     dict(
         name="release-remembers-request-ids",
         describe="a request id whose booking was released still answers as a repeat (or a conflict) after the release",
-        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        file="Sources/SlotScheduler/Ledger/Decisions+SlotCheck.swift",
         filter="RetentionProperties|RetentionTests",
-        edits=[("            if let seen = users.requests[key], seen.ref.day >= slots.releasedBefore {\n",
-                "            if let seen = users.requests[key] {\n")],
+        edits=[("            seen.ref.day >= slots.releasedBefore\n", "            true\n")],
     ),
     dict(
         name="release-snapshot-without-last-ids",

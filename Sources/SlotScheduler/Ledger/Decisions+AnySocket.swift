@@ -24,10 +24,7 @@ extension Decisions {
             if reason == .noMatchingSocketFree { rejection.value = request.criteria }
             return rejection
         }
-        if let requestID = request.requestID,
-            let seen = users.requests[UserBook.RequestKey(user: request.user, id: requestID)],
-            seen.ref.day >= slots.releasedBefore
-        {
+        if let seen = remembered(request.requestID, of: request.user, users: users, slots: slots) {
             guard seen.reminder == request.reminder, request.candidates.contains(seen.ref),
                 let record = slots.record(of: seen.booking)
             else { return .failure(refusal(.conflictingRequestID, start: 0)) }

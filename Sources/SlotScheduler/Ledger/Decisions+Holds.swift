@@ -17,12 +17,8 @@ extension Decisions {
                 rules.rejection(
                     reason, ref: ref, user: user, requestID: nil, reminder: reminder, start: start, now: now))
         }
-        let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
-        if let timeReason { return refuse(timeReason, start) }
-        if ref.day < slots.releasedBefore { return refuse(.slotInPast, start) }
-        let page = slots.pageIndex(ref.day)
-        let day = slots.words[page &* slots.socketCount &+ slots.local(ref)]
-        if !day.isOpen(ref.hour) { return refuse(day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start) }
+        let (reason, start, page, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
+        if let reason { return refuse(reason, start) }
         if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) { return refuse(taken, start) }
         let u = users.findOrInsert(user)
         let limit = rules.userLimit(user)
@@ -90,12 +86,8 @@ extension Decisions {
                 rules.rejection(
                     reason, ref: ref, user: user, requestID: nil, reminder: reminder, start: start, now: now))
         }
-        let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
-        if let timeReason { return refuse(timeReason, start) }
-        if ref.day < slots.releasedBefore { return refuse(.slotInPast, start) }
-        let page = slots.pageIndex(ref.day)
-        let day = slots.words[page &* slots.socketCount &+ slots.local(ref)]
-        if !day.isOpen(ref.hour) { return refuse(day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start) }
+        let (reason, start, page, _) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
+        if let reason { return refuse(reason, start) }
         // The hold counts among the user's upcoming bookings and holds; the booking takes its
         // place. Checked again because a hold admitted at a later `now` (when this one had
         // expired) may count now.

@@ -64,13 +64,8 @@ extension Decisions {
         _ record: Int, to ref: SlotRef, reminder: Int64?, now: Int64, rules: Rules, slots: inout SlotBook,
         users: inout UserBook
     ) -> (reason: Rejection.Reason?, start: Int64, block: Int) {
-        let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
-        if let timeReason { return (timeReason, start, 0) }
-        // A released day is past for every call (a caller whose clock is behind included).
-        if ref.day < slots.releasedBefore { return (.slotInPast, start, 0) }
-        let block = slots.pageIndex(ref.day)
-        let day = slots.words[block &* slots.socketCount &+ slots.local(ref)]
-        if !day.isOpen(ref.hour) { return (day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start, block) }
+        let (reason, start, block, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
+        if let reason { return (reason, start, block) }
         if day.isTaken(ref.hour), slots.occupant(ref) != record, let taken = slots.takenReason(ref, now: now) {
             return (taken, start, block)
         }

@@ -13,25 +13,14 @@ enum Decisions {
         _ ref: SlotRef, user: UserID, requestID: RequestID?, reminder: Int64?, now: Int64, rules: Rules,
         slots: inout SlotBook, users: inout UserBook
     ) -> ReservationAttempt {
-        if let requestID {
-            let key = UserBook.RequestKey(user: user, id: requestID)
-            // A request id whose booking was released is forgotten (see `SlotBook+Retention.swift`).
-            if let seen = users.requests[key], seen.ref.day >= slots.releasedBefore {
-                guard seen.ref == ref, seen.reminder == reminder else {
-                    return ReservationAttempt(reason: .conflictingRequestID, start: 0)
-                }
-                return ReservationAttempt(booking: seen.booking, start: 0, isRepeat: true)
+        if let seen = remembered(requestID, of: user, users: users, slots: slots) {
+            guard seen.ref == ref, seen.reminder == reminder else {
+                return ReservationAttempt(reason: .conflictingRequestID, start: 0)
             }
+            return ReservationAttempt(booking: seen.booking, start: 0, isRepeat: true)
         }
-        let (timeReason, start) = rules.checkTime(ref, reminder: reminder, now: now)
-        if let timeReason { return ReservationAttempt(reason: timeReason, start: start) }
-        // A released day is past for every call (a caller whose clock is behind included).
-        if ref.day < slots.releasedBefore { return ReservationAttempt(reason: .slotInPast, start: start) }
-        let page = slots.pageIndex(ref.day)
-        let day = slots.words[page &* slots.socketCount &+ slots.local(ref)]
-        if !day.isOpen(ref.hour) {
-            return ReservationAttempt(reason: day.openHours == 0 ? .socketClosed : .outsideOpeningHours, start: start)
-        }
+        let (reason, start, page, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
+        if let reason { return ReservationAttempt(reason: reason, start: start) }
         if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) {
             return ReservationAttempt(reason: taken, start: start)
         }
