@@ -28,27 +28,7 @@ extension UserBook {
     /// Unlinks every entry of user `u` whose booking is in `ids` (sorted).
     private mutating func drop(_ ids: [BookingID], from u: Int) {
         for ended in [false, true] {
-            var previous: Int32 = -1
-            var e = ended ? states[u].ended : states[u].head
-            var removed: Int32 = 0
-            while e >= 0 {
-                let next = entries[Int(e)].next
-                if Self.contains(ids, entries[Int(e)].booking) {
-                    if previous >= 0 {
-                        entries[Int(previous)].next = next
-                    } else if ended {
-                        states[u].ended = next
-                    } else {
-                        states[u].head = next
-                    }
-                    entries[Int(e)].next = freeEntry
-                    freeEntry = e
-                    removed += 1
-                } else {
-                    previous = e
-                }
-                e = next
-            }
+            let removed = unlinkEntries(of: u, ended: ended, firstOnly: false) { Self.contains(ids, $0) }
             if ended { updateEndedMinute(of: u) } else { states[u].active -= removed }
             activeTotal -= Int(removed)
         }

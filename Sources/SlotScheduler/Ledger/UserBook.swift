@@ -267,11 +267,22 @@ struct UserBook: Sendable {
 
     /// Unlinks `booking` from the user's live or ended list and frees its entry.
     private mutating func unlink(_ booking: BookingID, from user: Int, ended: Bool) -> Bool {
+        unlinkEntries(of: user, ended: ended, firstOnly: true) { $0 == booking } > 0
+    }
+
+    /// Unlinks from the user's live or ended list the entries whose booking `matches` (only the
+    /// first with `firstOnly`), frees them, and returns how many. The list's counts are the
+    /// caller's to update.
+    /// - Complexity: O(*k*) in the list's entries.
+    mutating func unlinkEntries(of user: Int, ended: Bool, firstOnly: Bool, where matches: (BookingID) -> Bool)
+        -> Int32
+    {
         var previous: Int32 = -1
         var e = ended ? states[user].ended : states[user].head
+        var removed: Int32 = 0
         while e >= 0 {
             let next = entries[Int(e)].next
-            if entries[Int(e)].booking == booking {
+            if matches(entries[Int(e)].booking) {
                 if previous >= 0 {
                     entries[Int(previous)].next = next
                 } else if ended {
@@ -281,12 +292,14 @@ struct UserBook: Sendable {
                 }
                 entries[Int(e)].next = freeEntry
                 freeEntry = e
-                return true
+                removed += 1
+                if firstOnly { return removed }
+            } else {
+                previous = e
             }
-            previous = e
             e = next
         }
-        return false
+        return removed
     }
 
     /// The booking ids of a user's active bookings, in no particular order.
