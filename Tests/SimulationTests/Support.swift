@@ -80,6 +80,25 @@ extension ForwardingService {
         try inner.dayView(of: station, on: date, at: now)
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+    func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
+        try inner.book(request, at: now)
+    }
+    func reserve(_ request: AnySocketRequest, at now: Instant) async throws -> Booking {
+        try inner.reserve(request, at: now)
+    }
+    func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold {
+        try inner.hold(slot, for: user, reminder: reminder, at: now)
+    }
+    func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.confirm(slot, by: user, at: now)
+    }
+    func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold {
+        try inner.releaseHold(slot, by: user, at: now)
+    }
+    func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation {
+        try inner.reschedule(request, at: now)
+    }
+    func holds(at now: Instant) async throws -> [Hold] { inner.holds(at: now) }
 }
 
 /// A deliberately broken store: a check-then-insert race, modelled by answering "yes" when the

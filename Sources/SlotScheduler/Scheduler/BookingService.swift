@@ -1,6 +1,9 @@
-/// The booking operations every store offers: the in-memory ``Scheduler`` and the PostgreSQL
-/// store (`SlotSchedulerPostgres`). The simulator drives any of them through this protocol.
+/// The booking operations every store offers: the in-memory ``Scheduler``, the journal store
+/// (`SlotSchedulerJournal`) and the PostgreSQL store (`SlotSchedulerPostgres`). The simulator
+/// drives any of them through this protocol.
 ///
+/// Every store decides with the same rules and refuses with the same
+/// ``Rejection/Reason``: a store's answer to a sequence of calls is the ``Scheduler``'s.
 /// Refusals are thrown as ``Rejection``; a store may also throw its own errors (a lost
 /// database connection), which are never refusals.
 public protocol BookingService: Sendable {
@@ -10,11 +13,28 @@ public protocol BookingService: Sendable {
     func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation
     /// Books a slot: ``book(_:at:)`` without telling a replay from a new booking.
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking
+    /// Books the first free matching socket of a station (catalog order), atomically; see
+    /// ``Scheduler/book(_:at:)-(AnySocketRequest,_)``.
+    func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation
+    /// Books the first free matching socket: ``book(_:at:)-(AnySocketRequest,_)`` without telling
+    /// a replay from a new booking.
+    func reserve(_ request: AnySocketRequest, at now: Instant) async throws -> Booking
+    /// Holds a slot for a user until `now +` ``Policy/holdSeconds``; see ``Scheduler/hold(_:for:reminder:at:)``.
+    func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold
+    /// Turns the user's live hold of a slot into a booking, atomically; see ``Scheduler/confirm(_:by:at:)``.
+    func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking
+    /// Releases the user's live hold of a slot; see ``Scheduler/releaseHold(_:by:at:)``.
+    func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold
+    /// Moves a booking to another slot of its station in one atomic step; see
+    /// ``Scheduler/reschedule(_:at:)``.
+    func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
+    /// The holds that live at `now`, by slot.
+    func holds(at now: Instant) async throws -> [Hold]
     /// Every booking ever made, by id.
     func allBookingsByID() async throws -> [Booking]
 }

@@ -20,10 +20,19 @@ extension Scheduler {
     /// Confirms a hold; see ``Ledger/confirm(_:by:at:)``.
     @discardableResult
     public func confirm(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
+        try confirmation(slot, by: user, at: now).booking
+    }
+
+    /// ``confirm(_:by:at:)``, saying whether the booking was made by an earlier confirm of the
+    /// same hold (``Reservation/isReplay``: nothing changed, so a journal records nothing).
+    public func confirmation(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Reservation {
         let ref = try rules.catalog.resolve(slot)
         return try locked(ref, user) { rules, slots, users in
             Decisions.confirm(ref, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-                .map { slots.booking(record: $0.record, catalog: rules.catalog) }
+                .map {
+                    Reservation(
+                        booking: slots.booking(record: $0.record, catalog: rules.catalog), isReplay: $0.isRepeat)
+                }
         }.get()
     }
 

@@ -33,6 +33,9 @@ enum RecordFormat {
         /// In a snapshot taken after a release (`Scheduler.releaseDays`), before its end: the
         /// first date not released and the last booking id of each epoch and shard.
         case snapshotRetention = 4
+        /// In a snapshot that remembers reschedule request ids, before its end: a `u32` count and
+        /// each as user, request id, booking id and the slot moved to.
+        case snapshotReschedules = 5
     }
     static let recordVersion: UInt8 = 1
 

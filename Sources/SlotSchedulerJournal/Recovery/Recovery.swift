@@ -87,8 +87,10 @@ enum Recovery {
                     switch event {
                     case .availabilityChanged(let change, _) where result.snapshot.bookings.isEmpty:
                         result.snapshot.overrides.append(change)
-                    case .reserved(let booking):
+                    case .reserved(let booking) where result.snapshot.holds.isEmpty:
                         result.snapshot.bookings.append(booking)
+                    case .held(let hold):
+                        result.snapshot.holds.append(hold)
                     default:
                         throw JournalError(
                             .corrupt, file: path, offset: offset, message: "snapshot holds an unexpected event \(event)"
@@ -111,6 +113,24 @@ enum Recovery {
                 } catch {
                     throw JournalError(
                         .corrupt, file: path, offset: offset, message: "snapshot retention record: \(error)")
+                }
+            case .snapshotReschedules:
+                var body = record.body
+                do throws(DecodeError) {
+                    let count = Int(try body.u32("reschedule request count"))
+                    guard count <= RecordFormat.maxPayload else { throw body.fail("\(count) reschedule requests") }
+                    for _ in 0..<count {
+                        let user = UserID(try body.u64("user"))
+                        let requestID = RequestID(try body.string("request id"))
+                        let booking = BookingID(try body.u64("booking id"))
+                        let to = try EventCoding.decodeSlot(&body)
+                        result.snapshot.rescheduleRequests.append(
+                            RememberedReschedule(user: user, requestID: requestID, booking: booking, to: to))
+                    }
+                    guard body.isAtEnd else { throw body.fail("bytes after the reschedule requests") }
+                } catch {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset, message: "snapshot reschedule record: \(error)")
                 }
             case .snapshotEnd:
                 var body = record.body

@@ -78,16 +78,28 @@ extension JournalStore {
 
     /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed.
     func writeSnapshot(_ snapshot: Snapshot, generation: UInt64, shards: Int) throws(JournalError) {
-        // Overrides first, then bookings with their final status: the order the core restores.
+        // Overrides first, then bookings with their final status, then the holds that still have
+        // their slot: the order the core restores.
         let events =
             snapshot.overrides.map { Event.availabilityChanged($0, at: Instant(secondsSinceEpoch: 0)) }
-            + snapshot.bookings.map { Event.reserved($0) }
+            + snapshot.bookings.map { Event.reserved($0) } + snapshot.holds.map { Event.held($0) }
         var bytes = RecordFormat.header(.init(kind: .snapshot, shards: shards, generation: generation))
         var start = 0
         while start < events.count {
             let end = min(events.count, start + 4096)
             RecordFormat.events(.snapshotEvents, events[start..<end], into: &bytes)
             start = end
+        }
+        if !snapshot.rescheduleRequests.isEmpty {
+            RecordFormat.frame(.snapshotReschedules, into: &bytes) { w in
+                w.u32(UInt32(truncatingIfNeeded: snapshot.rescheduleRequests.count))
+                for memo in snapshot.rescheduleRequests {
+                    w.u64(memo.user.rawValue)
+                    w.string(memo.requestID.rawValue)
+                    w.u64(memo.booking.rawValue)
+                    EventCoding.encode(memo.to, into: &w)
+                }
+            }
         }
         if let releasedBefore = snapshot.releasedBefore {
             RecordFormat.frame(.snapshotRetention, into: &bytes) { w in
