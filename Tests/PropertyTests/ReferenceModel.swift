@@ -423,7 +423,7 @@ struct ReferenceModel: Sendable {
     /// A user's active bookings: upcoming soonest first, past most recent first.
     func bookings(of user: UserID, at now: Instant) -> (upcoming: [Booking], past: [Booking]) {
         let mine = heldBookings.filter { $0.user == user && $0.status == .active }
-            .sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+            .sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
         return (mine.filter { $0.end > now }, mine.filter { $0.end <= now }.reversed())
     }
 }

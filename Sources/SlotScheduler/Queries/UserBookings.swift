@@ -1,11 +1,13 @@
 /// A user's active bookings split at `now`: upcoming ones (not yet ended, soonest first) and
-/// past ones (most recent first). Cancelled and displaced bookings are in neither.
+/// past ones (most recent first). Cancelled and displaced bookings are in neither. Bookings that
+/// start at the same instant are ordered by slot, which does not depend on how ids were assigned
+/// (a ``Scheduler``'s ids carry its shard), so every store lists them alike.
 public struct UserBookings: Hashable, Codable, Sendable {
     public var upcoming: [Booking]
     public var past: [Booking]
 
     init(_ bookings: [Booking], at now: Instant) {
-        let sorted = bookings.filter { $0.status == .active }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        let sorted = bookings.filter { $0.status == .active }.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
         upcoming = sorted.filter { $0.isUpcoming(at: now) }
         past = sorted.filter { !$0.isUpcoming(at: now) }.reversed()
     }
