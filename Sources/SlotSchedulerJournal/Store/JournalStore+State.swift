@@ -5,6 +5,8 @@ extension JournalStore {
     /// the current journal. Positions count bytes appended since open.
     struct State {
         var buffer: [UInt8] = []
+        /// The previous write's buffer, emptied, kept for its capacity.
+        var spare: [UInt8] = []
         /// End of the last appended record.
         var appended: UInt64 = 0
         /// Where each buffered record ends (only read with group commit off).
@@ -24,6 +26,18 @@ extension JournalStore {
         var tornBytes: Int
         var records = 0
         var syncs = 0
+        /// Commands that reached the journal since the current (or last) write took the buffer.
+        var arrivals = 0
+        /// Callers a leader waits for before writing (``JournalStore/gather()``): those its
+        /// predecessor's sync released, who come back with their next command in a closed loop,
+        /// plus those that arrived during that sync.
+        var expected = 0
+        /// How long a leader waits for them at most: half the last write and sync, at most 5 ms.
+        var gatherLimit: Duration = .zero
+        /// The leader waiting for them, and its wait's number (its timer ends only that wait).
+        var gatherer: CheckedContinuation<Void, Never>?
+        var gatherToken: UInt64 = 0
+        var gatherExpired = false
         /// Records and bytes appended since the last checkpoint (or open).
         var recordsSinceCheckpoint = 0
         var bytesSinceCheckpoint = 0
@@ -47,6 +61,15 @@ extension JournalStore {
         func checkUsable(_ path: String) throws(JournalError) {
             if let failure { throw failure }
             if closed { throw JournalError(.closed, file: path, message: "the store is closed") }
+        }
+
+        /// Counts a command reaching the journal; returns the gathering leader to resume when
+        /// this is the last caller it waits for.
+        mutating func arrive() -> CheckedContinuation<Void, Never>? {
+            arrivals += 1
+            guard arrivals >= expected, let gatherer else { return nil }
+            self.gatherer = nil
+            return gatherer
         }
 
         /// Appends one command's events as a record.
