@@ -9,15 +9,23 @@ import Darwin
 /// A real directory, through the C library: `open`, `write`, `fdatasync`, `fsync`, `rename`,
 /// and `flock` on a `LOCK` file.
 ///
+/// Journals are preallocated: when an append would pass the file's end, the file is first
+/// extended with written zeros by `preallocation` bytes, so that the `fdatasync` after most
+/// appends writes data only and not the file's size as well (as PostgreSQL's WAL segments are
+/// zero-filled ahead). Recovery reads the zeros after the last record as unused space.
+///
 /// `@unchecked Sendable`: the lock descriptor is set once by `lock()` before the store shares
 /// the object, and read again only by `unlock()` at close.
 public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     public let path: String
+    /// Bytes of zeros a journal grows by when an append reaches its end (0: none).
+    public let preallocation: Int
     private var lockDescriptor: Int32 = -1
 
     /// Uses (and creates, with any missing parents) the directory at `path`.
-    public init(path: String) throws(JournalError) {
+    public init(path: String, preallocation: Int = 4 << 20) throws(JournalError) {
         self.path = path
+        self.preallocation = max(0, preallocation)
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
@@ -29,6 +37,11 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     }
 
     func full(_ name: String) -> String { path + "/" + name }
+
+    /// Journals are preallocated; snapshots, whose last record must end the file, are not.
+    func preallocation(for name: String) -> Int {
+        FileNames.generation(of: name, prefix: "journal-", suffix: ".log") == nil ? 0 : preallocation
+    }
 
     public func lock() throws(JournalError) {
         let name = full("LOCK")
@@ -88,7 +101,7 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
         let file = full(name)
         let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .posix("cannot create", file: file) }
-        return PosixFile(fd: fd, path: file)
+        return PosixFile(fd: fd, path: file, size: 0, preallocation: preallocation(for: name))
     }
 
     public func openForAppend(_ name: String, truncatingTo size: Int) throws(JournalError) -> any JournalFile {
@@ -100,7 +113,7 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
             Glibc.close(fd)
             throw error
         }
-        return PosixFile(fd: fd, path: file)
+        return PosixFile(fd: fd, path: file, size: size, preallocation: preallocation(for: name))
     }
 
     public func rename(_ from: String, to: String) throws(JournalError) {
@@ -119,20 +132,32 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     }
 }
 
-/// An open file descriptor, written with `write(2)` until all bytes are out.
+/// An open file descriptor, written with `write(2)` until all bytes are out, and extended with
+/// zeros ahead of its appends when `preallocation` is not 0.
 ///
 /// `@unchecked Sendable`: the store writes and syncs it from one leader at a time (its group
-/// commit), and closes it only when no leader is active.
+/// commit), and closes it only when no leader is active; `position` and `allocated` change only
+/// in `write`.
 final class PosixFile: JournalFile, @unchecked Sendable {
     let fd: Int32
     let path: String
+    let preallocation: Int
+    /// Where the next append goes, and the file's size (zeros from `position` on).
+    private var position: Int
+    private var allocated: Int
 
-    init(fd: Int32, path: String) {
+    init(fd: Int32, path: String, size: Int, preallocation: Int) {
         self.fd = fd
         self.path = path
+        self.preallocation = preallocation
+        self.position = size
+        self.allocated = size
     }
 
     func write(_ bytes: [UInt8]) throws(JournalError) {
+        if preallocation > 0, position + bytes.count > allocated {
+            try extend(to: position + bytes.count + preallocation)
+        }
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { all in
@@ -145,6 +170,23 @@ final class PosixFile: JournalFile, @unchecked Sendable {
             }
             done += n
         }
+        position += bytes.count
+    }
+
+    /// Writes zeros from the allocated end to `end` (the next sync makes them and the new size
+    /// durable together with the append that needed them).
+    private func extend(to end: Int) throws(JournalError) {
+        let zeros = [UInt8](repeating: 0, count: 1 << 16)
+        var at = allocated
+        while at < end {
+            let n = zeros.withUnsafeBytes { z in pwrite(fd, z.baseAddress, min(z.count, end - at), off_t(at)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .posix("cannot preallocate to \(end) bytes", file: path)
+            }
+            at += n
+        }
+        allocated = end
     }
 
     func sync(metadata: Bool) throws(JournalError) {

@@ -159,12 +159,14 @@ enum Recovery {
         let name = FileNames.journal(generation)
         let path = files.path + "/" + name
         let bytes = try files.read(name)
-        if isLast, bytes.count <= RecordFormat.headerSize,
+        // Past `written` the file holds only zeros: space the store preallocated, never written.
+        let written = writtenEnd(bytes)
+        if isLast, written <= RecordFormat.headerSize,
             (try? RecordFormat.readHeader(bytes)) == nil
         {
             // Created but not yet synced when the process stopped: nothing in it was acknowledged.
             result.createJournal = true
-            result.tornBytes = bytes.count
+            result.tornBytes = written == 0 ? 0 : bytes.count
             return
         }
         let header = try readHeader(bytes, path: path, kind: .journal, generation: generation)
@@ -190,7 +192,13 @@ enum Recovery {
                 result.origins += repeatElement((file: path, offset: offset), count: events.count)
                 offset += record.size
             case .invalid(let why):
-                if isLast, let next = firstValidRecord(bytes, after: offset) {
+                if offset >= written {
+                    // Zeros to the end (a zero length is no record): the preallocated rest.
+                    result.validLength = offset
+                    result.tornBytes = 0
+                    return
+                }
+                if isLast, let next = firstValidRecord(bytes, after: offset, before: written) {
                     throw JournalError(
                         .corrupt, file: path, offset: offset,
                         message: "\(why), followed by a valid record at byte \(next): not a torn tail; refusing to open"
@@ -209,16 +217,25 @@ enum Recovery {
         result.tornBytes = 0
     }
 
-    /// The offset of the first valid record after `offset`, if any.
+    /// The offset of the first valid record after `offset` and before `written` (a record
+    /// starts with a length of at least 2, so not in the zeros after it), if any.
     /// - Complexity: O(n) positions, each rejected by its length bound or checked by CRC over at
     ///   most the bytes that remain; in practice the tail after a failure is small.
-    static func firstValidRecord(_ bytes: [UInt8], after offset: Int) -> Int? {
+    static func firstValidRecord(_ bytes: [UInt8], after offset: Int, before written: Int) -> Int? {
         var q = offset + 1
-        while q + RecordFormat.frameSize <= bytes.count {
+        while q < written, q + RecordFormat.frameSize <= bytes.count {
             if case .record = RecordFormat.read(bytes, at: q) { return q }
             q += 1
         }
         return nil
+    }
+
+    /// The length of `bytes` without its trailing zeros.
+    /// - Complexity: O(length of the zero tail).
+    static func writtenEnd(_ bytes: [UInt8]) -> Int {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0 { end -= 1 }
+        return end
     }
 
     static func readHeader(_ bytes: [UInt8], path: String, kind: RecordFormat.FileKind, generation: UInt64)
