@@ -32,6 +32,8 @@ public final class PostgresBookingService: BookingService {
     public var rules: Rules { state.withLock { $0.rules } }
     /// The version of the database's policy this instance last saw.
     public var policyVersion: Int32 { state.withLock { $0.version } }
+    /// The rules in force and their policy version, read together.
+    var rulesAndVersion: (rules: Rules, version: Int32) { state.withLock { ($0.rules, $0.version) } }
 
     /// Connects, applies pending migrations and registers the catalog.
     ///
@@ -292,7 +294,7 @@ public final class PostgresBookingService: BookingService {
         let base = layout.socketBase[Int(first)]
         let count = Int32(info.sockets.count)
         let day = date.dayNumber
-        let (masks, taken) = try await retrying("dayView", idempotent: true) {
+        let (masks, taken, held) = try await retrying("dayView", idempotent: true) {
             var masks: [Int32: UInt32] = [:]
             let maskRows = try await self.rows(
                 """
@@ -313,7 +315,18 @@ public final class PostgresBookingService: BookingService {
                 let (socket, hour) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
                 taken.insert(socket * 24 + hour)
             }
-            return (masks, taken)
+            var held = Set<Int32>()
+            let heldRows = try await self.rows(
+                """
+                SELECT socket_idx, hour FROM holds
+                WHERE day = \(day) AND socket_idx >= \(base) AND socket_idx < \(base + count) AND state = 'held'
+                    AND expires_at > \(now.secondsSinceEpoch)
+                """)
+            for row in heldRows {
+                let (socket, hour) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
+                held.insert(socket * 24 + hour)
+            }
+            return (masks, taken, held)
         }
         var sockets: [DayView.SocketDay] = []
         for (index, socket) in info.sockets.enumerated() {
@@ -325,7 +338,7 @@ public final class PostgresBookingService: BookingService {
                 hours.append(
                     Self.status(
                         time: rules.timeCheck(ref, reminderSeconds: nil, at: now).reason, open: open, hour: hour,
-                        taken: taken.contains(flat * 24 + Int32(hour))))
+                        taken: taken.contains(flat * 24 + Int32(hour)), held: held.contains(flat * 24 + Int32(hour))))
             }
             sockets.append(DayView.SocketDay.assembled(socket: socket, hours: hours))
         }
@@ -346,7 +359,9 @@ public final class PostgresBookingService: BookingService {
     }
 
     /// The same precedence as the in-memory day view: time rules, then availability, then occupancy.
-    static func status(time: Rejection.Reason?, open: UInt32, hour: Int, taken: Bool) -> SlotStatus {
+    static func status(time: Rejection.Reason?, open: UInt32, hour: Int, taken: Bool, held: Bool = false)
+        -> SlotStatus
+    {
         switch time {
         case .nonexistentLocalTime: return .nonexistent
         case .slotInPast: return .past
@@ -356,7 +371,7 @@ public final class PostgresBookingService: BookingService {
         }
         if open == 0 { return .closed }
         if open & (1 << UInt32(hour)) == 0 { return .outsideHours }
-        return taken ? .booked : .free
+        return taken ? .booked : held ? .held : .free
     }
 
     private func selectBookings(_ query: PostgresQuery, operation: String) async throws -> [Booking] {

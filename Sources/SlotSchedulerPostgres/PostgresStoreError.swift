@@ -41,9 +41,6 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         /// The schema lacks migrations or a catalog, and this instance may not change it
         /// (``PostgresConfiguration/schemaChanges`` is `.never`).
         case schemaNotReady
-        /// The store does not offer this operation yet (holds, reschedule, any-socket booking
-        /// until their migration lands).
-        case unsupported
     }
 
     public var kind: Kind
