@@ -1,5 +1,6 @@
 import Foundation
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// I7: a fixed command sequence gives the same results, state and journal, byte for byte, in any

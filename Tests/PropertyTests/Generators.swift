@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 
 /// How many cases each property runs: the default, or `PROPERTY_ITERATIONS` when it is larger.
 func iterations(_ defaultCount: Int) -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// What one command produced, in a form that compares across the ledger, the scheduler and the model.

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// The hold invariants (I15–I17 of INVARIANTS.md), checked after every step of generated
@@ -135,7 +136,7 @@ import Testing
     }
 
     static func run(_ command: HoldCommand, on model: inout ReferenceModel, at now: Instant) -> Result {
-        func map<T>(_ result: Swift.Result<T, Rejection.Reason>, _ wrap: (T) -> Result) -> Result {
+        func map<T>(_ result: ModelResult<T>, _ wrap: (T) -> Result) -> Result {
             switch result {
             case .success(let value): wrap(value)
             case .failure(let reason): .refused(reason)

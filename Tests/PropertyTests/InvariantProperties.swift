@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// One property per invariant of `VERIFICATION.md`, each checked after every step of generated

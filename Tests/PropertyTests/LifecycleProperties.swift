@@ -1,5 +1,6 @@
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// A generated lifecycle command: an ordinary command, or one of the lifecycle operations

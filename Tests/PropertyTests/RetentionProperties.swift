@@ -1,5 +1,6 @@
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// Retention: releasing the dates before random cutoffs (safe or not) at random points, and

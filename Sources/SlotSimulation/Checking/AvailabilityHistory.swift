@@ -19,13 +19,18 @@ struct AvailabilityHistory {
 
     init(_ p: PreparedScenario, history: CompactHistory) {
         grid = p.grid
-        var model = ReferenceModel(p)
-        for change in p.scenario.overrides ?? [] { model.apply(change, displaced: []) }
-        initial = model.open
+        let hours = SocketDayHours(p)
+        var initial: [UInt32] = []
+        initial.reserveCapacity(hours.regular.count * p.days)
+        for mask in hours.regular { initial.append(contentsOf: repeatElement(mask, count: p.days)) }
+        for change in p.scenario.overrides ?? [] {
+            for (socketDay, mask) in hours.openHours(after: change) { initial[socketDay] = mask }
+        }
+        self.initial = initial
         var changes: [Int: [Change]] = [:]
         for op in history where op.kind == .change && op.outcome == -1 {
             guard let change = op.change else { continue }
-            for (socketDay, mask) in model.openHours(after: change) {
+            for (socketDay, mask) in hours.openHours(after: change) {
                 changes[socketDay, default: []].append(Change(invoke: op.invoke, complete: op.complete, mask: mask))
             }
         }
@@ -51,5 +56,55 @@ struct AvailabilityHistory {
             if !superseded, c.mask & bit != 0 { return true }
         }
         return false
+    }
+}
+
+/// The open hours an availability change gives the socket-days it sets, on the scenario's cells.
+struct SocketDayHours {
+    /// Regular open hours per flat socket.
+    let regular: [UInt32]
+    /// First flat socket of each station.
+    let socketBase: [Int32]
+    let stationIndex: [StationID: Int]
+    let socketIndex: [[SocketID: Int]]
+    let catalog: Catalog
+    let grid: CellGrid
+
+    init(_ p: PreparedScenario) {
+        catalog = p.rules.catalog
+        grid = p.grid
+        var regular: [UInt32] = []
+        var base: [Int32] = []
+        for station in catalog.stations {
+            base.append(Int32(regular.count))
+            for socket in station.sockets { regular.append((socket.openingHours ?? station.openingHours).mask) }
+        }
+        self.regular = regular
+        socketBase = base
+        stationIndex = Dictionary(
+            catalog.stations.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        socketIndex = catalog.stations.map { station in
+            Dictionary(station.sockets.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The flat sockets a change targets.
+    func sockets(of change: AvailabilityChange) -> [Int32] {
+        guard let station = stationIndex[change.station] else { return [] }
+        let base = socketBase[station]
+        if let socket = change.socket {
+            return socketIndex[station][socket].map { [base + Int32($0)] } ?? []
+        }
+        return catalog.stations[station].sockets.indices.map { base + Int32($0) }
+    }
+
+    /// The socket-days `change` sets, with the open hours it gives each; empty outside the
+    /// scenario's dates.
+    func openHours(after change: AvailabilityChange) -> [(socketDay: Int, mask: UInt32)] {
+        let offset = change.date.dayNumber &- grid.firstDay
+        guard offset >= 0, offset < grid.days else { return [] }
+        return sockets(of: change).map { socket in
+            (Int(socket &* grid.days &+ offset), change.hours?.mask ?? regular[Int(socket)])
+        }
     }
 }

@@ -7,12 +7,8 @@ struct DeterministicRun {
         let ref: SlotRef
         var attempts: Int32 = 0
         var accepted: Int32 = 0
-    }
-
-    /// A user's request id, as the key of ``requestMap``.
-    struct RequestKey: Hashable {
-        var user: UInt64
-        var id: RequestID
+        /// Whether a cancel or displacement ever freed it (a refusal of it as taken is then I6).
+        var freed = false
     }
 
     let p: PreparedScenario
@@ -41,8 +37,12 @@ struct DeterministicRun {
     var stopped = false
     /// Recent accepted requests with a request id: user, id, cell, booking.
     var requests: [(user: UInt64, id: RequestID, cell: Int32, booking: UInt64)] = []
-    /// Accepted requests with a request id, by user and id: what repeating one must return.
-    var requestMap: [RequestKey: (cell: Int32, booking: UInt64)] = [:]
+    /// The cell of each booking the model holds (model index = booking id - 1).
+    var bookingCell: [Int32] = []
+    /// Per user: the active bookings the workload's cancels draw from, in the order they were
+    /// made; a user's ended bookings are dropped when the list reaches the user's limit at a
+    /// reservation that got as far as the limit check.
+    var drawable: [UInt64: [Int32]] = [:]
     var stepBookings: [Int: UInt64] = [:]
     /// The label of each booking a labelled reserve step made, for `expectDisplaced`: kept as the
     /// steps run, not rebuilt per step.
@@ -57,7 +57,8 @@ struct DeterministicRun {
         self.history = history
         format = HistoryFormat(p)
         ledger = Ledger(rules: p.rules, journaling: false, expectedUsers: min(p.userCount, 1 << 22))
-        model = ReferenceModel(p)
+        model = ReferenceModel(
+            stations: p.rules.catalog.stations, policy: p.rules.policy, clock: CatalogClock(p.rules.catalog))
         rng = SplitMix64(seed: p.scenario.seed)
         cells = p.refs.map { Cell(ref: $0) }
     }
@@ -94,12 +95,53 @@ struct DeterministicRun {
         }
     }
 
-    /// Compares a reservation's outcome with the model and updates the model.
+    /// The model's index of the booking with ledger id `id` (the two number bookings alike).
+    func modelIndex(of id: UInt64) -> Int32? {
+        id >= 1 && id <= UInt64(bookingCell.count) ? Int32(id - 1) : nil
+    }
+
+    /// The model made (or followed the implementation in making) a booking of `cell`.
+    mutating func commit(_ request: ReservationRequest, cell: Int32, start: Int64?, now: Int64) {
+        model.commitReserve(request, start: start, at: Instant(secondsSinceEpoch: now))
+        drawable[request.user.rawValue, default: []].append(Int32(bookingCell.count))
+        bookingCell.append(cell)
+    }
+
+    /// The model ended booking `b` (cancelled or displaced): its cell was freed.
+    mutating func ended(_ b: Int32) {
+        let user = model.bookings[Int(b)].user.rawValue
+        drawable[user]?.removeAll { $0 == b }
+        cells[Int(bookingCell[Int(b)])].freed = true
+    }
+
+    /// Drops the user's ended bookings from the cancel draws once they fill the user's limit.
+    mutating func pruneDrawable(_ userID: UInt64, now: Int64) {
+        guard let list = drawable[userID], !list.isEmpty, list.count >= model.limit(for: UserID(userID)) else {
+            return
+        }
+        drawable[userID] = list.filter {
+            Booking.isUpcoming(start: model.bookings[Int($0)].start.secondsSinceEpoch, at: now)
+        }
+    }
+
+    /// What the model says about a reservation, pruning the cancel draws as the rules look at
+    /// the user's limit.
+    mutating func decide(_ request: ReservationRequest, now: Int64) -> ReferenceModel.ReserveDecision {
+        let decision = model.decideReserve(request, at: Instant(secondsSinceEpoch: now))
+        switch decision {
+        case .accept, .refuse(.userLimitReached): pruneDrawable(request.user.rawValue, now: now)
+        default: break
+        }
+        return decision
+    }
+
+    /// Compares a reservation's outcome with the model's decision and updates the model.
     @inline(__always)
     mutating func judgeReserve(
-        cell: Int32, user u: Int32, userID: UInt64, now: Int64, expected: Rejection.Reason?,
+        cell: Int32, request: ReservationRequest, now: Int64, decision: ReferenceModel.ReserveDecision,
         actual: Rejection.Reason?, booking: UInt64
     ) {
+        let userID = request.user.rawValue
         cells[Int(cell)].attempts &+= 1
         if let actual {
             refused[Int(Reasons.code(actual))] += 1
@@ -107,23 +149,30 @@ struct DeterministicRun {
             accepted += 1
             cells[Int(cell)].accepted &+= 1
         }
+        var expected: Rejection.Reason?
+        var start: Int64?
+        switch decision {
+        case .accept(let s): start = s
+        case .refuse(let reason): expected = reason
+        case .repeatOf: expected = .conflictingRequestID
+        }
         if expected == actual {
             if actual == nil {
-                model.accept(cell, user: u, id: booking)
+                commit(request, cell: cell, start: start, now: now)
                 recentBookers[recentCount & 255] = userID
                 recentCount &+= 1
             }
             return
         }
-        let slot = p.slot(ofCell: cell)
+        let slot = request.slot
         if let expected, actual == nil {
             violate(
                 invariantFor(expected),
                 "reservation of \(slot) by user \(userID) was accepted (booking \(booking)) but the rules say \(expected.rawValue)"
             )
-            model.accept(cell, user: u, id: booking)
+            commit(ReservationRequest(slot: slot, user: request.user), cell: cell, start: nil, now: now)
         } else if let actual, expected == nil {
-            let invariant: Invariant = actual == .slotTaken && model.cells[Int(cell)].freed ? .I6 : .I10
+            let invariant: Invariant = actual == .slotTaken && cells[Int(cell)].freed ? .I6 : .I10
             violate(
                 invariant,
                 "reservation of \(slot) by user \(userID) was refused with \(actual.rawValue) but the slot was free and bookable"
@@ -140,19 +189,16 @@ struct DeterministicRun {
 
     @inline(__always)
     mutating func reserveFast(cell: Int32, userID: UInt64, now: Int64) {
-        // Read the run's cell before the model reads its own: the two (likely) cache misses then
-        // overlap instead of following each other.
         let ref = cells[Int(cell)].ref
-        let u = model.user(userID)
-        let expected = model.expectReserve(cell, user: u, at: now)
+        let request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID))
+        let decision = decide(request, now: now)
         let a = ledger.attempt(ref, for: UserID(userID), at: Instant(secondsSinceEpoch: now))
         let booking = a.booking?.rawValue ?? 0
         record(
             OpRecord(
                 seq: seq, now: now, kind: .reserve, user: userID, cell: cell, booking: booking,
                 outcome: Reasons.code(a.reason)))
-        judgeReserve(
-            cell: cell, user: u, userID: userID, now: now, expected: expected, actual: a.reason, booking: booking)
+        judgeReserve(cell: cell, request: request, now: now, decision: decision, actual: a.reason, booking: booking)
     }
 
     /// A reservation through the full API, with an optional request id. Returns the outcome.
@@ -160,16 +206,8 @@ struct DeterministicRun {
     mutating func reserveSlow(cell: Int32, userID: UInt64, requestID: RequestID?, now: Int64, kind: OpRecord.Kind)
         -> (Rejection.Reason?, UInt64)
     {
-        let u = model.user(userID)
-        var expected: Rejection.Reason?
-        var repeatOf: UInt64?
-        let key = requestID.map { RequestKey(user: userID, id: $0) }
-        if let key, let seen = requestMap[key] {
-            if seen.cell == cell { repeatOf = seen.booking } else { expected = .conflictingRequestID }
-        } else {
-            expected = model.expectReserve(cell, user: u, at: now)
-        }
         let request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID), requestID: requestID)
+        let decision = decide(request, now: now)
         var actual: Rejection.Reason?
         var booking: UInt64 = 0
         do {
@@ -181,7 +219,8 @@ struct DeterministicRun {
             OpRecord(
                 seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: booking,
                 outcome: Reasons.code(actual), detail: requestID.map { .requestID($0) } ?? .none))
-        if let repeatOf {
+        if case .repeatOf(let first) = decision {
+            let repeatOf = first.id.rawValue
             repeats += 1
             if actual != nil || booking != repeatOf {
                 violate(
@@ -191,10 +230,8 @@ struct DeterministicRun {
             }
             return (actual, booking)
         }
-        judgeReserve(
-            cell: cell, user: u, userID: userID, now: now, expected: expected, actual: actual, booking: booking)
-        if actual == nil, let key, let requestID, expected == nil {
-            requestMap[key] = (cell, booking)
+        judgeReserve(cell: cell, request: request, now: now, decision: decision, actual: actual, booking: booking)
+        if actual == nil, let requestID, case .accept = decision {
             if requests.count < 64 {
                 requests.append((userID, requestID, cell, booking))
             } else {
@@ -207,12 +244,12 @@ struct DeterministicRun {
     @discardableResult
     mutating func cancel(_ b: Int32, by userID: UInt64, now: Int64, kind: OpRecord.Kind = .cancel) -> Rejection.Reason?
     {
-        let u = model.user(userID)
-        let expected = model.expectCancel(b, by: u, at: now)
-        let id = model.bID[Int(b)]
-        let cell = model.bCell[Int(b)]
+        let id = UInt64(b) + 1
+        let at = Instant(secondsSinceEpoch: now)
+        let expected = model.decideCancel(BookingID(id), by: UserID(userID), at: at)
+        let cell = bookingCell[Int(b)]
         var actual: Rejection.Reason?
-        do { try ledger.cancel(BookingID(id), by: UserID(userID), at: Instant(secondsSinceEpoch: now)) } catch {
+        do { try ledger.cancel(BookingID(id), by: UserID(userID), at: at) } catch {
             actual = error.reason
         }
         record(
@@ -220,8 +257,9 @@ struct DeterministicRun {
                 seq: seq, now: now, kind: kind, user: userID, cell: cell, booking: id, outcome: Reasons.code(actual)))
         if let actual { refused[Int(Reasons.code(actual))] += 1 } else { cancelled += 1 }
         if expected == nil, actual == nil {
-            model.release(b, as: .cancelled)
-            if ledger.status(of: cells[Int(cell)].ref, at: Instant(secondsSinceEpoch: now)) == .booked {
+            model.commitCancel(BookingID(id))
+            ended(b)
+            if ledger.status(of: cells[Int(cell)].ref, at: at) == .booked {
                 violate(
                     .I6,
                     "booking \(id) of \(p.slot(ofCell: cell)) was cancelled by its owner but the slot is still booked")
@@ -235,7 +273,8 @@ struct DeterministicRun {
             violate(
                 e == .notOwner ? .I6 : .I10,
                 "cancel of booking \(id) (\(slot)) by user \(userID) was accepted but the rules say \(e.rawValue)")
-            model.release(b, as: .cancelled)
+            model.commitCancel(BookingID(id))
+            ended(b)
         case (nil, let a?):
             violate(.I10, "cancel of booking \(id) (\(slot)) by its owner was refused with \(a.rawValue)")
         case (let e?, let a?) where e != a:
@@ -249,7 +288,7 @@ struct DeterministicRun {
 
     mutating func query(cell: Int32, now: Int64, userID: UInt64) -> SlotStatus? {
         queries += 1
-        let expected = model.expectStatus(cell, at: now)
+        let expected = model.status(of: p.slot(ofCell: cell), at: Instant(secondsSinceEpoch: now))
         // The interned query: the cell's `SlotRef` was resolved from its `Slot` when the scenario
         // was prepared, so this asks the same question as `status(of: Slot, at:)` without strings.
         let actual: SlotStatus? = ledger.status(of: cells[Int(cell)].ref, at: Instant(secondsSinceEpoch: now))
@@ -258,7 +297,7 @@ struct DeterministicRun {
         if actual != expected {
             violate(
                 .I10,
-                "status of \(p.slot(ofCell: cell)) is \(actual?.rawValue ?? "an error") but the model says \(expected.rawValue)"
+                "status of \(p.slot(ofCell: cell)) is \(actual?.rawValue ?? "an error") but the model says \(expected?.rawValue ?? "an error")"
             )
         }
         return actual
@@ -269,7 +308,7 @@ struct DeterministicRun {
         -> (Rejection.Reason?, [UInt64])
     {
         changes += 1
-        let expected = model.expectedDisplaced(by: change)
+        let decision = model.decideChange(change, rule: rule)
         var actual: Rejection.Reason?
         var moved: [Booking] = []
         do {
@@ -285,30 +324,41 @@ struct DeterministicRun {
                     change.description + (rule == .refuse ? " (refuse)" : "")
                         + (ids.isEmpty ? "" : "; displaced " + ids.map(String.init).joined(separator: ",")))))
         if let actual { refused[Int(Reasons.code(actual))] += 1 }
-        let expectRefusal = rule == .refuse && !expected.isEmpty
-        if expectRefusal {
+        let expected: [Int]
+        switch decision {
+        case .failure(.slotHasBookings):
             if actual != .slotHasBookings {
+                let inTheWay = model.decideChange(change, rule: .displace)
+                let count = if case .success(let list) = inTheWay { list.count } else { 0 }
                 violate(
                     .I9,
-                    "\(change) under refuse had \(expected.count) bookings in the way but gave \(actual?.rawValue ?? "acceptance")"
+                    "\(change) under refuse had \(count) bookings in the way but gave \(actual?.rawValue ?? "acceptance")"
                 )
             }
             return (actual, [])
+        case .failure(let reason):
+            if actual != reason {
+                violate(
+                    .I10, "\(change) gave \(actual?.rawValue ?? "acceptance") where the rules say \(reason.rawValue)")
+            }
+            return (actual, [])
+        case .success(let list): expected = list.sorted()
         }
         if let actual {
             violate(.I10, "\(change) was refused with \(actual.rawValue)")
             return (actual, [])
         }
         displaced += ids.count
-        let got = ids.compactMap { model.idMap[$0] }.sorted()
+        let got = ids.compactMap { modelIndex(of: $0).map(Int.init) }.sorted()
         if got != expected || got.count != ids.count {
-            let want = expected.map { String(model.bID[Int($0)]) }.joined(separator: ",")
+            let want = expected.map { String($0 + 1) }.joined(separator: ",")
             violate(
                 .I9,
                 "\(change) displaced bookings [\(ids.map(String.init).joined(separator: ","))] but the bookings in closed hours were [\(want)]"
             )
         }
-        model.apply(change, displaced: expected)
+        model.commitChange(change, displacing: expected)
+        for b in expected { ended(Int32(b)) }
         return (nil, ids)
     }
 
@@ -318,7 +368,7 @@ struct DeterministicRun {
         let start = p.scenario.clock.start.instant.secondsSinceEpoch
         for change in p.scenario.overrides ?? [] {
             _ = try? ledger.changeAvailability(change, at: Instant(secondsSinceEpoch: start))
-            model.apply(change, displaced: [])
+            model.commitChange(change, displacing: [])
         }
         for (i, step) in p.steps.enumerated() where !stopped {
             runStep(i, step)
@@ -357,7 +407,7 @@ struct DeterministicRun {
             }
             expectStep(i, step, got: reason?.rawValue ?? "accepted")
         case .cancel:
-            guard let booking = stepBookings[step.target], let b = model.idMap[booking] else {
+            guard let booking = stepBookings[step.target], let b = modelIndex(of: booking) else {
                 record(
                     OpRecord(
                         seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking))
@@ -430,12 +480,13 @@ struct DeterministicRun {
                 reserveFast(cell: cell, userID: userID, now: now)
             } else if roll < cancelW {
                 if recentCount > 0 { userID = recentBookers[rng.below(min(recentCount, 256))] }
-                let u = model.user(userID)
-                let list = model.upcoming[Int(u)]
+                let list = drawable[userID] ?? []
                 if rng.below(8) == 0 {
                     // Someone else's booking: must be refused (notOwner) and change nothing.
-                    let other = model.upcoming[Int(model.user(firstUser &+ UInt64(rng.below(users))))]
-                    if let b = other.isEmpty ? nil : other[rng.below(other.count)], model.bUser[Int(b)] != u {
+                    let other = drawable[firstUser &+ UInt64(rng.below(users))] ?? []
+                    if let b = other.isEmpty ? nil : other[rng.below(other.count)],
+                        model.bookings[Int(b)].user.rawValue != userID
+                    {
                         cancel(b, by: userID, now: now)
                     } else {
                         record(
@@ -453,12 +504,7 @@ struct DeterministicRun {
             } else if roll < queryW {
                 _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)
             } else if roll < changeW {
-                let cell = candidates[rng.below(candidates.count)]
-                let socket = Int(p.grid.socket(ofCell: cell))
-                let date = LocalDate(dayNumber: p.grid.day(ofCell: cell))
-                let station = Int(model.stationOfSocket[socket])
-                let info = p.rules.catalog.stations[station]
-                let socketID = info.sockets[socket - Int(model.socketBase[station])].id
+                let slot = p.slot(ofCell: candidates[rng.below(candidates.count)])
                 let hours: HourSet?
                 switch rng.below(4) {
                 case 0, 1: hours = .closed
@@ -467,7 +513,8 @@ struct DeterministicRun {
                 }
                 let rule: DisplacementRule = rng.below(4) == 0 ? .refuse : .displace
                 change(
-                    AvailabilityChange(station: info.id, socket: socketID, date: date, hours: hours), rule: rule,
+                    AvailabilityChange(station: slot.station, socket: slot.socket, date: slot.date, hours: hours),
+                    rule: rule,
                     now: now, userID: userID)
             } else {
                 if !requests.isEmpty, rng.below(2) == 0 {
