@@ -11,15 +11,15 @@ extension JournalStore {
     func command<T: Sendable>(
         at now: Instant? = nil, _ body: (Scheduler, inout State) -> (Result<T, Rejection>, [Event])
     ) async throws -> T {
-        let (result, target, runsCheckpoint, gatherer) = try state.withLock { s throws(JournalError) in
+        let (result, target, runsCheckpoint) = try state.withLock { s throws(JournalError) in
             try s.checkUsable(files.path)
             let (result, events) = body(scheduler, &s)
             s.append(events)
+            s.arrivals += 1
             let due = now != nil && !s.checkpointClaimed && checkpoints.isDue(s)
             if due { s.checkpointClaimed = true }
-            return (result, s.appended, due, s.arrive())
+            return (result, s.appended, due)
         }
-        gatherer?.resume()
         try await waitDurable(target)
         if runsCheckpoint, let now { await automaticCheckpoint(at: now) }
         return try result.get()

@@ -28,16 +28,15 @@ extension JournalStore {
         var syncs = 0
         /// Commands that reached the journal since the current (or last) write took the buffer.
         var arrivals = 0
-        /// Callers a leader waits for before writing (``JournalStore/gather()``): those its
-        /// predecessor's sync released, who come back with their next command in a closed loop,
-        /// plus those that arrived during that sync.
+        /// Callers the next write waits for (``JournalStore/waitDurable(_:)``): those the last
+        /// sync released, who come back with their next command in a closed loop, plus those
+        /// that arrived during that sync.
         var expected = 0
-        /// How long a leader waits for them at most: half the last write and sync, at most 5 ms.
+        /// How long the next write waits for them at most: half the last write and sync, at most 5 ms.
         var gatherLimit: Duration = .zero
-        /// The leader waiting for them, and its wait's number (its timer ends only that wait).
-        var gatherer: CheckedContinuation<Void, Never>?
+        /// The number of the last sync, whose timer ends its wait; whether that wait is over.
         var gatherToken: UInt64 = 0
-        var gatherExpired = false
+        var gatherExpired = true
         /// Records and bytes appended since the last checkpoint (or open).
         var recordsSinceCheckpoint = 0
         var bytesSinceCheckpoint = 0
@@ -63,15 +62,6 @@ extension JournalStore {
             if closed { throw JournalError(.closed, file: path, message: "the store is closed") }
         }
 
-        /// Counts a command reaching the journal; returns the gathering leader to resume when
-        /// this is the last caller it waits for.
-        mutating func arrive() -> CheckedContinuation<Void, Never>? {
-            arrivals += 1
-            guard arrivals >= expected, let gatherer else { return nil }
-            self.gatherer = nil
-            return gatherer
-        }
-
         /// Appends one command's events as a record.
         mutating func append(_ events: [Event]) {
             guard !events.isEmpty else { return }
@@ -95,11 +85,13 @@ extension JournalStore {
 }
 
 extension JournalStore.State {
-    /// What a caller waiting for `target` does now: return, lead a write, or wait.
-    mutating func turn(for target: UInt64) throws(JournalError) -> JournalStore.Turn {
+    /// What a caller waiting for `target` does now: return, lead a write, or wait. With
+    /// `gathering` (group commit), no write starts while callers the last sync released are
+    /// still expected back, until that wait is over.
+    mutating func turn(for target: UInt64, gathering: Bool) throws(JournalError) -> JournalStore.Turn {
         if durable >= target { return .done }
         if let failure { throw failure }
-        if !leading {
+        if !leading, !gathering || gatherExpired || arrivals >= expected {
             leading = true
             return .lead
         }
