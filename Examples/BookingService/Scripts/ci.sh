@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CI for the example service: release build, start it on a free port with the bundled scenario
 # (a rolling horizon, so it books "now" on any day), validate openapi.yaml, run the
-# load-and-check script and schemathesis against it, and check it is still up; then the same
-# load on a durable journal, `kill -9`, a restart on the same directory, and every booking
-# answered 201 checked again. The service is stopped however the script ends. Run from
+# load-and-check and lifecycle-check scripts and schemathesis against it, and check it is still
+# up; then the same load (and a live hold) on a durable journal, `kill -9`, a restart on the same
+# directory, and every booking answered 201 (and the hold) checked again. The service is stopped however the script ends. Run from
 # anywhere; `.ci/run` calls it under a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +62,9 @@ PY
 echo "--- load and check"
 timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --seconds "$LOAD_SECONDS"
 
+echo "--- lifecycle: holds, confirm, release, reschedule, any socket"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
+
 echo "--- schemathesis (all checks, schemathesis.toml here)"
 timeout 300 python3 -m pip install --quiet "schemathesis==4.32.5"
 timeout 600 schemathesis run "$URL/openapi.yaml" --checks all --max-examples "$SCHEMATHESIS_EXAMPLES" \
@@ -79,11 +82,13 @@ stop
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
 start --journal "$WORK/journal"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --seconds 20 --save "$WORK/records.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --save "$WORK/lifecycle.json"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
 start --journal "$WORK/journal"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --verify "$WORK/records.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --verify "$WORK/lifecycle.json"
 stop
 
 echo "booking service: all green"

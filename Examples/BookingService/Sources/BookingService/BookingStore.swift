@@ -11,6 +11,11 @@ protocol BookingStore: Sendable {
     func booking(_ id: BookingID) async throws -> Booking?
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
+    func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation
+    func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold
+    func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking
+    func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold
+    func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
 }
 
 /// In memory: fast, and empty again after a restart.
@@ -28,6 +33,21 @@ struct MemoryStore: BookingStore {
     func bookings(of user: UserID, at now: Instant) -> UserBookings { scheduler.bookings(of: user, at: now) }
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) throws -> DayView {
         try scheduler.dayView(of: station, on: date, at: now)
+    }
+    func book(_ request: AnySocketRequest, at now: Instant) throws -> Reservation {
+        try scheduler.book(request, at: now)
+    }
+    func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) throws -> Hold {
+        try scheduler.hold(slot, for: user, reminder: reminder, at: now)
+    }
+    func confirm(_ slot: Slot, by user: UserID, at now: Instant) throws -> Booking {
+        try scheduler.confirm(slot, by: user, at: now)
+    }
+    func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) throws -> Hold {
+        try scheduler.releaseHold(slot, by: user, at: now)
+    }
+    func reschedule(_ request: RescheduleRequest, at now: Instant) throws -> Reservation {
+        try scheduler.reschedule(request, at: now)
     }
 }
 
@@ -50,5 +70,20 @@ struct JournalBackedStore: BookingStore {
     }
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
         try await store.dayView(of: station, on: date, at: now)
+    }
+    func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
+        try await store.book(request, at: now)
+    }
+    func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold {
+        try await store.hold(slot, for: user, reminder: reminder, at: now)
+    }
+    func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking {
+        try await store.confirm(slot, by: user, at: now)
+    }
+    func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold {
+        try await store.releaseHold(slot, by: user, at: now)
+    }
+    func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation {
+        try await store.reschedule(request, at: now)
     }
 }

@@ -24,6 +24,13 @@ struct Routes: Sendable {
             Operation(path: "/stations", method: .get) { request, _ in try stations(request) },
             Operation(path: "/stations/:station/days/:date", method: .get) { try await day($0, $1) },
             Operation(path: "/reservations", method: .post) { request, _ in try await reserve(request) },
+            Operation(path: "/reservations/any-socket", method: .post) { request, _ in
+                try await reserveAny(request)
+            },
+            Operation(path: "/holds", method: .post) { request, _ in try await hold(request) },
+            Operation(path: "/holds/confirm", method: .post) { request, _ in try await confirm(request) },
+            Operation(path: "/holds/release", method: .post) { request, _ in try await release(request) },
+            Operation(path: "/bookings/:id/reschedule", method: .post) { try await reschedule($0, $1) },
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
             Operation(path: "/users/:user/bookings", method: .get) { try await bookings($0, $1) },
@@ -81,6 +88,54 @@ struct Routes: Sendable {
         let reservation = try await refusing { try await store.book(body.request(), at: now()) }
         return JSONBody.response(
             reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
+    }
+
+    /// `POST /reservations/any-socket`: the first free matching socket of the station (catalog
+    /// order); 201 with a new booking, 200 for a replayed `requestID`.
+    func reserveAny(_ request: Request) async throws -> Response {
+        let body = try AnySocketBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let reservation = try await refusing { try await store.book(body.request(), at: now()) }
+        return JSONBody.response(
+            reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
+    }
+
+    /// `POST /holds`: 201 with the hold; the slot is the user's until its `expiresAt`.
+    func hold(_ request: Request) async throws -> Response {
+        let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let hold = try await refusing {
+            try await store.hold(body.slot(), for: UserID(body.user), reminder: body.reminder, at: now())
+        }
+        return JSONBody.response(.created, hold, language: language(request))
+    }
+
+    /// `POST /holds/confirm`: 200 with the booking the user's live hold became (a repeat answers
+    /// the same booking).
+    func confirm(_ request: Request) async throws -> Response {
+        let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let booking = try await refusing { try await store.confirm(body.slot(), by: UserID(body.user), at: now()) }
+        return JSONBody.response(.ok, booking, language: language(request))
+    }
+
+    /// `POST /holds/release`: 200 with the released hold; the slot is free at once.
+    func release(_ request: Request) async throws -> Response {
+        let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let hold = try await refusing { try await store.releaseHold(body.slot(), by: UserID(body.user), at: now()) }
+        return JSONBody.response(.ok, hold, language: language(request))
+    }
+
+    /// `POST /bookings/{id}/reschedule`: 200 with the booking at its new slot (or, for a replayed
+    /// `requestID`, as it is now). An id the service could not have issued is unknown: 404.
+    func reschedule(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let text = try HTTPInput.path("id", context)
+        let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        guard let id = BookingID(text) else {
+            throw APIError(Rejection(.unknownBooking, user: UserID(body.user), value: IdentifierRule.shortened(text)))
+        }
+        let move = RescheduleRequest(
+            booking: id, user: UserID(body.user), to: try body.slot(), requestID: body.requestID.map(RequestID.init(_:))
+        )
+        let reservation = try await refusing { try await store.reschedule(move, at: now()) }
+        return JSONBody.response(.ok, reservation.booking, language: language(request))
     }
 
     /// `GET /bookings/{id}?user=`: the booking in its current status, to its owner only.

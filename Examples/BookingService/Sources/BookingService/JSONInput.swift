@@ -1,0 +1,86 @@
+import Foundation
+import SlotScheduler
+
+/// Reading a JSON request body into a `Decodable` body type: anything that is not such an object
+/// is a 400 (`malformedRequest`) saying which field and why, in English and Turkish.
+enum JSONInput {
+    /// Decodes `data` as `type`.
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            // Foundation names no field for a number out of its type's range; say what is wrong.
+            throw unreadable(data)
+        } catch let error as DecodingError {
+            throw APIError.malformed(english(error), turkish(error))
+        } catch {
+            throw APIError.malformed("The body is not valid JSON.", "Gövde geçerli JSON değil.")
+        }
+    }
+
+    private static func unreadable(_ data: Data) -> APIError {
+        guard let document = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return APIError.malformed("The body is not valid JSON.", "Gövde geçerli JSON değil.")
+        }
+        guard document is [String: Any] else {
+            return APIError.malformed("The body is not a JSON object.", "Gövde bir JSON nesnesi değil.")
+        }
+        return APIError.malformed(
+            "A number is out of range or not an integer: user must be an integer 0...18446744073709551615, "
+                + "hour and reminderSeconds integers.",
+            "Bir sayı aralık dışında ya da tam sayı değil: user 0...18446744073709551615 arası bir tam sayı, "
+                + "hour ve reminderSeconds tam sayı olmalı.")
+    }
+
+    private static func field(_ path: [any CodingKey]) -> String {
+        path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    /// Whether `error` is about the body as a whole (`null`, `"x"`, `[]`), not one field.
+    private static func isTopLevel(_ error: DecodingError) -> Bool {
+        switch error {
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+        case .keyNotFound: return false
+        @unknown default: return false
+        }
+    }
+
+    private static func english(_ error: DecodingError) -> String {
+        if isTopLevel(error) { return "The body is not a JSON object." }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "Field \(field(context.codingPath + [key])) is required."
+        case .valueNotFound(_, let context):
+            return "Field \(field(context.codingPath)) must not be null."
+        case .typeMismatch(let type, let context):
+            return "Field \(field(context.codingPath)) has the wrong type; expected \(expected(type))."
+        case .dataCorrupted(let context):
+            return "Field \(field(context.codingPath)) cannot be read; expected \(expected(nil))."
+        @unknown default:
+            return "The body cannot be read."
+        }
+    }
+
+    private static func turkish(_ error: DecodingError) -> String {
+        if isTopLevel(error) { return "Gövde bir JSON nesnesi değil." }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(field(context.codingPath + [key])) alanı gerekli."
+        case .valueNotFound(_, let context): return "\(field(context.codingPath)) alanı null olamaz."
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            return "\(field(context.codingPath)) alanı okunamıyor."
+        @unknown default: return "Gövde okunamıyor."
+        }
+    }
+
+    private static func expected(_ type: Any.Type?) -> String {
+        switch type {
+        case is UInt64.Type: "an integer 0...18446744073709551615"
+        case is Int.Type: "an integer"
+        case is Int64.Type: "an integer"
+        case is String.Type: "a string"
+        case is Double.Type: "a number"
+        default: "a value of the documented type and range"
+        }
+    }
+}
