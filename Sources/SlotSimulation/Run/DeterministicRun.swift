@@ -35,21 +35,14 @@ struct DeterministicRun {
     var failures: [Report.Failure] = []
     var expectationResults: [Report.ExpectationResult] = []
     var stopped = false
-    /// Recent accepted requests with a request id: user, id, cell, booking.
-    var requests: [(user: UInt64, id: RequestID, cell: Int32, booking: UInt64)] = []
     /// The cell of each booking the model holds (model index = booking id - 1).
     var bookingCell: [Int32] = []
-    /// Per user: the active bookings the workload's cancels draw from, in the order they were
-    /// made; a user's ended bookings are dropped when the list reaches the user's limit at a
-    /// reservation that got as far as the limit check.
-    var drawable: [UInt64: [Int32]] = [:]
-    var stepBookings: [Int: UInt64] = [:]
-    /// The label of each booking a labelled reserve step made, for `expectDisplaced`: kept as the
-    /// steps run, not rebuilt per step.
-    var labelOf: [UInt64: String] = [:]
-    /// Users who recently got a booking: cancels pick among them, so cancellations and rebookings happen.
-    var recentBookers = [UInt64](repeating: 0, count: 256)
-    var recentCount = 0
+    /// What the workload's cancels and retries draw from. A user's bookings there are the
+    /// model's active ones; the ended ones are dropped when the list reaches the user's limit
+    /// at a reservation that got as far as the limit check.
+    var pools = DrawPools()
+    /// The scripted steps' bookings, labels and expectations.
+    var script: ScriptedSteps
 
     init(_ p: PreparedScenario, options: RunOptions, history: HistoryWriter?) {
         self.p = p
@@ -61,6 +54,7 @@ struct DeterministicRun {
             stations: p.rules.catalog.stations, policy: p.rules.policy, clock: CatalogClock(p.rules.catalog))
         rng = SplitMix64(seed: p.scenario.seed)
         cells = p.refs.map { Cell(ref: $0) }
+        script = ScriptedSteps(p)
     }
 
     // MARK: Recording
@@ -103,24 +97,22 @@ struct DeterministicRun {
     /// The model made (or followed the implementation in making) a booking of `cell`.
     mutating func commit(_ request: ReservationRequest, cell: Int32, start: Int64?, now: Int64) {
         model.commitReserve(request, start: start, at: Instant(secondsSinceEpoch: now))
-        drawable[request.user.rawValue, default: []].append(Int32(bookingCell.count))
         bookingCell.append(cell)
+        pools.add(UInt64(bookingCell.count), of: request.user.rawValue)
     }
 
     /// The model ended booking `b` (cancelled or displaced): its cell was freed.
     mutating func ended(_ b: Int32) {
-        let user = model.bookings[Int(b)].user.rawValue
-        drawable[user]?.removeAll { $0 == b }
+        pools.remove(UInt64(b) + 1, of: model.bookings[Int(b)].user.rawValue)
         cells[Int(bookingCell[Int(b)])].freed = true
     }
 
     /// Drops the user's ended bookings from the cancel draws once they fill the user's limit.
     mutating func pruneDrawable(_ userID: UInt64, now: Int64) {
-        guard let list = drawable[userID], !list.isEmpty, list.count >= model.limit(for: UserID(userID)) else {
-            return
-        }
-        drawable[userID] = list.filter {
-            Booking.isUpcoming(start: model.bookings[Int($0)].start.secondsSinceEpoch, at: now)
+        guard let list = pools.bookings[userID], !list.isEmpty, list.count >= model.limit(for: UserID(userID))
+        else { return }
+        pools.bookings[userID] = list.filter {
+            Booking.isUpcoming(start: model.bookings[Int($0 - 1)].start.secondsSinceEpoch, at: now)
         }
     }
 
@@ -159,8 +151,7 @@ struct DeterministicRun {
         if expected == actual {
             if actual == nil {
                 commit(request, cell: cell, start: start, now: now)
-                recentBookers[recentCount & 255] = userID
-                recentCount &+= 1
+                pools.noteBooker(userID)
             }
             return
         }
@@ -232,11 +223,7 @@ struct DeterministicRun {
         }
         judgeReserve(cell: cell, request: request, now: now, decision: decision, actual: actual, booking: booking)
         if actual == nil, let requestID, case .accept = decision {
-            if requests.count < 64 {
-                requests.append((userID, requestID, cell, booking))
-            } else {
-                requests[rng.below(64)] = (userID, requestID, cell, booking)
-            }
+            pools.remember(.init(user: userID, id: requestID, cell: cell, booking: booking), rng: &rng)
         }
         return (actual, booking)
     }
@@ -382,162 +369,89 @@ struct DeterministicRun {
         reconcile()
     }
 
-    mutating func expectStep(_ i: Int, _ step: PreparedScenario.CompiledStep, got: String) {
-        guard let want = step.step.expect else { return }
-        let what = "steps[\(i)] \(step.step.op.rawValue)" + (step.step.note.map { " (\($0))" } ?? "")
-        expectationResults.append(.init(what: what, expected: want, actual: got, pass: want == got))
-        if want != got, failures.count < 20 {
+    /// Runs scripted step `i` through the shared ``ScriptedSteps`` and checks its expectations;
+    /// a missed one is a failure with the operations around it.
+    mutating func runStep(_ i: Int, _ step: PreparedScenario.CompiledStep) {
+        guard let command = script.command(step) else { return }
+        let result = runStep(command, step)
+        for r in script.finish(i, step, result) {
+            expectationResults.append(r)
+            guard !r.pass, failures.count < 20 else { continue }
             var nearby: [String] = []
-            for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.text(ring[s & 15])) }
+            if r.what != "steps[\(i)] displaced" {
+                for s in max(0, seq - 7)...seq where ring[s & 15].seq == s { nearby.append(format.text(ring[s & 15])) }
+            }
             failures.append(
                 .init(
-                    invariant: "expectation", seq: seq, message: "\(what): expected \(want), got \(got)",
+                    invariant: "expectation", seq: seq, message: "\(r.what): expected \(r.expected), got \(r.actual)",
                     nearby: nearby, reproduce: options.reproduce))
         }
     }
 
-    mutating func runStep(_ i: Int, _ step: PreparedScenario.CompiledStep) {
-        switch step.step.op {
-        case .reserve:
+    /// Runs one step's command against the ledger and the model.
+    mutating func runStep(_ command: StepCommand, _ step: PreparedScenario.CompiledStep) -> StepResult {
+        switch command {
+        case .reserve(let request, let cell, _):
             let (reason, booking) = reserveSlow(
-                cell: step.cell, userID: step.user, requestID: step.step.requestID, now: step.now, kind: .step)
-            if reason == nil {
-                stepBookings[i] = booking
-                if let label = step.step.label, labelOf[booking] == nil { labelOf[booking] = label }
-            }
-            expectStep(i, step, got: reason?.rawValue ?? "accepted")
-        case .cancel:
-            guard let booking = stepBookings[step.target], let b = modelIndex(of: booking) else {
+                cell: cell, userID: step.user, requestID: request.requestID, now: step.now, kind: .step)
+            return StepResult(got: reason?.rawValue ?? "accepted", booking: booking)
+        case .cancel(let booking):
+            guard let booking, let b = modelIndex(of: booking) else {
                 record(
                     OpRecord(
                         seq: seq, now: step.now, kind: .cancel, user: step.user, outcome: Reasons.code(.unknownBooking))
                 )
                 refused[Int(Reasons.code(.unknownBooking))] += 1
-                expectStep(i, step, got: Rejection.Reason.unknownBooking.rawValue)
-                return
+                return StepResult(got: Rejection.Reason.unknownBooking.rawValue)
             }
             let reason = cancel(b, by: step.user, now: step.now, kind: .cancel)
-            expectStep(i, step, got: reason?.rawValue ?? "accepted")
-        case .query:
-            let status = query(cell: step.cell, now: step.now, userID: step.user)
-            expectStep(i, step, got: status?.rawValue ?? "error")
-        case .changeAvailability:
-            guard let c = step.change else { return }
-            let (reason, ids) = change(c, rule: step.step.onBookings ?? .displace, now: step.now, userID: step.user)
-            expectStep(i, step, got: reason?.rawValue ?? "accepted")
-            if let labels = step.step.expectDisplaced {
-                let got = ids.map { labelOf[$0] ?? "booking \($0)" }.sorted()
-                let want = labels.sorted()
-                let what = "steps[\(i)] displaced"
-                expectationResults.append(
-                    .init(
-                        what: what, expected: "[" + want.joined(separator: ", ") + "]",
-                        actual: "[" + got.joined(separator: ", ") + "]", pass: got == want))
-                if got != want, failures.count < 20 {
-                    failures.append(
-                        .init(
-                            invariant: "expectation", seq: seq,
-                            message:
-                                "\(what): expected [\(want.joined(separator: ", "))], got [\(got.joined(separator: ", "))]",
-                            nearby: [], reproduce: options.reproduce))
-                }
-            }
+            return StepResult(got: reason?.rawValue ?? "accepted")
+        case .query(let cell):
+            let status = query(cell: cell, now: step.now, userID: step.user)
+            return StepResult(got: status?.rawValue ?? "error")
+        case .change(let c, let rule):
+            let (reason, ids) = change(c, rule: rule, now: step.now, userID: step.user)
+            return StepResult(got: reason?.rawValue ?? "accepted", displaced: ids)
         }
     }
 
     mutating func runWorkload(_ w: Workload) {
-        let reserveW = w.mix.reserve
-        let cancelW = reserveW + (w.mix.cancel ?? 0)
-        let queryW = cancelW + (w.mix.query ?? 0)
-        let changeW = queryW + (w.mix.availability ?? 0)
-        let total = changeW + (w.mix.retry ?? 0)
-        let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
-        let hotThreshold = UInt64(hotShare * 0x1p53)
-        let step = p.scenario.clock.stepSeconds
-        let perStep = p.scenario.clock.operationsPerStep ?? 1
-        let users = p.userCount
-        let firstUser = p.firstUser
-        let candidates = CandidateGrid(p) ?? CandidateGrid(list: p.candidates)
-        let hot = p.hot
-        var now = p.workloadStart
-        var untilTick = perStep
+        guard let draw = WorkloadDraw(p) else { return }
         var nextChange = 0
         var progress = Progress(enabled: options.progress, total: w.operations)
         var op = 0
         while op < w.operations && !stopped {
+            let now = draw.now(at: op)
             while nextChange < p.timeline.count && p.timeline[nextChange].atOperation <= op {
                 let c = p.timeline[nextChange]
                 change(c.change, rule: c.rule, now: now)
                 seq += 1
                 nextChange += 1
             }
-            let roll = total > 0 ? rng.below(total) : 0
-            var userID = firstUser &+ UInt64(rng.below(users))
-            if roll < reserveW {
-                let cell =
-                    (rng.next() >> 11) < hotThreshold
-                    ? hot[rng.below(hot.count)] : candidates[rng.below(candidates.count)]
-                reserveFast(cell: cell, userID: userID, now: now)
-            } else if roll < cancelW {
-                if recentCount > 0 { userID = recentBookers[rng.below(min(recentCount, 256))] }
-                let list = drawable[userID] ?? []
-                if rng.below(8) == 0 {
-                    // Someone else's booking: must be refused (notOwner) and change nothing.
-                    let other = drawable[firstUser &+ UInt64(rng.below(users))] ?? []
-                    if let b = other.isEmpty ? nil : other[rng.below(other.count)],
-                        model.bookings[Int(b)].user.rawValue != userID
-                    {
-                        cancel(b, by: userID, now: now)
-                    } else {
-                        record(
-                            OpRecord(
-                                seq: seq, now: now, kind: .cancel, user: userID, outcome: -1,
-                                detail: .nothingToCancel))
-                    }
-                } else if !list.isEmpty {
-                    cancel(list[rng.below(list.count)], by: userID, now: now)
-                } else {
-                    record(
-                        OpRecord(
-                            seq: seq, now: now, kind: .cancel, user: userID, outcome: -1, detail: .nothingToCancel))
-                }
-            } else if roll < queryW {
-                _ = query(cell: candidates[rng.below(candidates.count)], now: now, userID: userID)
-            } else if roll < changeW {
-                let slot = p.slot(ofCell: candidates[rng.below(candidates.count)])
-                let hours: HourSet?
-                switch rng.below(4) {
-                case 0, 1: hours = .closed
-                case 2: hours = HourSet(mask: UInt32(truncatingIfNeeded: rng.next()))
-                default: hours = nil
-                }
-                let rule: DisplacementRule = rng.below(4) == 0 ? .refuse : .displace
-                change(
-                    AvailabilityChange(station: slot.station, socket: slot.socket, date: slot.date, hours: hours),
-                    rule: rule,
-                    now: now, userID: userID)
-            } else {
-                if !requests.isEmpty, rng.below(2) == 0 {
-                    let r = requests[rng.below(requests.count)]
-                    let cell = rng.below(4) == 0 ? candidates[rng.below(candidates.count)] : r.cell
-                    reserveSlow(cell: cell, userID: r.user, requestID: r.id, now: now, kind: .retry)
-                } else {
-                    let cell = candidates[rng.below(candidates.count)]
-                    reserveSlow(cell: cell, userID: userID, requestID: RequestID("r\(seq)"), now: now, kind: .retry)
-                }
-            }
+            run(draw.next(&rng, pools: pools), now: now)
             seq += 1
             op += 1
-            untilTick -= 1
-            if untilTick == 0 {
-                untilTick = perStep
-                now &+= step
-            }
             if op & 0xFFFF == 0 { progress.tick(op) }
         }
         operationsDone = op
         progress.end()
-        finishTimeline(from: nextChange, now: now)
+        finishTimeline(from: nextChange, now: draw.now(at: op))
+    }
+
+    /// Runs one drawn workload operation and checks it against the model.
+    mutating func run(_ operation: DrawnOperation, now: Int64) {
+        switch operation {
+        case .reserve(let cell, let user): reserveFast(cell: cell, userID: user, now: now)
+        case .cancel(let booking, _, let user):
+            if let b = modelIndex(of: booking) { cancel(b, by: user, now: now) }
+        case .nothingToCancel(let user):
+            record(OpRecord(seq: seq, now: now, kind: .cancel, user: user, outcome: -1, detail: .nothingToCancel))
+        case .query(let cell, let user): _ = query(cell: cell, now: now, userID: user)
+        case .change(let c, let rule, let user): change(c, rule: rule, now: now, userID: user)
+        case .retry(let cell, let user, let earlier):
+            reserveSlow(
+                cell: cell, userID: user, requestID: earlier?.id ?? RequestID("r\(seq)"), now: now, kind: .retry)
+        }
     }
 
     /// The timeline changes not yet made: those at `atOperation == workload.operations`, or every

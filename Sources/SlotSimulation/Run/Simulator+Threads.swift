@@ -54,11 +54,6 @@ extension Simulator {
         return (recorded.operations, recorded.elapsed)
     }
 
-    struct RequestKey: Hashable {
-        var user: UInt64
-        var id: String
-    }
-
     struct ThreadsRecording {
         /// The history file: the one asked for, or a temporary one (``temporary``) to check from.
         var historyPath: String
@@ -115,7 +110,7 @@ extension Simulator {
         let elapsed = Double(clock.nanoseconds() - began) / 1e9
         // Timeline changes after the last operation.
         if part.index == 0 {
-            let end = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(all) / perStepOf(p))
+            let end = WorkloadDraw(p)?.now(at: all) ?? p.workloadStart
             for timed in p.timeline where timed.atOperation >= all {
                 await change(timed.change, rule: timed.rule, worker: -1, now: end, service, clock, &sink)
             }
@@ -127,167 +122,138 @@ extension Simulator {
             elapsed: elapsed, operations: total)
     }
 
-    /// Runs the scripted steps one at a time (process -1) and checks their expectations.
+    /// Runs the scripted steps one at a time (process -1) through the shared ``ScriptedSteps``
+    /// and checks their expectations.
     static func runSteps(
         _ p: PreparedScenario, service: any BookingService, clock: MonotonicClock, sink: inout HistorySink
     ) async -> [Report.ExpectationResult] {
         var expectations: [Report.ExpectationResult] = []
-        var stepBookings: [Int: UInt64] = [:]
-        var labelOf: [UInt64: String] = [:]
-        /// The first accepted reserve step of each (user, request id): what a repeat must return.
-        var firstAccepted: [RequestKey: (cell: Int32, booking: UInt64)] = [:]
+        var script = ScriptedSteps(p)
         for (i, step) in p.steps.enumerated() {
-            let now = Instant(secondsSinceEpoch: step.now)
-            var op = TimedOperation(
-                process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now, invoke: 0, complete: 0)
-            let key = step.step.requestID.map { RequestKey(user: step.user, id: $0.rawValue) }
-            switch step.step.op {
-            case .reserve:
-                op.requestID = step.step.requestID?.rawValue
-                if let key, let earlier = firstAccepted[key], earlier.cell == step.cell {
-                    op.repeatOf = earlier.booking
-                }
-            case .cancel:
-                op.kind = .cancel
-                op.booking = stepBookings[step.target] ?? 0
-            case .query: op.kind = .query
-            case .changeAvailability:
-                op.kind = .change
-                op.detail = step.change?.description
-                op.change = step.change
-            }
-            let index = sink.invoke(&op, clock: clock)
-            var got = "accepted"
-            do {
-                switch step.step.op {
-                case .reserve:
-                    let b = try await service.reserve(
-                        ReservationRequest(
-                            slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
-                        at: now)
-                    op.booking = b.id.rawValue
-                    if let key, firstAccepted[key] == nil { firstAccepted[key] = (step.cell, b.id.rawValue) }
-                    stepBookings[i] = b.id.rawValue
-                    if let label = step.step.label { labelOf[b.id.rawValue] = label }
-                case .cancel:
-                    guard op.booking != 0 else { throw Rejection(.unknownBooking) }
-                    _ = try await service.cancel(BookingID(op.booking), by: UserID(step.user), at: now)
-                case .query:
-                    let slot = p.slot(ofCell: step.cell)
-                    let view = try await service.dayView(of: slot.station, on: slot.date, at: now)
-                    got = view.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
-                    op.detail = got
-                case .changeAvailability:
-                    guard let change = step.change else { break }
-                    let moved = try await service.changeAvailability(
-                        change, onBookings: step.step.onBookings ?? .displace, at: now)
-                    op.displaced = moved.map(\.id.rawValue)
-                    if let labels = step.step.expectDisplaced {
-                        let have = op.displaced.map { labelOf[$0] ?? "booking \($0)" }.sorted()
-                        expectations.append(
-                            .init(
-                                what: "steps[\(i)] displaced",
-                                expected: "[" + labels.sorted().joined(separator: ", ") + "]",
-                                actual: "[" + have.joined(separator: ", ") + "]", pass: have == labels.sorted()))
-                    }
-                }
-            } catch let rejection as Rejection {
-                op.outcome = Reasons.code(rejection.reason)
-                got = rejection.reason.rawValue
-            } catch {
-                op.outcome = -2
-                got = "error: \(error)"
-            }
-            sink.complete(&op, index: index, clock: clock)
-            if let want = step.step.expect {
-                expectations.append(
-                    .init(
-                        what: "steps[\(i)] \(step.step.op.rawValue)" + (step.step.note.map { " (\($0))" } ?? ""),
-                        expected: want, actual: got, pass: want == got))
-            }
+            guard let command = script.command(step) else { continue }
+            let result = await runStep(command, step, p, service: service, clock: clock, sink: &sink)
+            expectations += script.finish(i, step, result)
         }
         return expectations
+    }
+
+    /// Runs one step's command against `service` and records it.
+    static func runStep(
+        _ command: StepCommand, _ step: PreparedScenario.CompiledStep, _ p: PreparedScenario,
+        service: any BookingService,
+        clock: MonotonicClock, sink: inout HistorySink
+    ) async -> StepResult {
+        let now = Instant(secondsSinceEpoch: step.now)
+        var op = TimedOperation(
+            process: -1, kind: .reserve, user: step.user, cell: step.cell, now: step.now, invoke: 0, complete: 0)
+        switch command {
+        case .reserve(let request, _, let repeatOf):
+            op.requestID = request.requestID?.rawValue
+            op.repeatOf = repeatOf
+        case .cancel(let booking):
+            op.kind = .cancel
+            op.booking = booking ?? 0
+        case .query: op.kind = .query
+        case .change(let change, _):
+            op.kind = .change
+            op.detail = change.description
+            op.change = change
+        }
+        let index = sink.invoke(&op, clock: clock)
+        var result = StepResult(got: "accepted")
+        do {
+            switch command {
+            case .reserve(let request, _, _):
+                op.booking = try await service.reserve(request, at: now).id.rawValue
+                result.booking = op.booking
+            case .cancel(let booking):
+                guard let booking else { throw Rejection(.unknownBooking) }
+                _ = try await service.cancel(BookingID(booking), by: UserID(step.user), at: now)
+            case .query(let cell):
+                let slot = p.slot(ofCell: cell)
+                let view = try await service.dayView(of: slot.station, on: slot.date, at: now)
+                result.got = view.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
+                op.detail = result.got
+            case .change(let change, let rule):
+                op.displaced = try await service.changeAvailability(change, onBookings: rule, at: now).map(
+                    \.id.rawValue)
+                result.displaced = op.displaced
+            }
+        } catch let rejection as Rejection {
+            op.outcome = Reasons.code(rejection.reason)
+            result.got = rejection.reason.rawValue
+        } catch {
+            op.outcome = -2
+            result.got = "error: \(error)"
+        }
+        sink.complete(&op, index: index, clock: clock)
+        return result
     }
 
     static func worker(
         _ w: Int, operations: Int, p: PreparedScenario, service: any BookingService, clock: MonotonicClock,
         counter: Counter, part: RunOptions.ProcessPart = .init(), stream: HistoryStream
     ) async {
-        guard let workload = p.scenario.workload, operations > 0 else { return }
+        guard let draw = WorkloadDraw(p), operations > 0 else { return }
         var sink = HistorySink(stream, p)
         var rng = SplitMix64(seed: p.scenario.seed &+ UInt64(w + 1) &* 0x9E37_79B9_7F4A_7C15)
-        let mix = workload.mix
-        let reserveW = mix.reserve
-        let cancelW = reserveW + (mix.cancel ?? 0)
-        let queryW = cancelW + (mix.query ?? 0)
-        let changeW = queryW + (mix.availability ?? 0)
-        let totalW = max(1, changeW + (mix.retry ?? 0))
-        let hotShare = p.hot.isEmpty ? 0 : (workload.hotness?.share ?? 0)
-        let perStep = perStepOf(p)
-        var mine: [(id: UInt64, user: UInt64)] = []
-        var lastRequest: (user: UInt64, id: String, cell: Int32, booking: UInt64)?
+        // This worker's own bookings and requests: another worker's may be gone at any time.
+        var pools = DrawPools()
         for i in 0..<operations {
             // Processes interleave their operation numbers, so their clocks advance together.
             let index = counter.value.add(1, ordering: .relaxed).oldValue * part.count + part.index
-            let nowSeconds = p.workloadStart + p.scenario.clock.stepSeconds * (Int64(index) / perStep)
+            let nowSeconds = draw.now(at: index)
             let now = Instant(secondsSinceEpoch: nowSeconds)
             for timed in timelineChanges(p, at: index) {
                 await change(timed.change, rule: timed.rule, worker: w, now: nowSeconds, service, clock, &sink)
             }
-            let roll = rng.below(totalW)
-            let userID = p.firstUser &+ UInt64(rng.below(p.userCount))
-            let cell =
-                rng.chance(hotShare) ? p.hot[rng.below(p.hot.count)] : p.candidates[rng.below(p.candidates.count)]
             var op = TimedOperation(
-                process: Int32(w), kind: .reserve, user: userID, cell: cell, now: nowSeconds, invoke: 0, complete: 0)
-            var request: ReservationRequest?
-            if roll < reserveW {
-                request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID))
-            } else if roll < cancelW {
+                process: Int32(w), kind: .reserve, user: 0, now: nowSeconds, invoke: 0, complete: 0)
+            switch draw.next(&rng, pools: pools) {
+            case .reserve(let cell, let user):
+                op.user = user
+                op.cell = cell
+            case .cancel(let booking, let owner, let user):
                 op.kind = .cancel
-                guard !mine.isEmpty else { continue }
-                let pick = rng.below(mine.count)
-                let target = mine[pick]
-                op.booking = target.id
-                if rng.below(8) != 0 { op.user = target.user }
-                op.cell = -1
+                op.user = user
+                op.booking = booking
                 let n = sink.invoke(&op, clock: clock)
                 do {
-                    _ = try await service.cancel(BookingID(target.id), by: UserID(op.user), at: now)
-                    mine.remove(at: pick)
+                    _ = try await service.cancel(BookingID(booking), by: UserID(user), at: now)
+                    pools.remove(booking, of: owner)
                 } catch let r as Rejection {
                     op.outcome = Reasons.code(r.reason)
-                    if r.reason != .notOwner { mine.remove(at: pick) }
+                    if r.reason != .notOwner { pools.remove(booking, of: owner) }
                 } catch { op.outcome = -2 }
                 sink.complete(&op, index: n, clock: clock)
                 continue
-            } else if roll >= queryW && roll < changeW {
-                let change = randomChange(p, cell: cell, rng: &rng)
-                let rule: DisplacementRule = rng.below(4) == 0 ? .refuse : .displace
-                await Self.change(change, rule: rule, worker: w, now: nowSeconds, service, clock, &sink)
-                continue
-            } else if roll < queryW {
+            case .nothingToCancel: continue
+            case .query(let cell, let user):
                 op.kind = .query
+                op.user = user
+                op.cell = cell
                 let slot = p.slot(ofCell: cell)
                 let n = sink.invoke(&op, clock: clock)
                 let view = try? await service.dayView(of: slot.station, on: slot.date, at: now)
                 op.detail = view?.status(socket: slot.socket, hour: slot.hour)?.rawValue ?? "error"
                 sink.complete(&op, index: n, clock: clock)
                 continue
-            } else {
-                if let last = lastRequest, rng.below(2) == 0 {
-                    op.user = last.user
-                    op.cell = last.cell
-                    op.requestID = last.id
-                    op.repeatOf = last.booking
+            case .change(let c, let rule, _):
+                await Self.change(c, rule: rule, worker: w, now: nowSeconds, service, clock, &sink)
+                continue
+            case .retry(let cell, let user, let earlier):
+                op.user = user
+                op.cell = cell
+                if let earlier {
+                    op.requestID = earlier.id.rawValue
+                    if earlier.cell == cell { op.repeatOf = earlier.booking }
                 } else {
                     // Unique per seed too: runs resumed on one store with other seeds never reuse one.
                     op.requestID = "w\(w)-\(i)-seed\(p.scenario.seed)"
                 }
-                request = ReservationRequest(
-                    slot: p.slot(ofCell: op.cell), user: UserID(op.user), requestID: op.requestID.map { RequestID($0) })
             }
-            guard let request else { continue }
+            let request = ReservationRequest(
+                slot: p.slot(ofCell: op.cell), user: UserID(op.user), requestID: op.requestID.map { RequestID($0) })
             let n = sink.invoke(&op, clock: clock)
             do {
                 let b = try await service.reserve(request, at: now)
@@ -297,14 +263,15 @@ extension Simulator {
             } catch { op.outcome = -2 }
             sink.complete(&op, index: n, clock: clock)
             if op.outcome == -1 && op.repeatOf == 0 {
-                mine.append((op.booking, op.user))
-                if let id = op.requestID { lastRequest = (op.user, id, op.cell, op.booking) }
+                pools.add(op.booking, of: op.user)
+                pools.noteBooker(op.user)
+                if let id = request.requestID {
+                    pools.remember(.init(user: op.user, id: id, cell: op.cell, booking: op.booking), rng: &rng)
+                }
             }
         }
         sink.flush()
     }
-
-    static func perStepOf(_ p: PreparedScenario) -> Int64 { Int64(max(1, p.scenario.clock.operationsPerStep ?? 1)) }
 
     /// The timeline's changes due at operation `index` (the timeline is sorted by operation).
     static func timelineChanges(_ p: PreparedScenario, at index: Int) -> ArraySlice<PreparedScenario.CompiledChange> {

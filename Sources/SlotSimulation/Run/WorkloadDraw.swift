@@ -1,0 +1,125 @@
+import SlotScheduler
+
+/// One workload operation as both modes draw it (``WorkloadDraw/next(_:pools:)``).
+enum DrawnOperation {
+    case reserve(cell: Int32, user: UInt64)
+    /// Cancel `booking` (of `owner`) by `user`: its owner, or, 1 in 8, someone else, who must be refused.
+    case cancel(booking: UInt64, owner: UInt64, by: UInt64)
+    /// A cancel that found no booking to aim at.
+    case nothingToCancel(user: UInt64)
+    case query(cell: Int32, user: UInt64)
+    case change(AvailabilityChange, DisplacementRule, user: UInt64)
+    /// A reservation with a request id: an earlier accepted one's again (at its cell, or 1 in 4 at
+    /// another, which must be refused), or, with `earlier` `nil`, a fresh id the mode names.
+    case retry(cell: Int32, user: UInt64, earlier: DrawPools.Request?)
+}
+
+/// What the draws pick cancels and retries from, kept by each mode from its outcomes: the users
+/// who recently got a booking, each user's bookings, and recent accepted requests with an id.
+struct DrawPools {
+    struct Request {
+        var user: UInt64
+        var id: RequestID
+        var cell: Int32
+        var booking: UInt64
+    }
+
+    /// The last 256 users who got a booking (a ring): cancels pick among them, so cancellations
+    /// and rebookings happen.
+    var recentBookers = [UInt64](repeating: 0, count: 256)
+    var recentCount = 0
+    /// Per user: booking ids a cancel can aim at, in the order they were made.
+    var bookings: [UInt64: [UInt64]] = [:]
+    /// Up to 64 accepted requests with an id; later ones replace random ones.
+    var requests: [Request] = []
+
+    mutating func noteBooker(_ user: UInt64) {
+        recentBookers[recentCount & 255] = user
+        recentCount &+= 1
+    }
+
+    mutating func add(_ booking: UInt64, of user: UInt64) { bookings[user, default: []].append(booking) }
+
+    mutating func remove(_ booking: UInt64, of user: UInt64) { bookings[user]?.removeAll { $0 == booking } }
+
+    mutating func remember(_ request: Request, rng: inout SplitMix64) {
+        if requests.count < 64 { requests.append(request) } else { requests[rng.below(64)] = request }
+    }
+}
+
+/// The workload's random part, drawn once for both modes: which operation, by whom, on which
+/// cell, from the scenario's mix. The deterministic mode draws from the scenario's seed, each
+/// threads-mode worker from its own.
+struct WorkloadDraw {
+    let p: PreparedScenario
+    /// Cumulative weights: an operation is the first kind whose bound exceeds the roll.
+    let reserveW: Int
+    let cancelW: Int
+    let queryW: Int
+    let changeW: Int
+    let total: Int
+    let hotThreshold: UInt64
+    let candidates: CandidateGrid
+    let perStep: Int64
+
+    init?(_ p: PreparedScenario) {
+        guard let w = p.scenario.workload else { return nil }
+        self.p = p
+        reserveW = w.mix.reserve
+        cancelW = reserveW + (w.mix.cancel ?? 0)
+        queryW = cancelW + (w.mix.query ?? 0)
+        changeW = queryW + (w.mix.availability ?? 0)
+        total = changeW + (w.mix.retry ?? 0)
+        let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
+        hotThreshold = UInt64(hotShare * 0x1p53)
+        candidates = CandidateGrid(p) ?? CandidateGrid(list: p.candidates)
+        perStep = Int64(max(1, p.scenario.clock.operationsPerStep ?? 1))
+    }
+
+    /// The virtual time of operation `index` (the clock advances every `operationsPerStep`).
+    func now(at index: Int) -> Int64 {
+        p.workloadStart &+ p.scenario.clock.stepSeconds &* (Int64(index) / perStep)
+    }
+
+    func candidate(_ rng: inout SplitMix64) -> Int32 { candidates[rng.below(candidates.count)] }
+
+    /// The next operation.
+    func next(_ rng: inout SplitMix64, pools: DrawPools) -> DrawnOperation {
+        let roll = total > 0 ? rng.below(total) : 0
+        let user = p.firstUser &+ UInt64(rng.below(p.userCount))
+        if roll < reserveW {
+            let cell = (rng.next() >> 11) < hotThreshold ? p.hot[rng.below(p.hot.count)] : candidate(&rng)
+            return .reserve(cell: cell, user: user)
+        }
+        if roll < cancelW { return drawCancel(&rng, user: user, pools: pools) }
+        if roll < queryW { return .query(cell: candidate(&rng), user: user) }
+        if roll < changeW {
+            let change = Simulator.randomChange(p, cell: candidate(&rng), rng: &rng)
+            return .change(change, rng.below(4) == 0 ? .refuse : .displace, user: user)
+        }
+        if !pools.requests.isEmpty, rng.below(2) == 0 {
+            let r = pools.requests[rng.below(pools.requests.count)]
+            let cell = rng.below(4) == 0 ? candidate(&rng) : r.cell
+            return .retry(cell: cell, user: r.user, earlier: r)
+        }
+        return .retry(cell: candidate(&rng), user: user, earlier: nil)
+    }
+
+    /// A cancel: a recent booker's own booking, or 1 in 8 a random user's booking by the recent booker.
+    func drawCancel(_ rng: inout SplitMix64, user drawn: UInt64, pools: DrawPools) -> DrawnOperation {
+        var user = drawn
+        if pools.recentCount > 0 { user = pools.recentBookers[rng.below(min(pools.recentCount, 256))] }
+        if rng.below(8) == 0 {
+            // Someone else's booking: must be refused (notOwner) and change nothing.
+            let owner = p.firstUser &+ UInt64(rng.below(p.userCount))
+            let other = pools.bookings[owner] ?? []
+            if !other.isEmpty, case let b = other[rng.below(other.count)], owner != user {
+                return .cancel(booking: b, owner: owner, by: user)
+            }
+            return .nothingToCancel(user: user)
+        }
+        let list = pools.bookings[user] ?? []
+        guard !list.isEmpty else { return .nothingToCancel(user: user) }
+        return .cancel(booking: list[rng.below(list.count)], owner: user, by: user)
+    }
+}
