@@ -208,6 +208,36 @@ struct LifecycleStoreTests {
         await reopened.close()
     }
 
+    @Test("concurrent holds, confirms, moves and any-socket bookings of few slots replay to the same state")
+    func concurrentLifecycleReplays() async throws {
+        let dir = JournalFixture.temporaryDirectory("lifecycle-concurrent")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try JournalStore(directory: dir, rules: rules, shards: 4)
+        await withTaskGroup(of: Void.self) { tasks in
+            for t in 0..<8 {
+                tasks.addTask {
+                    var made: [Booking] = []
+                    for (i, step) in LifecycleScript.steps(seed: UInt64(100 + t), count: 60).enumerated() {
+                        _ = try? await LifecycleScript.run(step, at: i, on: store, made: &made)
+                    }
+                }
+            }
+        }
+        let end = LifecycleScript.now(60)
+        let before = try await LifecycleScript.state(of: store, at: end)
+        // No slot is both held (live) and actively booked, at any of the steps' instants.
+        let bookings = try await store.allBookingsByID().filter { $0.status == .active }
+        for i in 0...60 {
+            let held = Set(try await store.holds(at: LifecycleScript.now(i)).map(\.slot))
+            #expect(bookings.allSatisfy { !held.contains($0.slot) }, "step \(i)")
+        }
+        #expect(Set(bookings.map(\.slot)).count == bookings.count)
+        await store.close()
+        let reopened = try JournalStore(directory: dir, rules: rules)
+        #expect(try await LifecycleScript.state(of: reopened, at: end) == before)
+        await reopened.close()
+    }
+
     /// The journal of the lifecycle script, its record boundaries and the state after each prefix.
     static func written(seed: UInt64) async throws -> (
         files: [String: [UInt8]], name: String, ends: [Int], states: [String]
