@@ -301,9 +301,14 @@ struct LifecycleTests {
     }
 
     /// Many tasks on one slot at once (holds, reservations, confirms, any-socket, moves into it):
-    /// never a live hold and an active booking of different users; exactly one taker.
+    /// on two instances, never a live hold and an active booking of different users; one taker.
     @Test func contendedSlotIsNeverHeldAndBookedByDifferentUsers() async throws {
-        let store = try await store("contend")
+        // Two instances (two connection pools) on one schema, as two backend processes.
+        let schema = TestDatabase.freshSchema("contend")
+        let store = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let other = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
         let slot = LifecycleFixture.slot("1", hour: 15)
         // Users 100... each with a booking elsewhere that they try to move into the slot.
         var movable: [Booking] = []
@@ -320,19 +325,20 @@ struct LifecycleTests {
                 for t in 0..<16 {  // four of each kind; each mover once
                     group.addTask {
                         let user = UserID(UInt64(1_000 + t + round * 100))
+                        let service = (t / 4) % 2 == 0 ? store : other  // each kind on both
                         do {
                             switch t % 4 {
-                            case 0: _ = try await store.hold(slot, for: user, reminder: nil, at: at)
-                            case 1: _ = try await store.reserve(ReservationRequest(slot: slot, user: user), at: at)
+                            case 0: _ = try await service.hold(slot, for: user, reminder: nil, at: at)
+                            case 1: _ = try await service.reserve(ReservationRequest(slot: slot, user: user), at: at)
                             case 2:
                                 let request = AnySocketRequest(
                                     station: "hub", connector: .ccs, minimumPowerKW: 100, date: slot.date,
                                     hour: slot.hour, user: user)
-                                let booking = try await store.reserve(request, at: at)
+                                let booking = try await service.reserve(request, at: at)
                                 return booking.slot == slot ? 1 : 0
                             default:
                                 let b = movers[(t / 4) % movers.count]
-                                _ = try await store.reschedule(
+                                _ = try await service.reschedule(
                                     RescheduleRequest(booking: b.id, user: b.user, to: slot), at: at)
                             }
                             return 1
@@ -360,11 +366,18 @@ struct LifecycleTests {
         let active = try await store.allBookingsByID().filter { $0.status == .active }
         #expect(invariantViolations(active, rules: store.rules, at: now).isEmpty)
         await store.shutdown()
+        await other.shutdown()
     }
 
-    /// Concurrent any-socket requests never share a socket, and every match fills before refusals.
+    /// Concurrent any-socket requests, on two instances, never share a socket, and every match
+    /// fills before refusals.
     @Test func concurrentAnySocketRequestsNeverShare() async throws {
-        let store = try await store("anyrace")
+        // Two instances (two connection pools) on one schema, as two backend processes.
+        let schema = TestDatabase.freshSchema("anyrace")
+        let first = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let second = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
         for hour in 9..<14 {
             let results = try await withThrowingTaskGroup(of: Slot?.self) { group in
                 for t in 0..<12 {
@@ -372,6 +385,7 @@ struct LifecycleTests {
                         let request = AnySocketRequest(
                             station: "hub", connector: .ccs, minimumPowerKW: 50, date: Fixture.day, hour: hour,
                             user: UserID(UInt64(1000 + hour * 100 + t)))
+                        let store = t % 2 == 0 ? first : second
                         do { return try await store.reserve(request, at: now).slot } catch let r as Rejection {
                             #expect(r.reason == .noMatchingSocketFree)
                             return nil
@@ -383,7 +397,8 @@ struct LifecycleTests {
             // Sockets 1, 2 and 4 match (3 is 22 kW): all three taken, each once.
             #expect(results.map(\.socket).sorted() == ["1", "2", "4"], "hour \(hour): \(results)")
         }
-        await store.shutdown()
+        await first.shutdown()
+        await second.shutdown()
     }
 
     /// A database at migration 2 with bookings upgrades to 3: the bookings count with holds.
