@@ -33,6 +33,12 @@ cases = {
     "opening-hour-fraction": "s['stations'][0]['openingHours'] = [8, 9.5]",
     "zone-fixed-offset": "s['stations'][0]['timeZone'] = 'GMT+0530'",
     "zone-utc-offset": "s['stations'][0]['timeZone'] = 'UTC+05:30'",
+    "mix-hold-negative": "s['workload']['mix']['hold'] = -1",
+    "mix-any-socket-too-large": "s['workload']['mix']['anySocket'] = 1000001",
+    "hold-seconds-0": "s['policy']['holdSeconds'] = 0",
+    "max-holds-per-user-1001": "s['policy']['maxHoldsPerUser'] = 1001",
+    "step-op-unknown": "s['steps'][0]['op'] = 'teleport'",
+    "any-socket-power-negative": "s['steps'].append({'op': 'anySocket', 'user': 1, 'station': s['stations'][0]['id'], 'connector': 'CCS', 'minimumPowerKW': -1, 'date': '2018-06-07', 'hour': 9})",
 }
 for name, change in cases.items():
     s = json.loads(json.dumps(base))

@@ -35,4 +35,18 @@ import Testing
             checkIdempotent(step, &remembered) && checkMatchesModel(step)
         }
     }
+
+    /// Found by I2 (the property was too strict): user 2 booked 20:00 and, an hour later,
+    /// midnight; with the clock moved back half an hour the 20:00 booking is upcoming again, so
+    /// user 2 holds 2 with limit 1 although each was admitted within the limit. I2 now checks each
+    /// admission; a reservation at the earlier time is refused (`userLimitReached`).
+    @Test func I2_clockMovedBackAfterAdmissions() {
+        let commands = [
+            [30, 0, 0, 0, 0, 1, 0, 0], [85, 0, 0, 0, 0, 0, 0, 1], [0, 0, 0, 1, 0, 1, 0, 0],
+            [93, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 3, 1, 0, 0],
+        ].map(Self.raw)
+        runSequence(Self.smallWorld, commands) { step in
+            checkUserLimit(step, Self.smallWorld) && checkMatchesModel(step)
+        }
+    }
 }

@@ -1,6 +1,6 @@
 /// The invariants of `VERIFICATION.md` the simulator checks, named the same way everywhere.
 public enum Invariant: String, CaseIterable, Codable, Sendable, Comparable {
-    case I1, I2, I3, I4, I5, I6, I9, I10, I11, I12
+    case I1, I2, I3, I4, I5, I6, I9, I10, I11, I12, I13, I14, I15, I16, I17
 
     public var name: String {
         switch self {
@@ -14,6 +14,11 @@ public enum Invariant: String, CaseIterable, Codable, Sendable, Comparable {
         case .I10: "matchesModel"
         case .I11: "linearizable"
         case .I12: "idempotent"
+        case .I13: "anySocketNeverShares"
+        case .I14: "rescheduleNeverHalfDone"
+        case .I15: "holdExclusive"
+        case .I16: "holdExpires"
+        case .I17: "holdsWithinLimit"
         }
     }
 

@@ -489,7 +489,8 @@ struct ThreadsAnalysis {
         let invariants = Invariant.allCases.enumerated().map { i, inv in
             Report.InvariantResult(
                 id: inv.rawValue, name: inv.name,
-                status: inv == .I10 || !wanted.contains(inv.rawValue)
+                // I13-I17 need holds, reschedules and any-socket requests, which threads mode does not drive yet.
+                status: inv == .I10 || inv >= .I13 || !wanted.contains(inv.rawValue)
                     ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
                 violations: violations[i])
         }

@@ -41,6 +41,7 @@ struct DeterministicRun {
     /// model's active ones; the ended ones are dropped when the list reaches the user's limit
     /// at a reservation that got as far as the limit check.
     var pools = DrawPools()
+    var lifecycle = Report.Lifecycle()
     /// The scripted steps' bookings, labels and expectations.
     var script: ScriptedSteps
 
@@ -81,6 +82,7 @@ struct DeterministicRun {
     func invariantFor(_ expected: Rejection.Reason) -> Invariant {
         switch expected {
         case .slotTaken: .I1
+        case .slotHeld: .I15
         case .userLimitReached: .I2
         case .slotInPast, .tooSoon, .beyondHorizon: .I3
         case .nonexistentLocalTime, .socketClosed, .outsideOpeningHours: .I4
@@ -98,7 +100,7 @@ struct DeterministicRun {
     mutating func commit(_ request: ReservationRequest, cell: Int32, start: Int64?, now: Int64) {
         model.commitReserve(request, start: start, at: Instant(secondsSinceEpoch: now))
         bookingCell.append(cell)
-        pools.add(UInt64(bookingCell.count), of: request.user.rawValue)
+        pools.add(UInt64(bookingCell.count), of: request.user.rawValue, cell: cell)
     }
 
     /// The model ended booking `b` (cancelled or displaced): its cell was freed.
@@ -412,6 +414,27 @@ struct DeterministicRun {
         case .change(let c, let rule):
             let (reason, ids) = change(c, rule: rule, now: step.now, userID: step.user)
             return StepResult(got: reason?.rawValue ?? "accepted", displaced: ids)
+        case .hold(_, let cell):
+            return StepResult(got: hold(cell: cell, userID: step.user, now: step.now)?.rawValue ?? "accepted")
+        case .confirm(_, let cell):
+            let (reason, booking) = confirm(cell: cell, userID: step.user, now: step.now)
+            return StepResult(got: reason?.rawValue ?? "accepted", booking: booking)
+        case .releaseHold(_, let cell):
+            return StepResult(got: releaseHold(cell: cell, userID: step.user, now: step.now)?.rawValue ?? "accepted")
+        case .reschedule(let booking, _, let cell, let requestID):
+            guard let booking else {
+                record(
+                    OpRecord(
+                        seq: seq, now: step.now, kind: .reschedule, user: step.user,
+                        outcome: Reasons.code(.unknownBooking)))
+                refused[Int(Reasons.code(.unknownBooking))] += 1
+                return StepResult(got: Rejection.Reason.unknownBooking.rawValue)
+            }
+            let reason = reschedule(booking: booking, to: cell, userID: step.user, requestID: requestID, now: step.now)
+            return StepResult(got: reason?.rawValue ?? "accepted")
+        case .anySocket(let request):
+            let (reason, booking) = reserveAny(request, now: step.now)
+            return StepResult(got: reason?.rawValue ?? "accepted", booking: booking)
         }
     }
 
@@ -451,6 +474,16 @@ struct DeterministicRun {
         case .retry(let cell, let user, let earlier):
             reserveSlow(
                 cell: cell, userID: user, requestID: earlier?.id ?? RequestID("r\(seq)"), now: now, kind: .retry)
+        case .hold(let cell, let user): hold(cell: cell, userID: user, now: now)
+        case .confirm(let cell, let user): confirm(cell: cell, userID: user, now: now)
+        case .releaseHold(let cell, let user): releaseHold(cell: cell, userID: user, now: now)
+        case .reschedule(let booking, _, let to, let user):
+            reschedule(booking: booking, to: to, userID: user, requestID: nil, now: now)
+        case .nothingToMove(let user):
+            record(
+                OpRecord(
+                    seq: seq, now: now, kind: .reschedule, user: user, outcome: -1, detail: .text("nothing to move")))
+        case .anySocket(let request, _): reserveAny(request, now: now)
         }
     }
 
@@ -506,6 +539,7 @@ struct DeterministicRun {
             linearizability: .init(status: "sequential", partitions: 0, unknownPartitions: 0, failingPartition: nil),
             expectations: expectationResults, failures: failures, timing: nil, provenance: p.scenario.provenance,
             attribution: p.scenario.attribution, verdict: "pass")
+        report.lifecycle = lifecycle.orNil
         report.finish(expectations: p.scenario.expectations)
         return report
     }

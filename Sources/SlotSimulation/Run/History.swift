@@ -50,7 +50,9 @@ final class HistoryWriter {
 
 /// One operation of a deterministic run, as kept in the recent-events ring and written to the history.
 struct OpRecord {
-    enum Kind: UInt8 { case reserve, retry, cancel, query, change, step }
+    enum Kind: UInt8 {
+        case reserve, retry, cancel, query, change, step, hold, confirm, releaseHold, reschedule, anySocket
+    }
     var seq: Int = 0
     var now: Int64 = 0
     var kind: Kind = .reserve
@@ -163,6 +165,11 @@ struct HistoryFormat {
         case .query: op = "query"
         case .change: op = "changeAvailability"
         case .step: op = "step"
+        case .hold: op = "hold"
+        case .confirm: op = "confirm"
+        case .releaseHold: op = "releaseHold"
+        case .reschedule: op = "reschedule"
+        case .anySocket: op = "anySocket"
         }
         var line = HistoryLine(op: op, user: r.user)
         line.seq = r.seq

@@ -22,6 +22,9 @@ public struct Report: Codable, Sendable, Equatable {
     public var repeats: Int
     public var queries: Int
     public var availabilityChanges: Int
+    /// The lifecycle commands accepted (holds, confirms, releases, reschedules, any-socket
+    /// bookings); absent when the run made none.
+    public var lifecycle: Lifecycle?
     public var peakContention: Contention?
     public var invariants: [InvariantResult]
     public var linearizability: Linearizability?
@@ -83,6 +86,20 @@ public struct Report: Codable, Sendable, Equatable {
         public var p99Microseconds: Double?
     }
 
+    /// Accepted lifecycle commands (their refusals are in ``refused`` and ``refusedByReason``).
+    public struct Lifecycle: Codable, Sendable, Equatable {
+        public var holds = 0
+        public var confirmed = 0
+        public var releasedHolds = 0
+        public var rescheduled = 0
+        public var anySocket = 0
+
+        public init() {}
+
+        /// `nil` when all are zero, so a report of a run without them reads as before.
+        var orNil: Lifecycle? { self == Lifecycle() ? nil : self }
+    }
+
     public static let countKeys: Set<String> = [
         "operations", "accepted", "refused", "cancelled", "displaced", "repeats", "queries", "availabilityChanges",
         "steps",
@@ -128,6 +145,11 @@ public struct Report: Codable, Sendable, Equatable {
         lines.append(
             "  steps \(steps), operations \(operations): accepted \(accepted), refused \(refused), cancelled \(cancelled), displaced \(displaced), repeats \(repeats), queries \(queries), availability changes \(availabilityChanges)"
         )
+        if let l = lifecycle {
+            lines.append(
+                "  lifecycle: holds \(l.holds), confirmed \(l.confirmed), released holds \(l.releasedHolds), rescheduled \(l.rescheduled), any-socket bookings \(l.anySocket)"
+            )
+        }
         if !refusedByReason.isEmpty {
             lines.append(
                 "  refused by reason: " + refusedByReason.map { "\($0.reason) \($0.count)" }.joined(separator: ", "))

@@ -9,6 +9,12 @@ enum StepCommand {
     case cancel(booking: UInt64?)
     case query(cell: Int32)
     case change(AvailabilityChange, DisplacementRule)
+    case hold(Slot, cell: Int32)
+    case confirm(Slot, cell: Int32)
+    case releaseHold(Slot, cell: Int32)
+    /// A move of the booking the labelled step made (`nil` when it made none) to `to`.
+    case reschedule(booking: UInt64?, to: Slot, cell: Int32, requestID: RequestID?)
+    case anySocket(AnySocketRequest)
 }
 
 /// What a step gave: the answer its `expect` is compared with (`accepted`, a refusal reason, a
@@ -54,6 +60,22 @@ struct ScriptedSteps {
         case .query: return .query(cell: step.cell)
         case .changeAvailability:
             return step.change.map { .change($0, step.step.onBookings ?? .displace) }
+        case .hold: return .hold(p.slot(ofCell: step.cell), cell: step.cell)
+        case .confirm: return .confirm(p.slot(ofCell: step.cell), cell: step.cell)
+        case .releaseHold: return .releaseHold(p.slot(ofCell: step.cell), cell: step.cell)
+        case .reschedule:
+            return .reschedule(
+                booking: stepBookings[step.target], to: p.slot(ofCell: step.cell), cell: step.cell,
+                requestID: step.step.requestID)
+        case .anySocket:
+            guard let station = step.step.station, let date = step.step.date, let hour = step.step.hour,
+                let connector = step.step.connector
+            else { return nil }
+            return .anySocket(
+                AnySocketRequest(
+                    station: station, connector: ConnectorType(connector),
+                    minimumPowerKW: step.step.minimumPowerKW ?? 0, date: date, hour: hour, user: UserID(step.user),
+                    requestID: step.step.requestID))
         }
     }
 
@@ -62,7 +84,7 @@ struct ScriptedSteps {
     mutating func finish(_ i: Int, _ step: PreparedScenario.CompiledStep, _ result: StepResult)
         -> [Report.ExpectationResult]
     {
-        if step.step.op == .reserve, result.got == "accepted" {
+        if [.reserve, .confirm, .anySocket].contains(step.step.op), result.got == "accepted" {
             stepBookings[i] = result.booking
             if let label = step.step.label, labelOf[result.booking] == nil { labelOf[result.booking] = label }
             if let id = step.step.requestID, firstAccepted[RequestKey(user: step.user, id: id)] == nil {

@@ -158,6 +158,9 @@ extension Simulator {
             op.kind = .change
             op.detail = change.description
             op.change = change
+        case .hold, .confirm, .releaseHold, .reschedule, .anySocket:
+            // Not driven in threads mode yet: the CLI refuses such scenarios (`lifecycleUse`).
+            return StepResult(got: "error: threads mode does not run \(step.step.op.rawValue) steps yet")
         }
         let index = sink.invoke(&op, clock: clock)
         var result = StepResult(got: "accepted")
@@ -178,6 +181,7 @@ extension Simulator {
                 op.displaced = try await service.changeAvailability(change, onBookings: rule, at: now).map(
                     \.id.rawValue)
                 result.displaced = op.displaced
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket: break
             }
         } catch let rejection as Rejection {
             op.outcome = Reasons.code(rejection.reason)
@@ -228,6 +232,8 @@ extension Simulator {
                 sink.complete(&op, index: n, clock: clock)
                 continue
             case .nothingToCancel: continue
+            // Not driven in threads mode yet: the CLI refuses such scenarios (`lifecycleUse`).
+            case .hold, .confirm, .releaseHold, .reschedule, .nothingToMove, .anySocket: continue
             case .query(let cell, let user):
                 op.kind = .query
                 op.user = user
@@ -263,7 +269,7 @@ extension Simulator {
             } catch { op.outcome = -2 }
             sink.complete(&op, index: n, clock: clock)
             if op.outcome == -1 && op.repeatOf == 0 {
-                pools.add(op.booking, of: op.user)
+                pools.add(op.booking, of: op.user, cell: op.cell)
                 pools.noteBooker(op.user)
                 if let id = request.requestID {
                     pools.remember(.init(user: op.user, id: id, cell: op.cell, booking: op.booking), rng: &rng)

@@ -12,6 +12,16 @@ enum DrawnOperation {
     /// A reservation with a request id: an earlier accepted one's again (at its cell, or 1 in 4 at
     /// another, which must be refused), or, with `earlier` `nil`, a fresh id the mode names.
     case retry(cell: Int32, user: UInt64, earlier: DrawPools.Request?)
+    case hold(cell: Int32, user: UInt64)
+    /// A confirm or release of a recent hold, by its holder or, 1 in 8, someone else (or of a
+    /// cell nobody held, when there are none).
+    case confirm(cell: Int32, user: UInt64)
+    case releaseHold(cell: Int32, user: UInt64)
+    /// A move of `booking` (of `owner`) to `cell`, another hour of its socket-day, by `user`.
+    case reschedule(booking: UInt64, owner: UInt64, to: Int32, by: UInt64)
+    /// A reschedule that found no booking to move.
+    case nothingToMove(user: UInt64)
+    case anySocket(AnySocketRequest, cell: Int32)
 }
 
 /// What the draws pick cancels and retries from, kept by each mode from its outcomes: the users
@@ -32,15 +42,34 @@ struct DrawPools {
     var bookings: [UInt64: [UInt64]] = [:]
     /// Up to 64 accepted requests with an id; later ones replace random ones.
     var requests: [Request] = []
+    /// The cell of each booking in ``bookings``.
+    var cellOf: [UInt64: Int32] = [:]
+
+    struct HeldCell {
+        var user: UInt64
+        var cell: Int32
+    }
+    /// Up to 64 accepted holds; later ones replace random ones.
+    var holds: [HeldCell] = []
+
+    mutating func rememberHold(_ hold: HeldCell, rng: inout SplitMix64) {
+        if holds.count < 64 { holds.append(hold) } else { holds[rng.below(64)] = hold }
+    }
 
     mutating func noteBooker(_ user: UInt64) {
         recentBookers[recentCount & 255] = user
         recentCount &+= 1
     }
 
-    mutating func add(_ booking: UInt64, of user: UInt64) { bookings[user, default: []].append(booking) }
+    mutating func add(_ booking: UInt64, of user: UInt64, cell: Int32) {
+        bookings[user, default: []].append(booking)
+        cellOf[booking] = cell
+    }
 
-    mutating func remove(_ booking: UInt64, of user: UInt64) { bookings[user]?.removeAll { $0 == booking } }
+    mutating func remove(_ booking: UInt64, of user: UInt64) {
+        bookings[user]?.removeAll { $0 == booking }
+        cellOf[booking] = nil
+    }
 
     mutating func remember(_ request: Request, rng: inout SplitMix64) {
         if requests.count < 64 { requests.append(request) } else { requests[rng.below(64)] = request }
@@ -57,6 +86,11 @@ struct WorkloadDraw {
     let cancelW: Int
     let queryW: Int
     let changeW: Int
+    let retryW: Int
+    let holdW: Int
+    let confirmW: Int
+    let releaseW: Int
+    let rescheduleW: Int
     let total: Int
     let hotThreshold: UInt64
     let candidates: CandidateGrid
@@ -69,7 +103,12 @@ struct WorkloadDraw {
         cancelW = reserveW + (w.mix.cancel ?? 0)
         queryW = cancelW + (w.mix.query ?? 0)
         changeW = queryW + (w.mix.availability ?? 0)
-        total = changeW + (w.mix.retry ?? 0)
+        retryW = changeW + (w.mix.retry ?? 0)
+        holdW = retryW + (w.mix.hold ?? 0)
+        confirmW = holdW + (w.mix.confirm ?? 0)
+        releaseW = confirmW + (w.mix.releaseHold ?? 0)
+        rescheduleW = releaseW + (w.mix.reschedule ?? 0)
+        total = rescheduleW + (w.mix.anySocket ?? 0)
         let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
         hotThreshold = UInt64(hotShare * 0x1p53)
         candidates = CandidateGrid(p) ?? CandidateGrid(list: p.candidates)
@@ -97,12 +136,50 @@ struct WorkloadDraw {
             let change = Simulator.randomChange(p, cell: candidate(&rng), rng: &rng)
             return .change(change, rng.below(4) == 0 ? .refuse : .displace, user: user)
         }
+        if roll >= retryW { return drawLifecycle(&rng, roll: roll, user: user, pools: pools) }
         if !pools.requests.isEmpty, rng.below(2) == 0 {
             let r = pools.requests[rng.below(pools.requests.count)]
             let cell = rng.below(4) == 0 ? candidate(&rng) : r.cell
             return .retry(cell: cell, user: r.user, earlier: r)
         }
         return .retry(cell: candidate(&rng), user: user, earlier: nil)
+    }
+
+    /// A hold, confirm, release, reschedule or any-socket request (the weights after `retry`, so
+    /// a scenario without them draws as before).
+    func drawLifecycle(_ rng: inout SplitMix64, roll: Int, user: UInt64, pools: DrawPools) -> DrawnOperation {
+        if roll < holdW {
+            let cell = (rng.next() >> 11) < hotThreshold ? p.hot[rng.below(p.hot.count)] : candidate(&rng)
+            return .hold(cell: cell, user: user)
+        }
+        if roll < releaseW {
+            var cell = candidate(&rng)
+            var by = user
+            if !pools.holds.isEmpty {
+                let held = pools.holds[rng.below(pools.holds.count)]
+                cell = held.cell
+                if rng.below(8) != 0 { by = held.user }
+            }
+            return roll < confirmW ? .confirm(cell: cell, user: by) : .releaseHold(cell: cell, user: by)
+        }
+        if roll < rescheduleW {
+            var owner = user
+            if pools.recentCount > 0 { owner = pools.recentBookers[rng.below(min(pools.recentCount, 256))] }
+            let list = pools.bookings[owner] ?? []
+            guard !list.isEmpty else { return .nothingToMove(user: owner) }
+            let booking = list[rng.below(list.count)]
+            let from = pools.cellOf[booking] ?? candidate(&rng)
+            let to = from - p.grid.hour(ofCell: from) + Int32(rng.below(24))
+            return .reschedule(booking: booking, owner: owner, to: to, by: rng.below(8) == 0 ? user : owner)
+        }
+        let cell = candidate(&rng)
+        let slot = p.slot(ofCell: cell)
+        let socket = p.rules.catalog.station(slot.station)?.sockets.first { $0.id == slot.socket }
+        let request = AnySocketRequest(
+            station: slot.station, connector: socket?.connector ?? ConnectorType("CCS"),
+            minimumPowerKW: rng.below(2) == 0 ? 0 : socket?.powerKW ?? 0, date: slot.date, hour: slot.hour,
+            user: UserID(user))
+        return .anySocket(request, cell: cell)
     }
 
     /// A cancel: a recent booker's own booking, or 1 in 8 a random user's booking by the recent booker.

@@ -76,7 +76,8 @@ extension Scenario {
             var c = PreparedScenario.CompiledStep(
                 step: step, now: times[i], cell: -1, user: step.user ?? 0, target: -1, change: nil)
             switch step.op {
-            case .reserve, .query:
+            case .reserve, .query, .hold, .confirm, .releaseHold, .reschedule:
+                if step.op == .reschedule { c.target = step.booking.flatMap { labels[$0] } ?? -1 }
                 if let station = step.station, let socket = step.socket, let date = step.date, let hour = step.hour,
                     let ref = try? catalog.resolve(Slot(station: station, socket: socket, date: date, hour: hour))
                 {
@@ -84,6 +85,7 @@ extension Scenario {
                 }
             case .cancel:
                 c.target = step.booking.flatMap { labels[$0] } ?? -1
+            case .anySocket: break
             case .changeAvailability:
                 if let station = step.station, let date = step.date {
                     c.change = AvailabilityChange(station: station, socket: step.socket, date: date, hours: step.hours)

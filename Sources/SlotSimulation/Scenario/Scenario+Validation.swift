@@ -70,6 +70,20 @@ public struct PreparedScenario: Sendable {
         }
         return nil
     }
+    /// Where the scenario uses holds, confirms, releases, reschedules or any-socket requests, as
+    /// (JSON path, what is there); `nil` if it does not. Threads mode does not drive them yet.
+    public var lifecycleUse: (path: String, value: String)? {
+        let kinds: Set<Step.Kind> = [.hold, .confirm, .releaseHold, .reschedule, .anySocket]
+        if let i = (scenario.steps ?? []).firstIndex(where: { kinds.contains($0.op) }) {
+            return ("steps[\(i)].op", scenario.steps?[i].op.rawValue ?? "")
+        }
+        guard let mix = scenario.workload?.mix else { return nil }
+        let weights = [
+            ("hold", mix.hold), ("confirm", mix.confirm), ("releaseHold", mix.releaseHold),
+            ("reschedule", mix.reschedule), ("anySocket", mix.anySocket),
+        ]
+        return weights.first { ($0.1 ?? 0) > 0 }.map { ("workload.mix.\($0.0)", String($0.1 ?? 0)) }
+    }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
     public var operations: Int { scenario.workload?.operations ?? 0 }
 }
@@ -281,7 +295,9 @@ extension Scenario {
                 "0...\(ScenarioLimits.maxOperations) operations")
             let weights: [(String, Int?)] = [
                 ("reserve", w.mix.reserve), ("cancel", w.mix.cancel), ("query", w.mix.query),
-                ("availability", w.mix.availability), ("retry", w.mix.retry),
+                ("availability", w.mix.availability), ("retry", w.mix.retry), ("hold", w.mix.hold),
+                ("confirm", w.mix.confirm), ("releaseHold", w.mix.releaseHold), ("reschedule", w.mix.reschedule),
+                ("anySocket", w.mix.anySocket),
             ]
             for (key, weight) in weights {
                 try check(
@@ -337,34 +353,57 @@ extension Scenario {
             }
             times.append(now)
             if step.at == nil { now += clock.stepSeconds }
-            switch step.op {
-            case .reserve, .query:
+            func slot() throws(ScenarioError) {
                 try socketKnown(step.station, step.socket, at: path)
                 guard step.socket != nil else { throw fail("\(path).socket", "nothing", "a socket id") }
                 guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
                 include(date)
                 guard let hour = step.hour else { throw fail("\(path).hour", "nothing", "an hour 0...23") }
                 try check((0...23).contains(hour), "\(path).hour", String(hour), "an hour 0...23")
-                if step.op == .reserve {
-                    guard step.user != nil else { throw fail("\(path).user", "nothing", "a user id") }
-                    if let id = step.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
-                        throw fail(
-                            "\(path).requestID", IdentifierRule.shortened(id.rawValue).debugDescription, expected)
-                    }
-                    if let label = step.label {
-                        try check(
-                            labels.updateValue(i, forKey: label) == nil, "\(path).label", label.debugDescription,
-                            "a label not used by an earlier step")
-                    }
-                }
-            case .cancel:
+            }
+            func user() throws(ScenarioError) {
                 guard step.user != nil else { throw fail("\(path).user", "nothing", "a user id") }
-                guard let label = step.booking else {
-                    throw fail("\(path).booking", "nothing", "the label of an earlier reserve step")
+            }
+            func requestID() throws(ScenarioError) {
+                if let id = step.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
+                    throw fail("\(path).requestID", IdentifierRule.shortened(id.rawValue).debugDescription, expected)
                 }
+            }
+            func earlierBooking() throws(ScenarioError) {
+                let expected = "the label of an earlier reserve, confirm or anySocket step"
+                guard let label = step.booking else { throw fail("\(path).booking", "nothing", expected) }
+                try check(labels[label] != nil, "\(path).booking", label.debugDescription, expected)
+            }
+            switch step.op {
+            case .query: try slot()
+            case .reserve, .hold, .confirm, .releaseHold:
+                try slot()
+                try user()
+                try requestID()
+            case .anySocket:
+                try socketKnown(step.station, nil, at: path)
+                guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
+                include(date)
+                guard let hour = step.hour else { throw fail("\(path).hour", "nothing", "an hour 0...23") }
+                try check((0...23).contains(hour), "\(path).hour", String(hour), "an hour 0...23")
+                try user()
+                try requestID()
+                guard let connector = step.connector else { throw fail("\(path).connector", "nothing", "a connector") }
                 try check(
-                    labels[label] != nil, "\(path).booking", label.debugDescription,
-                    "the label of an earlier reserve step")
+                    !connector.trimmingCharacters(in: .whitespaces).isEmpty && connector.utf8.count <= 64,
+                    "\(path).connector", connector.debugDescription, "a connector name of 1...64 bytes")
+                let power = step.minimumPowerKW ?? 0
+                try check(
+                    power.isFinite && (0...10_000).contains(power), "\(path).minimumPowerKW", String(power),
+                    "a power 0...10000 kW")
+            case .reschedule:
+                try slot()
+                try user()
+                try requestID()
+                try earlierBooking()
+            case .cancel:
+                try user()
+                try earlierBooking()
             case .changeAvailability:
                 try socketKnown(step.station, step.socket, at: path)
                 guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
@@ -372,8 +411,13 @@ extension Scenario {
                 for (j, label) in (step.expectDisplaced ?? []).enumerated() {
                     try check(
                         labels[label] != nil, "\(path).expectDisplaced[\(j)]", label.debugDescription,
-                        "the label of an earlier reserve step")
+                        "the label of an earlier reserve, confirm or anySocket step")
                 }
+            }
+            if let label = step.label, [.reserve, .confirm, .anySocket].contains(step.op) {
+                try check(
+                    labels.updateValue(i, forKey: label) == nil, "\(path).label", label.debugDescription,
+                    "a label not used by an earlier step")
             }
             if let expect = step.expect {
                 let valid =

@@ -63,12 +63,22 @@ public struct ScenarioPolicy: Codable, Sendable, Equatable {
     public var minimumNoticeSeconds: Int64?
     public var cancellationCutoffSeconds: Int64?
     public var userLimits: [Policy.UserLimit]?
+    /// How long a hold lives (default 600 seconds).
+    public var holdSeconds: Int64?
+    /// Live holds a user may have at once (default 1).
+    public var maxHoldsPerUser: Int?
+    /// Reschedules allowed only until this long before the start (default: the cancellation cutoff).
+    public var rescheduleCutoffSeconds: Int64?
 
     public init(
         maxUpcomingBookings: Int, lastDate: LocalDate? = nil, rollingDays: Int? = nil,
         minimumNoticeSeconds: Int64? = nil, cancellationCutoffSeconds: Int64? = nil,
-        userLimits: [Policy.UserLimit]? = nil
+        userLimits: [Policy.UserLimit]? = nil, holdSeconds: Int64? = nil, maxHoldsPerUser: Int? = nil,
+        rescheduleCutoffSeconds: Int64? = nil
     ) {
+        self.holdSeconds = holdSeconds
+        self.maxHoldsPerUser = maxHoldsPerUser
+        self.rescheduleCutoffSeconds = rescheduleCutoffSeconds
         self.maxUpcomingBookings = maxUpcomingBookings
         self.lastDate = lastDate
         self.rollingDays = rollingDays
@@ -85,6 +95,9 @@ public struct ScenarioPolicy: Codable, Sendable, Equatable {
             userLimits: userLimits ?? [])
         p.minimumNoticeSeconds = minimumNoticeSeconds ?? 0
         p.cancellationCutoffSeconds = cancellationCutoffSeconds ?? 0
+        if let holdSeconds { p.holdSeconds = holdSeconds }
+        if let maxHoldsPerUser { p.maxHoldsPerUser = maxHoldsPerUser }
+        p.rescheduleCutoffSeconds = rescheduleCutoffSeconds
         return p
     }
 }
@@ -145,12 +158,32 @@ public struct Workload: Codable, Sendable, Equatable {
         public var availability: Int?
         /// Reservations with a request id, some of them repeated (idempotency, I12).
         public var retry: Int?
-        public init(reserve: Int, cancel: Int? = nil, query: Int? = nil, availability: Int? = nil, retry: Int? = nil) {
+        /// Holds of a slot (I15-I17).
+        public var hold: Int?
+        /// Confirms of a recent hold, mostly by its holder, some after its expiry (I16).
+        public var confirm: Int?
+        /// Releases of a recent hold, mostly by its holder.
+        public var releaseHold: Int?
+        /// Moves of a booking to another hour or socket of its station (I14).
+        public var reschedule: Int?
+        /// Reservations of any free socket of a station with a connector and power (I13).
+        public var anySocket: Int?
+
+        public init(
+            reserve: Int, cancel: Int? = nil, query: Int? = nil, availability: Int? = nil, retry: Int? = nil,
+            hold: Int? = nil, confirm: Int? = nil, releaseHold: Int? = nil, reschedule: Int? = nil,
+            anySocket: Int? = nil
+        ) {
             self.reserve = reserve
             self.cancel = cancel
             self.query = query
             self.availability = availability
             self.retry = retry
+            self.hold = hold
+            self.confirm = confirm
+            self.releaseHold = releaseHold
+            self.reschedule = reschedule
+            self.anySocket = anySocket
         }
     }
 
@@ -187,7 +220,9 @@ public struct TimedChange: Codable, Sendable, Equatable {
 
 /// A scripted step.
 public struct Step: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case reserve, cancel, changeAvailability, query }
+    public enum Kind: String, Codable, Sendable {
+        case reserve, cancel, changeAvailability, query, hold, confirm, releaseHold, reschedule, anySocket
+    }
     public var op: Kind
     /// When the step happens; default: the clock, which then advances one step.
     public var at: Timestamp?
@@ -208,13 +243,18 @@ public struct Step: Codable, Sendable, Equatable {
     /// Labels of the bookings a changeAvailability step must displace (exactly these).
     public var expectDisplaced: [String]?
     public var note: String?
+    /// For `anySocket`: the connector the socket must have, and the least power in kW (default 0).
+    public var connector: String?
+    public var minimumPowerKW: Double?
 
     public init(
         op: Kind, at: Timestamp? = nil, user: UInt64? = nil, station: StationID? = nil, socket: SocketID? = nil,
         date: LocalDate? = nil, hour: Int? = nil, requestID: RequestID? = nil, label: String? = nil,
         booking: String? = nil, hours: HourSet? = nil, onBookings: DisplacementRule? = nil, expect: String? = nil,
-        expectDisplaced: [String]? = nil, note: String? = nil
+        expectDisplaced: [String]? = nil, note: String? = nil, connector: String? = nil, minimumPowerKW: Double? = nil
     ) {
+        self.connector = connector
+        self.minimumPowerKW = minimumPowerKW
         self.op = op
         self.at = at
         self.user = user

@@ -1,0 +1,177 @@
+import SlotScheduler
+
+/// The lifecycle commands (issue 16) of a deterministic run: each through the ledger and the
+/// ``ReferenceModel``, compared; a disagreement is the invariant it breaks (I13 any-socket,
+/// I14 reschedule, I15-I17 holds).
+extension DeterministicRun {
+    /// The invariant a disagreement between the ledger and the model breaks.
+    func lifecycleInvariant(_ kind: OpRecord.Kind, _ expected: Rejection.Reason?, _ actual: Rejection.Reason?)
+        -> Invariant
+    {
+        switch kind {
+        case .anySocket: return .I13
+        case .reschedule: return .I14
+        default: break
+        }
+        let reasons = [expected, actual]
+        if reasons.contains(.slotHeld) || reasons.contains(.slotTaken) { return .I15 }
+        if reasons.contains(.holdExpired) || reasons.contains(.unknownHold) { return .I16 }
+        if reasons.contains(.userLimitReached) || reasons.contains(.holdLimitReached) { return .I17 }
+        return .I10
+    }
+
+    /// Counts and records a lifecycle command's outcome and reports a disagreement with the model.
+    mutating func judge(
+        _ kind: OpRecord.Kind, what: String, user: UInt64, cell: Int32, now: Int64, booking: UInt64 = 0,
+        expected: Rejection.Reason?, actual: Rejection.Reason?
+    ) {
+        record(
+            OpRecord(
+                seq: seq, now: now, kind: kind, user: user, cell: cell, booking: booking, outcome: Reasons.code(actual))
+        )
+        if let actual { refused[Int(Reasons.code(actual))] += 1 }
+        guard expected != actual else { return }
+        violate(
+            lifecycleInvariant(kind, expected, actual),
+            "\(what) by user \(user) gave \(actual?.rawValue ?? "acceptance") where the rules say \(expected?.rawValue ?? "accepted")"
+        )
+    }
+
+    static func reason<T>(_ result: ModelResult<T>) -> Rejection.Reason? {
+        if case .failure(let reason) = result { return reason }
+        return nil
+    }
+
+    /// The cell of a slot of the scenario's domain, or -1.
+    func cell(of slot: Slot) -> Int32 {
+        guard let ref = try? p.rules.catalog.resolve(slot) else { return -1 }
+        let cell = p.cell(socket: ref.socket, day: ref.day, hour: ref.hour)
+        return cell >= 0 && Int(cell) < p.cellCount && p.slot(ofCell: cell) == slot ? cell : -1
+    }
+
+    /// A booking the ledger made in a lifecycle command: kept in step with the model's, whose
+    /// id must be the same (the model follows the ledger when it had refused).
+    mutating func made(_ booking: Booking, modelAccepted: Bool, cell: Int32, now: Int64) {
+        if !modelAccepted {
+            model.commitReserve(
+                ReservationRequest(slot: booking.slot, user: booking.user), at: Instant(secondsSinceEpoch: now))
+        }
+        bookingCell.append(cell)
+        pools.add(UInt64(bookingCell.count), of: booking.user.rawValue, cell: cell)
+        if booking.id.rawValue != UInt64(bookingCell.count) {
+            violate(.I10, "the ledger numbered booking \(booking.id) where the model has \(bookingCell.count)")
+        }
+    }
+
+    @discardableResult
+    mutating func hold(cell: Int32, userID: UInt64, now: Int64) -> Rejection.Reason? {
+        let at = Instant(secondsSinceEpoch: now)
+        let slot = p.slot(ofCell: cell)
+        let expected = Self.reason(model.hold(slot, for: UserID(userID), reminder: nil, at: at))
+        var actual: Rejection.Reason?
+        do { _ = try ledger.hold(slot, for: UserID(userID), at: at) } catch { actual = error.reason }
+        if actual == nil {
+            lifecycle.holds += 1
+            pools.rememberHold(.init(user: userID, cell: cell), rng: &rng)
+        }
+        judge(.hold, what: "hold of \(slot)", user: userID, cell: cell, now: now, expected: expected, actual: actual)
+        return actual
+    }
+
+    @discardableResult
+    mutating func confirm(cell: Int32, userID: UInt64, now: Int64) -> (Rejection.Reason?, UInt64) {
+        let at = Instant(secondsSinceEpoch: now)
+        let slot = p.slot(ofCell: cell)
+        let before = model.bookings.count
+        let modelResult = model.confirm(slot, by: UserID(userID), at: at)
+        let expected = Self.reason(modelResult)
+        var actual: Rejection.Reason?
+        var booking: Booking?
+        do { booking = try ledger.confirm(slot, by: UserID(userID), at: at) } catch { actual = error.reason }
+        if let booking, booking.id.rawValue > UInt64(bookingCell.count) {
+            lifecycle.confirmed += 1
+            made(booking, modelAccepted: model.bookings.count > before, cell: cell, now: now)
+        }
+        judge(
+            .confirm, what: "confirm of \(slot)", user: userID, cell: cell, now: now,
+            booking: booking?.id.rawValue ?? 0, expected: expected, actual: actual)
+        return (actual, booking?.id.rawValue ?? 0)
+    }
+
+    @discardableResult
+    mutating func releaseHold(cell: Int32, userID: UInt64, now: Int64) -> Rejection.Reason? {
+        let at = Instant(secondsSinceEpoch: now)
+        let slot = p.slot(ofCell: cell)
+        let expected = Self.reason(model.releaseHold(slot, by: UserID(userID), at: at))
+        var actual: Rejection.Reason?
+        do { _ = try ledger.releaseHold(slot, by: UserID(userID), at: at) } catch { actual = error.reason }
+        if actual == nil { lifecycle.releasedHolds += 1 }
+        judge(
+            .releaseHold, what: "release of the hold of \(slot)", user: userID, cell: cell, now: now,
+            expected: expected, actual: actual)
+        return actual
+    }
+
+    /// Moves booking `booking` to `cell`; the ledger and the model must agree and, when they
+    /// accept, leave the booking at the new slot only (I14).
+    @discardableResult
+    mutating func reschedule(booking: UInt64, to cell: Int32, userID: UInt64, requestID: RequestID?, now: Int64)
+        -> Rejection.Reason?
+    {
+        let at = Instant(secondsSinceEpoch: now)
+        let slot = p.slot(ofCell: cell)
+        let request = RescheduleRequest(
+            booking: BookingID(booking), user: UserID(userID), to: slot, requestID: requestID)
+        let expected = Self.reason(model.reschedule(request, at: at))
+        var actual: Rejection.Reason?
+        do { _ = try ledger.reschedule(request, at: at) } catch { actual = error.reason }
+        if actual == nil, let b = modelIndex(of: booking) {
+            let from = bookingCell[Int(b)]
+            if from != cell {
+                lifecycle.rescheduled += 1
+                cells[Int(from)].freed = true
+                bookingCell[Int(b)] = cell
+                if pools.cellOf[booking] != nil { pools.cellOf[booking] = cell }
+                if ledger.status(of: cells[Int(from)].ref, at: at) == .booked
+                    && model.activeBooking(at: p.slot(ofCell: from)) == nil
+                {
+                    violate(
+                        .I14,
+                        "booking \(booking) moved to \(slot) but its old slot \(p.slot(ofCell: from)) is still booked")
+                }
+            }
+        }
+        judge(
+            .reschedule, what: "reschedule of booking \(booking) to \(slot)", user: userID, cell: cell, now: now,
+            booking: booking, expected: expected, actual: actual)
+        return actual
+    }
+
+    @discardableResult
+    mutating func reserveAny(_ request: AnySocketRequest, now: Int64) -> (Rejection.Reason?, UInt64) {
+        let at = Instant(secondsSinceEpoch: now)
+        let before = model.bookings.count
+        let modelResult = model.reserveAny(request, at: at)
+        let expected = Self.reason(modelResult)
+        var actual: Rejection.Reason?
+        var booking: Booking?
+        do { booking = try ledger.reserve(request, at: at) } catch { actual = error.reason }
+        var cell: Int32 = -1
+        if let booking {
+            cell = self.cell(of: booking.slot)
+            if booking.id.rawValue > UInt64(bookingCell.count) {
+                lifecycle.anySocket += 1
+                made(booking, modelAccepted: model.bookings.count > before, cell: cell, now: now)
+            }
+            if case .success(let want) = modelResult, want.slot != booking.slot {
+                violate(
+                    .I13, "an any-socket request was given \(booking.slot) where the first free match is \(want.slot)")
+            }
+        }
+        judge(
+            .anySocket, what: "any-socket request at \(request.station) \(request.date) \(request.hour):00",
+            user: request.user.rawValue, cell: cell, now: now, booking: booking?.id.rawValue ?? 0,
+            expected: expected, actual: actual)
+        return (actual, booking?.id.rawValue ?? 0)
+    }
+}
