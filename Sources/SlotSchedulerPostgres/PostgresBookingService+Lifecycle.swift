@@ -468,13 +468,4 @@ extension PostgresBookingService {
         return overflow ? (b > 0 ? .max : .min) : sum
     }
 }
-
-extension Result {
-    fileprivate func get() throws(Failure) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-}
 #endif

@@ -381,13 +381,4 @@ public final class PostgresBookingService: BookingService {
         return try rows.map { try layout.booking($0, operation: operation) }
     }
 }
-
-extension Result {
-    fileprivate func get() throws(Failure) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-}
 #endif

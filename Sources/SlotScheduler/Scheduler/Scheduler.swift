@@ -193,12 +193,3 @@ public final class Scheduler: Sendable {
         return try result.get()
     }
 }
-
-extension Result {
-    fileprivate func get() throws(Failure) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-}

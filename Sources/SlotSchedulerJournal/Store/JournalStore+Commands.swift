@@ -95,12 +95,3 @@ extension JournalStore {
         try await command { scheduler, _ in (.success(scheduler.allBookings), []) }
     }
 }
-
-extension Result {
-    fileprivate func get() throws(Failure) -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let error): throw error
-        }
-    }
-}
