@@ -244,6 +244,13 @@ MUTANTS = [
         edits=[("            seen.ref.day >= slots.releasedBefore\n", "            true\n")],
     ),
     dict(
+        name="release-remembers-reschedule-ids",
+        describe="a reschedule request id whose move went to a released date stays in memory and in snapshots after the release",
+        file="Sources/SlotScheduler/Ledger/Ledger+Retention.swift",
+        filter="RetentionProperties|RetentionTests",
+        edits=[("        users.forgetMoves(before: cutoff.dayNumber)\n", "")],
+    ),
+    dict(
         name="release-snapshot-without-last-ids",
         describe="a ledger's snapshot after a release omits the last ids, so a restore gives released ids again",
         file="Sources/SlotScheduler/Ledger/Replay.swift",

@@ -129,6 +129,46 @@ struct RetentionTests {
     }
 
     /// The limit counts what it did before: released bookings had ended.
+    /// A reschedule's request id whose move went to a released date is forgotten (in memory, in
+    /// snapshots, for a retry), in a ledger and in a scheduler; one to a held date still replays.
+    @Test func rescheduleRequestIDsToReleasedDates() throws {
+        let rules = try Self.rules(limit: 4)
+        var ledger = Ledger(rules: rules)
+        let scheduler = Scheduler(rules: rules, shards: 2)
+        let now = try Self.noon(0)
+        let day = try Self.start()
+        func move(_ booking: Booking, to slot: Slot, id: RequestID) -> RescheduleRequest {
+            RescheduleRequest(booking: booking.id, user: booking.user, to: slot, requestID: id)
+        }
+        var moves: [RescheduleRequest] = []
+        for (d, id) in [(5, "m-kept"), (1, "m-old")] {
+            let request = Fixture.request(Fixture.slot(day.adding(days: d), 10), user: 1)
+            let booking = try ledger.reserve(request, at: now)
+            #expect(try scheduler.reserve(request, at: now) == booking)
+            moves.append(move(booking, to: Fixture.slot(day.adding(days: d), 11), id: RequestID(id)))
+            #expect(
+                try ledger.reschedule(moves[moves.count - 1], at: now)
+                    == scheduler.reschedule(moves[moves.count - 1], at: now))
+        }
+        #expect(ledger.users.reschedules.count == 2)
+        let later = try Self.noon(4)
+        try ledger.releaseDays(before: day.adding(days: 3), at: later)
+        try scheduler.releaseDays(before: day.adding(days: 3), at: later)
+        #expect(ledger.users.reschedules.count == 1)
+        #expect(ledger.snapshot().rescheduleRequests.map(\.requestID) == [RequestID("m-kept")])
+        #expect(scheduler.snapshot().rescheduleRequests.map(\.requestID) == [RequestID("m-kept")])
+        let restored = try Ledger(rules: rules, snapshot: scheduler.snapshot())
+        #expect(restored.users.reschedules.count == 1)
+        // The held move replays; the forgotten id names a new move of the held booking.
+        #expect(try ledger.reschedule(moves[0], at: later).isReplay)
+        #expect(try scheduler.reschedule(moves[0], at: later).isReplay)
+        var reused = moves[0]
+        reused.requestID = RequestID("m-old")
+        reused.slot = Fixture.slot(day.adding(days: 5), 12)
+        #expect(try !ledger.reschedule(reused, at: later).isReplay)
+        #expect(try !scheduler.reschedule(reused, at: later).isReplay)
+    }
+
     @Test func limitAcrossARelease() throws {
         var ledger = Ledger(rules: try Self.rules(limit: 2))
         let day = try Self.start()

@@ -22,7 +22,8 @@ extension Decisions {
             return .failure(refusal)
         }
         if let requestID = request.requestID,
-            let seen = users.reschedules[UserBook.RequestKey(user: request.user, id: requestID)]
+            let seen = users.reschedules[UserBook.RequestKey(user: request.user, id: requestID)],
+            seen.to.day >= slots.releasedBefore
         {
             guard seen.booking == id, seen.to == request.to else {
                 refusal.reason = .conflictingRequestID

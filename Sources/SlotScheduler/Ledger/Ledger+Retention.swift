@@ -13,6 +13,8 @@ extension Ledger {
     ///   ``bookings(of:at:)``, ``allBookings``, ``snapshot()`` and ``remindersDue(in:)`` leave them out;
     /// - the request ids of released bookings are forgotten: a retry of such a request is
     ///   refused (its date is released, so it never books twice), and the id may name a new request;
+    ///   so are the request ids of reschedules to a released date (a retry is refused, it never
+    ///   moves twice);
     /// - the in-memory journal restarts: ``events`` holds what happens after the release, to be
     ///   replayed onto the ``snapshot()`` taken at it (``eventCount`` keeps counting).
     ///
@@ -25,6 +27,7 @@ extension Ledger {
         var (active, requests) = slots.releaseDays(before: cutoff.dayNumber)
         active.sort { $0.user < $1.user }
         users.release(active[...], forgetting: requests)
+        users.forgetMoves(before: cutoff.dayNumber)
     }
 
     /// The first date not released, if a release happened.

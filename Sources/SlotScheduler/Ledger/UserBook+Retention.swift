@@ -25,6 +25,17 @@ extension UserBook {
         }
     }
 
+    /// Forgets the reschedule request ids whose move went to a date before `cutoff` (released):
+    /// as a reservation's request id, a retry of such a move is refused (its date is released,
+    /// so it never moves twice) and the id may name a new move.
+    ///
+    /// - Complexity: O(*m*) in the remembered reschedule request ids (held ones only, after the
+    ///   first release).
+    mutating func forgetMoves(before cutoff: Int32) {
+        guard reschedules.contains(where: { $0.value.to.day < cutoff }) else { return }
+        reschedules = reschedules.filter { $0.value.to.day >= cutoff }
+    }
+
     /// Unlinks every entry of user `u` whose booking is in `ids` (sorted).
     private mutating func drop(_ ids: [BookingID], from u: Int) {
         for ended in [false, true] {

@@ -33,6 +33,11 @@ extension Scheduler {
                 }
             }
         }
+        // Reschedule request ids live in the stripe of their user, whatever the shard; until
+        // this pass a shard's `releasedBefore` hides them (`Decisions.reschedule`).
+        for stripe in stripes.indices {
+            stripes.withLock(stripe) { users in users.forgetMoves(before: cutoff.dayNumber) }
+        }
     }
 
     /// The first date not released, if a release happened.

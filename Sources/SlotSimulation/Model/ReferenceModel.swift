@@ -514,7 +514,10 @@ package struct ReferenceModel: Sendable {
         if let reason = unresolved(to) { return .failure(reason) }
         guard let index = index(of: request.booking) else { return .failure(.unknownBooking) }
         guard !isReleased(bookings[index]) else { return .failure(.released) }
-        if let id = request.requestID, let seen = moves[UserRequest(user: request.user, id: id)] {
+        // A move to a released date is forgotten, as a released booking's request id is.
+        if let id = request.requestID, let seen = moves[UserRequest(user: request.user, id: id)],
+            releasedBefore.map({ seen.to.date >= $0 }) ?? true
+        {
             guard seen.booking == request.booking, seen.to == to else { return .failure(.conflictingRequestID) }
             return .success(bookings[index])
         }
