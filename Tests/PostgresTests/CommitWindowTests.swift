@@ -17,7 +17,7 @@ import Testing
         if: TestDatabase.url != nil && TestDatabase.restartCommand != nil,
         "needs SLOTSCHEDULER_DATABASE_URL and SLOTSCHEDULER_PG_RESTART_CMD (Scripts/with-postgres.sh)"))
 struct CommitWindowTests {
-    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    @Test(.databaseTestLimit, arguments: [false, true])
     func crashDuringCommitNeverAcknowledgesALostBooking(withRequestID: Bool) async throws {
         let schema = TestDatabase.freshSchema("commit")
         let store = try await TestDatabase.store(schema: schema)

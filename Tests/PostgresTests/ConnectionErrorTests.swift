@@ -28,26 +28,26 @@ struct ConnectionErrorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func unknownRoleIsAnAuthenticationFailure() async throws {
+    @Test(.databaseTestLimit) func unknownRoleIsAnAuthenticationFailure() async throws {
         #expect(await kind(of: try configuration { $0.user = "no_such_role" }) == .authenticationFailed)
     }
 
-    @Test(.timeLimit(.minutes(1))) func unknownDatabaseIsNamed() async throws {
+    @Test(.databaseTestLimit) func unknownDatabaseIsNamed() async throws {
         #expect(await kind(of: try configuration { $0.path = "/no_such_database" }) == .databaseNotFound)
     }
 
-    @Test(.timeLimit(.minutes(1))) func closedPortIsRefused() async throws {
+    @Test(.databaseTestLimit) func closedPortIsRefused() async throws {
         // Port 1 on loopback: nothing listens there, and it is not the test server's.
         #expect(await kind(of: try configuration { $0.port = 1 }) == .connectionRefused)
     }
 
-    @Test(.timeLimit(.minutes(1))) func unresolvableHostIsNamed() async throws {
+    @Test(.databaseTestLimit) func unresolvableHostIsNamed() async throws {
         let kind = await kind(of: try configuration { $0.host = "no-such-host.invalid" })
         // A resolver with no DNS server may time out instead of answering "no such name".
         #expect(kind == .hostNotFound || kind == .connectTimeout, "\(String(describing: kind))")
     }
 
-    @Test(.timeLimit(.minutes(1))) func serverWithoutTLSRefusesRequire() async throws {
+    @Test(.databaseTestLimit) func serverWithoutTLSRefusesRequire() async throws {
         guard ProcessInfo.processInfo.environment["SLOTSCHEDULER_PG_CA_FILE"] == nil else { return }
         var config = try configuration { _ in }
         config.tls = .require
@@ -56,7 +56,7 @@ struct ConnectionErrorTests {
 
     /// The core's id rule holds before any SQL: a NUL or a 20,000-character request id is a
     /// refusal, as in memory, not a raw SQLSTATE (22021, 54000).
-    @Test(.timeLimit(.minutes(1))) func requestIDsFollowTheCoreRule() async throws {
+    @Test(.databaseTestLimit) func requestIDsFollowTheCoreRule() async throws {
         let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("ids"))
         for id in ["a\u{0}b", String(repeating: "x", count: 20_000), " padded "] {
             let request = ReservationRequest(slot: Fixture.slot(hour: 10), user: 1, requestID: RequestID(id))

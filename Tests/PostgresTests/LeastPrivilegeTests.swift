@@ -25,7 +25,7 @@ struct LeastPrivilegeTests {
             "timeout 30 psql -X -q -v ON_ERROR_STOP=1 -d '\(parts.string ?? "")' -c '\(quoted)' >/dev/null 2>&1")
     }
 
-    @Test(.timeLimit(.minutes(1))) func runtimeRoleBooksButCannotChangeTheSchema() async throws {
+    @Test(.databaseTestLimit) func runtimeRoleBooksButCannotChangeTheSchema() async throws {
         let schema = TestDatabase.freshSchema("priv")
         let role = "rt_\(schema)"
         #expect(try await psql("CREATE ROLE \(role) LOGIN", as: "postgres") == 0)
@@ -52,7 +52,7 @@ struct LeastPrivilegeTests {
         #expect(try await psql("SELECT count(*) FROM \(schema).bookings", as: role) == 0)
     }
 
-    @Test(.timeLimit(.minutes(1))) func runtimeRoleRefusesAnUndeployedSchema() async throws {
+    @Test(.databaseTestLimit) func runtimeRoleRefusesAnUndeployedSchema() async throws {
         let schema = TestDatabase.freshSchema("undeployed")
         await #expect {
             _ = try await PostgresBookingService(

@@ -129,7 +129,7 @@ struct FaultTests {
     /// Every store call has a per-attempt deadline (`PostgresConfiguration.attemptTimeout`), so a
     /// call on a connection the server ended cannot hang the run (see docs/POSTGRES.md, "Faults");
     /// the time limit is the last guard.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.databaseTestLimit)
     func survivesKilledConnectionsAndRestarts() async throws {
         let schema = TestDatabase.freshSchema("fault")
         guard let url = TestDatabase.url else { return }

@@ -37,26 +37,26 @@ struct TLSTests {
         try await PostgresBookingService(configuration: config, stations: Fixture.stations, policy: Fixture.policy)
     }
 
-    @Test(.timeLimit(.minutes(1))) func verifyFullWithTheRightCAAndHostBooks() async throws {
+    @Test(.databaseTestLimit) func verifyFullWithTheRightCAAndHostBooks() async throws {
         let store = try await connect(try configuration(host: "localhost", mode: .verifyFull, ca: Self.caFile))
         let booking = try await store.reserve(.init(slot: Fixture.slot(hour: 10), user: 1), at: Fixture.now)
         #expect(try await store.booking(booking.id) == booking)
         await store.shutdown()
     }
 
-    @Test(.timeLimit(.minutes(1))) func requireConnectsWithoutVerifying() async throws {
+    @Test(.databaseTestLimit) func requireConnectsWithoutVerifying() async throws {
         let store = try await connect(try configuration(host: "127.0.0.1", mode: .require, ca: Self.wrongCAFile))
         #expect(try await store.allBookingsByID().isEmpty)
         await store.shutdown()
     }
 
-    @Test(.timeLimit(.minutes(1))) func verifyFullRefusesAWrongCA() async throws {
+    @Test(.databaseTestLimit) func verifyFullRefusesAWrongCA() async throws {
         await #expect {
             _ = try await connect(try configuration(host: "localhost", mode: .verifyFull, ca: Self.wrongCAFile))
         } throws: { ($0 as? PostgresStoreError)?.kind == .tlsFailed }
     }
 
-    @Test(.timeLimit(.minutes(1))) func verifyFullRefusesAHostTheCertificateDoesNotName() async throws {
+    @Test(.databaseTestLimit) func verifyFullRefusesAHostTheCertificateDoesNotName() async throws {
         await #expect {
             _ = try await connect(try configuration(host: "127.0.0.1", mode: .verifyFull, ca: Self.caFile))
         } throws: { ($0 as? PostgresStoreError)?.kind == .tlsFailed }
