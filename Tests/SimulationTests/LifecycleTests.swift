@@ -94,4 +94,31 @@ import Testing
         #expect(try Fixtures.prepared(s).lifecycleUse?.path == "workload.mix.reschedule")
         #expect(try Fixtures.prepared(Fixtures.small()).lifecycleUse == nil)
     }
+
+    /// A ledger that disagrees with the model on a lifecycle rule is reported under the
+    /// invariant it breaks: here the model is given a shorter hold (I16: the ledger confirms a
+    /// hold the model has seen expire) or no holds at all (I17: the ledger admits a hold past
+    /// the model's maxHoldsPerUser).
+    @Test(arguments: [("I16", Int64(60), 1), ("I17", Int64(600), 0)])
+    func disagreementIsNamedByItsInvariant(invariant: String, modelHoldSeconds: Int64, modelMaxHolds: Int) throws {
+        var s = Fixtures.small(operations: 0)
+        let d = Fixtures.date("2018-06-07")
+        s.steps = [
+            Step(op: .hold, user: 1, station: "s1", socket: "1", date: d, hour: 9),
+            Step(
+                op: .confirm, at: Fixtures.time("2018-06-06T08:02:00Z"), user: 1, station: "s1", socket: "1", date: d,
+                hour: 9),
+        ]
+        let p = try Fixtures.prepared(s)
+        var policy = p.rules.policy
+        policy.holdSeconds = modelHoldSeconds
+        policy.maxHoldsPerUser = modelMaxHolds
+        var run = DeterministicRun(p, options: RunOptions(), history: nil)
+        run.model = ReferenceModel(
+            stations: p.rules.catalog.stations, policy: policy, clock: CatalogClock(p.rules.catalog))
+        run.execute()
+        let report = run.report()
+        #expect(report.invariants.first { $0.id == invariant }?.status == "fail", "\(report.summary)")
+        #expect(report.invariants.filter { $0.status == "fail" }.map(\.id) == [invariant])
+    }
 }
