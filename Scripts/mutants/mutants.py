@@ -320,6 +320,30 @@ MUTANTS = [
         edits=[("        expiresAt.saturatingSubtracting(Booking.durationSeconds)\n",
                 "        expiresAt.saturatingSubtracting(Booking.durationSeconds) &- 86_400_000\n")],
     ),
+    dict(
+        name="checkin-after-grace",
+        describe="a check-in is accepted after its grace (a no-show checked in late, counted as fulfilled)",
+        file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
+        filter="CheckInProperties|CheckInTests",
+        edits=[("        if Booking.isNoShow(start: start, at: now, grace: policy.noShowGraceSeconds) { return .checkInClosed }\n",
+                "")],
+    ),
+    dict(
+        name="no-show-limit-ignored",
+        describe="the no-show limit is never applied: a user with recent no-shows keeps their own limit",
+        file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
+        filter="CheckInProperties|CheckInTests",
+        edits=[("        return count >= rule.noShows ? rule.limit : limit\n",
+                "        return count >= rule.noShows ? limit : limit\n")],
+    ),
+    dict(
+        name="checked-in-counted-as-no-show",
+        describe="the no-show count ignores check-ins: a fulfilled booking lowers its user's limit like a no-show",
+        file="Sources/SlotScheduler/Ledger/UserBook+CheckIn.swift",
+        filter="CheckInProperties|CheckInTests",
+        edits=[("            entry.flags & (Self.holdFlag | Self.checkedInFlag) == 0 && entry.start >= since\n",
+                "            entry.flags & Self.holdFlag == 0 && entry.start >= since\n")],
+    ),
 ]
 
 

@@ -48,6 +48,7 @@ struct EventReplayTests {
             case .displaced: "displaced"
             case .rescheduled: "rescheduled"
             case .held, .holdConfirmed, .holdReleased: "hold"
+            case .checkedIn: "checkedIn"
             }
         }
         #expect(

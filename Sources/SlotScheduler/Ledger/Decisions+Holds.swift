@@ -21,8 +21,10 @@ extension Decisions {
         if let reason { return refuse(reason, start) }
         if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) { return refuse(taken, start) }
         let u = users.findOrInsert(user)
-        let limit = rules.userLimit(user)
-        if users.upcomingCount(u, at: now, reaching: limit) >= limit { return refuse(.userLimitReached, start) }
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        if users.upcomingCount(u, at: now, reaching: limit) >= limit {
+            return refuse(.userLimitReached, start).mapError { $0.withLimit(limit) }
+        }
         if users.liveHolds(u, at: now) >= rules.policy.maxHoldsPerUser { return refuse(.holdLimitReached, start) }
         let record = HoldRecord(
             user: user, start: start, createdAt: now, expiresAt: now.saturatingAdding(rules.policy.holdSeconds),
@@ -92,8 +94,10 @@ extension Decisions {
         // place. Checked again because a hold admitted at a later `now` (when this one had
         // expired) may count now.
         let u = users.findOrInsert(user)
-        let limit = rules.userLimit(user)
-        if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit { return refuse(.userLimitReached, start) }
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit {
+            return refuse(.userLimitReached, start).mapError { $0.withLimit(limit) }
+        }
         return .success((commitConfirm(h, start: start, block: page, now: now, slots: &slots, users: &users), false))
     }
 

@@ -74,7 +74,7 @@ extension Decisions {
         // user's upcoming bookings already: it must not count against the limit a second time.
         let user = slots.records[record].user
         let u = users.findOrInsert(user)
-        let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
         if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit { return (.userLimitReached, start, block) }
         return (nil, start, block)
     }
@@ -98,6 +98,8 @@ extension Decisions {
         let u = users.findOrInsert(old.user)
         users.remove(id, from: u)
         users.add(id, start: start, to: u)
+        // A check-in was for the old hour: the moved booking is checked in again in its new window.
+        if !slots.checkIns.isEmpty { slots.checkIns[Int32(truncatingIfNeeded: record)] = nil }
         let index = Int32(truncatingIfNeeded: slots.moves.count)
         if slots.firstMove[Int32(truncatingIfNeeded: record)] == nil {
             slots.firstMove[Int32(truncatingIfNeeded: record)] = index

@@ -25,7 +25,7 @@ enum Decisions {
             return ReservationAttempt(reason: taken, start: start)
         }
         let u = users.findOrInsert(user)
-        let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }
@@ -50,10 +50,13 @@ enum Decisions {
             return .success(
                 Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: attempt.isRepeat))
         }
-        return .failure(
-            rules.rejection(
-                attempt.reason ?? .conflictingRequestID, ref: request.ref, user: request.user,
-                requestID: request.requestID, reminder: request.reminder, start: attempt.start, now: now))
+        var rejection = rules.rejection(
+            attempt.reason ?? .conflictingRequestID, ref: request.ref, user: request.user,
+            requestID: request.requestID, reminder: request.reminder, start: attempt.start, now: now)
+        if rejection.reason == .userLimitReached, rules.noShowRule != nil, let u = users.find(request.user) {
+            rejection.limit = Int(limit(request.user, u, now: now, rules: rules, users: users))
+        }
+        return .failure(rejection)
     }
 
     /// Records a booking of `request` starting at `start`, made at `now` (journalled as `kind`:
@@ -93,7 +96,7 @@ enum Decisions {
             return reason
         }
         release(record, as: .cancelled, slots: &slots)
-        if let u = users.find(user) { users.remove(slots.bookingID(record: record), from: u) }
+        users.close(slots.bookingID(record: record), of: user, day: booking.ref.day)
         slots.log(.cancelled, record, at: now)
         return nil
     }

@@ -17,6 +17,8 @@ public enum Event: Hashable, Codable, Sendable {
     case holdConfirmed(Booking)
     /// A user released their hold of a slot.
     case holdReleased(Slot, user: UserID, at: Instant)
+    /// Its owner checked a booking in (see ``Ledger/checkIn(_:by:at:)``).
+    case checkedIn(BookingID, user: UserID, at: Instant)
 
     /// The booking a `reserved` or `holdConfirmed` event made.
     var madeBooking: Booking? {
@@ -41,10 +43,12 @@ extension SlotBook {
         if asCreated, !firstMove.isEmpty, let m = firstMove[Int32(truncatingIfNeeded: index)] {
             (r.ref, r.start) = (moves[Int(m)].from, moves[Int(m)].fromStart)
         }
-        return Booking(
+        var booking = Booking(
             id: bookingID(record: index), slot: catalog.slot(r.ref), user: r.user, start: Instant(r.start),
             createdAt: Instant(r.createdAt), requestID: requestIDs[Int32(index)],
             reminderOffsetSeconds: r.reminder < 0 ? nil : Int64(r.reminder), status: asCreated ? .active : r.status)
+        if !asCreated, !checkIns.isEmpty { booking.checkedInAt = checkIns[Int32(index)].map { Instant($0) } }
+        return booking
     }
 
     func event(_ entry: JournalEntry, catalog: Catalog) -> Event {
@@ -66,6 +70,7 @@ extension SlotBook {
         case .holdConfirmed: return .holdConfirmed(booking(record: index, catalog: catalog, asCreated: true))
         case .holdReleased:
             return .holdReleased(catalog.slot(holds[index].ref), user: holds[index].user, at: Instant(entry.at))
+        case .checkedIn: return .checkedIn(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
         }
     }
 

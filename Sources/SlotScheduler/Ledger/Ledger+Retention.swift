@@ -28,6 +28,7 @@ extension Ledger {
         active.sort { $0.user < $1.user }
         users.release(active[...], forgetting: requests)
         users.forgetMoves(before: cutoff.dayNumber)
+        users.forgetClosed(before: cutoff.dayNumber)
     }
 
     /// The first date not released, if a release happened.

@@ -86,8 +86,8 @@ public struct Ledger: Sendable {
         case .failure(let rejection): throw rejection
         case .success(let records):
             for record in records {
-                let user = slots.records[record].user
-                if let u = users.find(user) { users.remove(slots.bookingID(record: record), from: u) }
+                let r = slots.records[record]
+                users.close(slots.bookingID(record: record), of: r.user, day: r.ref.day)
             }
             return records.map { slots.booking(record: $0, catalog: rules.catalog) }
         }

@@ -45,7 +45,7 @@ enum Replay {
             let status: Booking.Status
             if case .cancelled = event { status = .cancelled } else { status = .displaced }
             Decisions.release(record, as: status, slots: &slots)
-            if let u = users.find(user) { users.remove(id, from: u) }
+            users.close(id, of: user, day: slots.records[record].ref.day)
             slots.log(status == .cancelled ? .cancelled : .displaced, record, at: at.secondsSinceEpoch)
         case .rescheduled(let move, let at):
             try applyMove(move, at: at, index: index, rules: rules, slots: &slots, users: &users)
@@ -64,6 +64,14 @@ enum Replay {
             }
             slots.changes.append(change)
             slots.log(.availabilityChanged, slots.changes.count - 1, at: at.secondsSinceEpoch)
+        case .checkedIn(let id, let user, let at):
+            guard let record = slots.record(of: id), slots.records[record].status == .active,
+                slots.records[record].user == user
+            else { throw fail("booking \(id) of user \(user) is not active") }
+            guard slots.checkIns[Int32(truncatingIfNeeded: record)] == nil else {
+                throw fail("booking \(id) is already checked in")
+            }
+            Decisions.commitCheckIn(record, now: at.secondsSinceEpoch, slots: &slots, users: &users)
         case .held, .holdConfirmed, .holdReleased:
             try applyHold(event, index: index, rules: rules, slots: &slots, users: &users)
         }
@@ -109,7 +117,9 @@ public struct Snapshot: Hashable, Codable, Sendable {
         for booking in bookings {
             var made = booking
             made.status = .active
+            made.checkedInAt = nil
             events.append(.reserved(made))
+            if let at = booking.checkedInAt { events.append(.checkedIn(booking.id, user: booking.user, at: at)) }
             if booking.status != .active {
                 events.append(
                     booking.status == .cancelled

@@ -46,6 +46,7 @@ extension SlotBook {
         var requests: [ForgottenRequest] = []
         var index = max(releaseScan, records.base)
         while index < records.count, records[index].ref.day < cutoff {
+            if !checkIns.isEmpty { checkIns[Int32(truncatingIfNeeded: index)] = nil }
             if let id = requestIDs.removeValue(forKey: Int32(truncatingIfNeeded: index)) {
                 requests.append(
                     ForgottenRequest(

@@ -58,6 +58,8 @@ struct SlotBook: Sendable {
     var holds: [HoldRecord] = []
     /// (user, slot) → the index of that user's latest hold of that slot.
     var lastHold: [HoldKey: Int32] = [:]
+    /// Record → the `now` it was checked in at (see `Decisions+CheckIn.swift`).
+    var checkIns: [Int32: Int64] = [:]
 
     static let shardShift: UInt64 = 40
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
@@ -243,9 +245,10 @@ struct BookingRecord: Sendable, Equatable {
 struct JournalEntry: Sendable, Equatable {
     enum Kind: UInt8, Sendable {
         case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
+        case checkedIn
     }
     var kind: Kind
-    /// A record index (`reserved`, `cancelled`, `displaced`, `holdConfirmed`), an index into
+    /// A record index (`reserved`, `cancelled`, `displaced`, `holdConfirmed`, `checkedIn`), an index into
     /// `changes` or `moves`, or a hold index (`held`, `holdReleased`).
     var reference: Int32
     var at: Int64

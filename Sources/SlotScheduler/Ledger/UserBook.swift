@@ -24,6 +24,8 @@ struct UserBook: Sendable {
     var requests: [RequestKey: RememberedRequest] = [:]
     /// Reschedules' request ids: their own namespace.
     var reschedules: [RequestKey: RememberedMove] = [:]
+    /// Each user's cancelled and displaced bookings (see `UserBook+CheckIn.swift`).
+    var closed: [UserID: [ClosedEntry]] = [:]
 
     /// - Parameters:
     ///   - directUsers: how many ids (after the shift) get a direct slot; sizes the direct region.
@@ -59,7 +61,8 @@ struct UserBook: Sendable {
         var booking: BookingID
         var start: Int64
         var next: Int32
-        /// ``holdFlag`` for a hold's entry (see `UserBook+Holds.swift`).
+        /// ``holdFlag`` for a hold's entry (see `UserBook+Holds.swift`), ``checkedInFlag`` for a
+        /// booking checked in (see `UserBook+CheckIn.swift`).
         var flags: UInt8 = 0
     }
 

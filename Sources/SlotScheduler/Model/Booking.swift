@@ -11,6 +11,9 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     /// How long before ``start`` the user wants a reminder, in seconds.
     public var reminderOffsetSeconds: Int64?
     public var status: Status
+    /// When its owner checked it in, if they did (see ``Ledger/checkIn(_:by:at:)``); `nil` in the
+    /// `reserved` event that made it.
+    public var checkedInAt: Instant?
 
     public enum Status: String, Hashable, Codable, Sendable {
         case active, cancelled, displaced
@@ -28,6 +31,7 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
         self.requestID = requestID
         self.reminderOffsetSeconds = reminderOffsetSeconds
         self.status = status
+        self.checkedInAt = nil
     }
 
     /// The length of every slot in seconds: one hour.
@@ -48,6 +52,22 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     /// Whether the booking still counts against its user's limit at `now`: active and not yet ended.
     public func isUpcoming(at now: Instant) -> Bool {
         status == .active && Self.isUpcoming(start: start.secondsSinceEpoch, at: now.secondsSinceEpoch)
+    }
+
+    /// Whether it is a no-show at `now`: active, not checked in, and `now` at or after its start
+    /// + `grace` (``Policy/noShowGraceSeconds``), when check-in closed. Decided by `now` alone;
+    /// nothing is written. With the whole hour as grace, a booking not checked in is a no-show
+    /// exactly once it has ended.
+    public func isNoShow(at now: Instant, grace: Int64) -> Bool {
+        status == .active && checkedInAt == nil
+            && Self.isNoShow(start: start.secondsSinceEpoch, at: now.secondsSinceEpoch, grace: grace)
+    }
+
+    /// Whether a booking starting at `start` and not checked in is a no-show at `now`: the one
+    /// definition every store and checker uses.
+    @inline(__always)
+    public static func isNoShow(start: Int64, at now: Int64, grace: Int64) -> Bool {
+        start.saturatingAdding(grace) <= now
     }
 
     /// When its reminder fires, if it asked for one.

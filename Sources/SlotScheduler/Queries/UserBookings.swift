@@ -1,24 +1,66 @@
-/// A user's active bookings split at `now`: upcoming ones (not yet ended, soonest first) and
-/// past ones (most recent first). Cancelled and displaced bookings are in neither. Bookings that
-/// start at the same instant are ordered by slot, which does not depend on how ids were assigned
-/// (a ``Scheduler``'s ids carry its shard), so every store lists them alike.
+/// A user's bookings split at `now` into four disjoint lists (OCPI's RESERVED, FULFILLED,
+/// NO_SHOW and CANCELED):
+/// - ``upcoming``: active, not checked in, and not (yet) a no-show: awaiting their check-in,
+///   soonest first;
+/// - ``fulfilled``: active and checked in, most recent first;
+/// - ``noShow``: active, not checked in, and `now` past their start + ``Policy/noShowGraceSeconds``
+///   (decided by `now` alone), most recent first;
+/// - ``cancelled``: cancelled by their owner or displaced by an availability change (their
+///   ``Booking/status`` says which), most recent first.
+///
+/// Bookings that start at the same instant are ordered by slot, which does not depend on how ids
+/// were assigned (a ``Scheduler``'s ids carry its shard), so every store lists them alike.
+/// ``past`` is kept for callers of the earlier two-way split (and for stores without check-in):
+/// the active bookings whose hour has ended, most recent first.
+/// With the default grace (the whole hour) and no check-ins, ``noShow`` is exactly ``past``.
 public struct UserBookings: Hashable, Codable, Sendable {
     public var upcoming: [Booking]
-    public var past: [Booking]
+    public var fulfilled: [Booking]
+    public var noShow: [Booking]
+    public var cancelled: [Booking]
 
-    init(_ bookings: [Booking], at now: Instant) {
-        let sorted = bookings.filter { $0.status == .active }.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
-        upcoming = sorted.filter { $0.isUpcoming(at: now) }
-        past = sorted.filter { !$0.isUpcoming(at: now) }.reversed()
+    init(_ bookings: [Booking], at now: Instant, grace: Int64 = Booking.durationSeconds) {
+        let sorted = bookings.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
+        let active = sorted.filter { $0.status == .active }
+        upcoming = active.filter { $0.checkedInAt == nil && !$0.isNoShow(at: now, grace: grace) }
+        fulfilled = active.filter { $0.checkedInAt != nil }.reversed()
+        noShow = active.filter { $0.isNoShow(at: now, grace: grace) }.reversed()
+        cancelled = sorted.filter { $0.status != .active }.reversed()
+        ended = active.filter { !$0.isUpcoming(at: now) }.reversed()
+    }
+
+    /// The active bookings whose hour has ended at `now` (checked in or not), most recent first.
+    public var past: [Booking] { ended }
+    private var ended: [Booking]
+
+    enum CodingKeys: String, CodingKey { case upcoming, fulfilled, noShow, cancelled, past }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        upcoming = try c.decode([Booking].self, forKey: .upcoming)
+        fulfilled = try c.decodeIfPresent([Booking].self, forKey: .fulfilled) ?? []
+        noShow = try c.decodeIfPresent([Booking].self, forKey: .noShow) ?? []
+        cancelled = try c.decodeIfPresent([Booking].self, forKey: .cancelled) ?? []
+        ended = try c.decodeIfPresent([Booking].self, forKey: .past) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(upcoming, forKey: .upcoming)
+        try c.encode(fulfilled, forKey: .fulfilled)
+        try c.encode(noShow, forKey: .noShow)
+        try c.encode(cancelled, forKey: .cancelled)
+        try c.encode(ended, forKey: .past)
     }
 }
 
 extension Ledger {
-    /// The user's bookings, upcoming and past at `now`.
+    /// The user's bookings at `now`: upcoming, fulfilled, no-show and cancelled.
     ///
-    /// - Complexity: O(*k* log *k*) in the user's active bookings.
+    /// - Complexity: O(*k* log *k*) in the user's bookings held (active, cancelled and displaced).
     public func bookings(of user: UserID, at now: Instant) -> UserBookings {
-        UserBookings(users.activeBookings(of: user).compactMap(booking), at: now)
+        let ids = users.activeBookings(of: user) + users.closedBookings(of: user)
+        return UserBookings(ids.compactMap(booking), at: now, grace: rules.policy.noShowGraceSeconds)
     }
 
     /// The picker view of a station on a date at `now`.

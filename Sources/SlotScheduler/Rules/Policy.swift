@@ -20,6 +20,14 @@ public struct Policy: Hashable, Codable, Sendable {
     public var holdSeconds: Int64
     /// How many live holds a user may have at once (0...1000; 0 turns holds off).
     public var maxHoldsPerUser: Int
+    /// How long before its start a booking can be checked in, in seconds (0...86400, default 900;
+    /// see <doc:BookingRules>).
+    public var earlyCheckInSeconds: Int64
+    /// How long after its start a booking can still be checked in, in seconds (0...3600, default
+    /// 3600: the whole hour); a booking not checked in by then is a no-show.
+    public var noShowGraceSeconds: Int64
+    /// Lowers the limit of users with recent no-shows; `nil` (the default) lowers nothing.
+    public var noShowLimit: NoShowLimit?
 
     public init(
         maxUpcomingBookings: Int = 10, horizon: Horizon = .unlimited, minimumNotice: Duration = .zero,
@@ -33,6 +41,9 @@ public struct Policy: Hashable, Codable, Sendable {
         self.rescheduleCutoffSeconds = nil
         self.holdSeconds = 600
         self.maxHoldsPerUser = 1
+        self.earlyCheckInSeconds = 900
+        self.noShowGraceSeconds = 3_600
+        self.noShowLimit = nil
     }
 
     /// A policy with its own change cutoff for reschedules (a separate initializer, so code
@@ -63,6 +74,7 @@ public struct Policy: Hashable, Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case maxUpcomingBookings, horizon, minimumNoticeSeconds, cancellationCutoffSeconds, userLimits
         case rescheduleCutoffSeconds, holdSeconds, maxHoldsPerUser
+        case earlyCheckInSeconds, noShowGraceSeconds, noShowLimit
     }
 
     /// Decodes a policy; the fields added after version 1 may be missing (a policy stored before
@@ -77,6 +89,9 @@ public struct Policy: Hashable, Codable, Sendable {
         rescheduleCutoffSeconds = try c.decodeIfPresent(Int64.self, forKey: .rescheduleCutoffSeconds)
         holdSeconds = try c.decodeIfPresent(Int64.self, forKey: .holdSeconds) ?? 600
         maxHoldsPerUser = try c.decodeIfPresent(Int.self, forKey: .maxHoldsPerUser) ?? 1
+        earlyCheckInSeconds = try c.decodeIfPresent(Int64.self, forKey: .earlyCheckInSeconds) ?? 900
+        noShowGraceSeconds = try c.decodeIfPresent(Int64.self, forKey: .noShowGraceSeconds) ?? 3_600
+        noShowLimit = try c.decodeIfPresent(NoShowLimit.self, forKey: .noShowLimit)
     }
 
     /// The last date a booking may be made for.
@@ -147,6 +162,7 @@ public struct Policy: Hashable, Codable, Sendable {
                 field: "policy.maxHoldsPerUser", value: String(maxHoldsPerUser), expected: "a count 0...1000",
                 turkish: "0...1000 arası bir sayı")
         }
+        try validateCheckIn()
         var seen = Set<UserID>()
         for (index, entry) in userLimits.enumerated() {
             guard (0...maxLimit).contains(entry.limit) else {

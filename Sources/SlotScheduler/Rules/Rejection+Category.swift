@@ -20,7 +20,7 @@ extension Rejection.Reason {
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
             .cancellationCutoffPassed, .rescheduleCutoffPassed, .slotHasBookings, .released, .slotHeld,
-            .holdExpired, .holdLimitReached:
+            .holdExpired, .holdLimitReached, .checkInNotOpen, .checkInClosed:
             .conflict
         case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
             .invalidRequestID,

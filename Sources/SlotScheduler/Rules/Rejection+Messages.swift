@@ -111,6 +111,15 @@ extension Rejection {
                 "Zaten \(limit) saat ayırdınız, aynı anda izin verilen en fazla sayı bu; önce birini onaylayın ya da bırakın."
         case (.english, .unknownHold): return "You hold no slot \(slot)."
         case (.turkish, .unknownHold): return "\(slot) için bir ayırmanız yok."
+        case (.english, .checkInNotOpen):
+            return "Booking \(booking) cannot be checked in yet; check-in opens at \(instant)."
+        case (.turkish, .checkInNotOpen):
+            return "\(booking) numaralı randevuya henüz giriş yapılamaz; giriş \(instant) itibarıyla açılır."
+        case (.english, .checkInClosed):
+            return "Booking \(booking) can no longer be checked in; check-in closed at \(instant) (a no-show)."
+        case (.turkish, .checkInClosed):
+            return
+                "\(booking) numaralı randevuya artık giriş yapılamaz; giriş \(instant) itibarıyla kapandı (gelinmedi)."
         }
     }
 }

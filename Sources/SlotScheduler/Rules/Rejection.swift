@@ -81,6 +81,10 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case holdLimitReached
         /// The user holds no such slot: never held it, or already released it.
         case unknownHold
+        /// The booking's check-in window has not opened yet (``Policy/earlyCheckInSeconds``).
+        case checkInNotOpen
+        /// The booking's check-in window closed (``Policy/noShowGraceSeconds``): it is a no-show.
+        case checkInClosed
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }

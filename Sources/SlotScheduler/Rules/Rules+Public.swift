@@ -57,6 +57,11 @@ extension Rules {
 extension UserBookings {
     /// Splits `bookings` at `now` exactly as the in-memory scheduler does.
     public init(bookings: [Booking], at now: Instant) { self.init(bookings, at: now) }
+
+    /// Splits `bookings` at `now` with the no-show grace of `policy`.
+    public init(bookings: [Booking], at now: Instant, policy: Policy) {
+        self.init(bookings, at: now, grace: policy.noShowGraceSeconds)
+    }
 }
 
 extension DayView {

@@ -18,6 +18,8 @@ public struct Rules: Sendable {
     let tableFirstDay: Int32
     let tableDayCount: Int
     let hasUserLimits: Bool
+    /// ``Policy/noShowLimit`` in the units the decisions use, or `nil`.
+    let noShowRule: NoShowRule?
 
     public init(catalog: Catalog, policy: Policy) throws(InvalidValue) {
         self.catalog = catalog
@@ -31,6 +33,10 @@ public struct Rules: Sendable {
         dayOffsets = catalog.zones.flatMap(\.dayOffsets)
         stationTableBase = catalog.zoneOfStation.map { Int($0) * ZoneClock.tableDays.count }
         hasUserLimits = !policy.userLimits.isEmpty
+        noShowRule = self.policy.noShowLimit.map {
+            NoShowRule(
+                noShows: Int32($0.noShows), windowSeconds: Int64($0.days) * 86_400, limit: Int32($0.limit))
+        }
         switch policy.horizon {
         case .unlimited: (lastDay, rollingDays) = (nil, nil)
         case .lastDate(let date): (lastDay, rollingDays) = (date.dayNumber, nil)
@@ -173,6 +179,8 @@ public struct Rules: Sendable {
         case .beyondHorizon: r.date = lastBookableDate(station: ref.station, at: Instant(now))
         case .userLimitReached: r.limit = limit(for: user)
         case .holdLimitReached: r.limit = policy.maxHoldsPerUser
+        case .checkInNotOpen: r.instant = Instant(start.saturatingSubtracting(policy.earlyCheckInSeconds))
+        case .checkInClosed: r.instant = Instant(start.saturatingAdding(policy.noShowGraceSeconds))
         case .invalidReminder: r.value = reminder.map(String.init)
         case .reminderInPast: r.instant = Instant(start.saturatingSubtracting(reminder ?? 0))
         case .conflictingRequestID: r.value = requestID?.rawValue
@@ -181,4 +189,11 @@ public struct Rules: Sendable {
         localize(&r, station: ref.station)
         return r
     }
+}
+
+/// ``Policy/NoShowLimit`` as the decisions read it.
+struct NoShowRule: Sendable {
+    var noShows: Int32
+    var windowSeconds: Int64
+    var limit: Int32
 }

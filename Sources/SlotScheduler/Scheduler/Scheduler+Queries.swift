@@ -10,11 +10,11 @@ extension Scheduler {
         }
     }
 
-    /// The user's bookings, upcoming and past at `now`. Each booking is read atomically; one
-    /// made or cancelled while the query runs may or may not be included.
+    /// The user's bookings at `now`; see ``Ledger/bookings(of:at:)``. Each booking is read
+    /// atomically; one made or cancelled while the query runs may or may not be included.
     public func bookings(of user: UserID, at now: Instant) -> UserBookings {
-        let ids = stripes.withLock(stripe(of: user)) { $0.activeBookings(of: user) }
-        return UserBookings(ids.compactMap(booking), at: now)
+        let ids = stripes.withLock(stripe(of: user)) { $0.activeBookings(of: user) + $0.closedBookings(of: user) }
+        return UserBookings(ids.compactMap(booking), at: now, grace: rules.policy.noShowGraceSeconds)
     }
 
     /// The picker view of a station on a date at `now`, read under the station's lock.
@@ -168,7 +168,7 @@ extension Scheduler {
         case .reserved(let booking):
             target = rules.catalog.stationIndex[booking.slot.station].map { self.shard(of: $0) } ?? 0
             user = booking.user
-        case .cancelled(let id, let who, _), .displaced(let id, let who, _):
+        case .cancelled(let id, let who, _), .displaced(let id, let who, _), .checkedIn(let id, let who, _):
             target = shard(of: id)
             user = who
         case .rescheduled(let move, _):

@@ -33,10 +33,14 @@ extension Scheduler {
                 }
             }
         }
-        // Reschedule request ids live in the stripe of their user, whatever the shard; until
-        // this pass a shard's `releasedBefore` hides them (`Decisions.reschedule`).
+        // Reschedule request ids and closed bookings live in the stripe of their user, whatever the
+        // shard; until this pass a shard's `releasedBefore` hides them (`Decisions.reschedule`,
+        // `Ledger.bookings(of:at:)`).
         for stripe in stripes.indices {
-            stripes.withLock(stripe) { users in users.forgetMoves(before: cutoff.dayNumber) }
+            stripes.withLock(stripe) { users in
+                users.forgetMoves(before: cutoff.dayNumber)
+                users.forgetClosed(before: cutoff.dayNumber)
+            }
         }
     }
 

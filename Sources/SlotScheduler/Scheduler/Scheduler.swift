@@ -181,11 +181,9 @@ public final class Scheduler: Sendable {
             case .failure(let rejection): return .failure(rejection)
             case .success(let records):
                 for record in records {
-                    let user = slots.records[record].user
+                    let r = slots.records[record]
                     let id = slots.bookingID(record: record)
-                    stripes.withLock(stripe(of: user)) { users in
-                        if let u = users.find(user) { users.remove(id, from: u) }
-                    }
+                    stripes.withLock(stripe(of: r.user)) { users in users.close(id, of: r.user, day: r.ref.day) }
                 }
                 return .success(records.map { slots.booking(record: $0, catalog: rules.catalog) })
             }

@@ -22,10 +22,11 @@ extension Slot {
 
 extension Booking {
     enum WireKeys: String, CodingKey {
-        case id, slot, user, start, end, createdAt, requestID, reminderSeconds, status
+        case id, slot, user, start, end, createdAt, requestID, reminderSeconds, status, checkedInAt
     }
 
-    /// Decodes the wire form; `end` is derived and ignored when present.
+    /// Decodes the wire form; `end` is derived and ignored when present; `checkedInAt` is
+    /// present only for a booking checked in.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         self.init(
@@ -35,6 +36,7 @@ extension Booking {
             requestID: try c.decodeIfPresent(RequestID.self, forKey: .requestID),
             reminderOffsetSeconds: try c.decodeIfPresent(Int64.self, forKey: .reminderSeconds),
             status: try c.decode(Status.self, forKey: .status))
+        checkedInAt = try c.decodeIfPresent(Instant.self, forKey: .checkedInAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -48,6 +50,7 @@ extension Booking {
         try c.encodeIfPresent(requestID, forKey: .requestID)
         try c.encodeIfPresent(reminderOffsetSeconds, forKey: .reminderSeconds)
         try c.encode(status, forKey: .status)
+        try c.encodeIfPresent(checkedInAt, forKey: .checkedInAt)
     }
 }
 

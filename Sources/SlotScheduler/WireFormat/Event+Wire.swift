@@ -6,10 +6,11 @@ extension Event {
     public static let wireVersion = 1
 
     /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)`` and the
-    /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``).
+    /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``); version 3
+    /// added ``checkedIn(_:user:at:)`` (and a booking's `checkedInAt` in snapshots).
     /// Every event is written with the oldest version that has its type, so a journal without
     /// them stays readable by version-1 readers.
-    public static let newestWireVersion = 2
+    public static let newestWireVersion = 3
 
     enum WireKeys: String, CodingKey {
         case version, type, booking, user, at, change, from, to, start, requestID, hold, slot
@@ -17,6 +18,7 @@ extension Event {
 
     enum WireType: String, Codable {
         case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
+        case checkedIn
 
         /// The version this type is written with: the first that has it. A reader takes it and
         /// any later version it knows.
@@ -24,6 +26,7 @@ extension Event {
             switch self {
             case .reserved, .cancelled, .displaced, .availabilityChanged: Event.wireVersion
             case .rescheduled, .held, .holdConfirmed, .holdReleased: 2
+            case .checkedIn: 3
             }
         }
     }
@@ -38,6 +41,7 @@ extension Event {
         case .held: .held
         case .holdConfirmed: .holdConfirmed
         case .holdReleased: .holdReleased
+        case .checkedIn: .checkedIn
         }
     }
 
@@ -65,6 +69,10 @@ extension Event {
                     requestID: try c.decodeIfPresent(RequestID.self, forKey: .requestID)),
                 at: try c.decode(Instant.self, forKey: .at))
         case .reserved: self = .reserved(try c.decode(Booking.self, forKey: .booking))
+        case .checkedIn:
+            self = .checkedIn(
+                try c.decode(BookingID.self, forKey: .booking), user: try c.decode(UserID.self, forKey: .user),
+                at: try c.decode(Instant.self, forKey: .at))
         case .cancelled:
             self = .cancelled(
                 try c.decode(BookingID.self, forKey: .booking), user: try c.decode(UserID.self, forKey: .user),
@@ -101,12 +109,9 @@ extension Event {
         case .reserved(let booking):
             try c.encode(WireType.reserved, forKey: .type)
             try c.encode(booking, forKey: .booking)
-        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at):
-            if case .cancelled = self {
-                try c.encode(WireType.cancelled, forKey: .type)
-            } else {
-                try c.encode(WireType.displaced, forKey: .type)
-            }
+        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at),
+            .checkedIn(let id, let user, let at):
+            try c.encode(wireType, forKey: .type)
             try c.encode(id, forKey: .booking)
             try c.encode(user, forKey: .user)
             try c.encode(at, forKey: .at)
@@ -178,22 +183,29 @@ extension Snapshot {
 
     /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
     /// `rescheduleRequests`, `holds`, or `releasedBefore` (a date) and `lastIDs` (booking ids)
-    /// after a release; a snapshot without a version is read as version 1, and one of version 1
-    /// with holds is refused.
+    /// after a release, or version 3 with bookings checked in (`checkedInAt`); a snapshot without
+    /// a version is read as version 1, one of version 1 with holds and one before version 3 with
+    /// a check-in are refused.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
         guard (Event.wireVersion...Event.newestWireVersion).contains(version) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .version, in: c, debugDescription: "snapshot version \(version); this reader knows 1 and 2")
+                forKey: .version, in: c,
+                debugDescription: "snapshot version \(version); this reader knows 1...\(Event.newestWireVersion)")
         }
         let holds = try c.decodeIfPresent([Hold].self, forKey: .holds) ?? []
         guard holds.isEmpty || version >= 2 else {
             throw DecodingError.dataCorruptedError(
                 forKey: .holds, in: c, debugDescription: "a snapshot with holds must be version 2")
         }
+        let bookings = try c.decode([Booking].self, forKey: .bookings)
+        guard version >= 3 || bookings.allSatisfy({ $0.checkedInAt == nil }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .bookings, in: c, debugDescription: "a snapshot with check-ins must be version 3")
+        }
         self.init(
-            bookings: try c.decode([Booking].self, forKey: .bookings),
+            bookings: bookings,
             overrides: try c.decode([AvailabilityChange].self, forKey: .overrides),
             rescheduleRequests: try c.decodeIfPresent([RememberedReschedule].self, forKey: .rescheduleRequests) ?? [],
             holds: holds)
@@ -204,8 +216,10 @@ extension Snapshot {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         // Version 2 only when it holds what version 1 has no place for.
+        // Version 3 only with a check-in.
         let version1 = rescheduleRequests.isEmpty && releasedBefore == nil && holds.isEmpty
-        try c.encode(version1 ? Event.wireVersion : 2, forKey: .version)
+        let version3 = bookings.contains { $0.checkedInAt != nil }
+        try c.encode(version3 ? 3 : version1 ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
         if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }

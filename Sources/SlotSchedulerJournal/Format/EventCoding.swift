@@ -11,6 +11,7 @@ enum EventCoding {
     static let heldTag: UInt8 = 6
     static let holdConfirmedTag: UInt8 = 7
     static let holdReleasedTag: UInt8 = 8
+    static let checkedInTag: UInt8 = 9
 
     static func encode(_ event: Event, into w: inout ByteWriter) {
         switch event {
@@ -28,8 +29,13 @@ enum EventCoding {
             if let r = b.requestID { w.string(r.rawValue) }
             if let r = b.reminderOffsetSeconds { w.i64(r) }
             w.u8(statusCode(b.status))
-        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at):
-            if case .cancelled = event { w.u8(cancelledTag) } else { w.u8(displacedTag) }
+        case .cancelled(let id, let user, let at), .displaced(let id, let user, let at),
+            .checkedIn(let id, let user, let at):
+            switch event {
+            case .cancelled: w.u8(cancelledTag)
+            case .displaced: w.u8(displacedTag)
+            default: w.u8(checkedInTag)
+            }
             w.u64(id.rawValue)
             w.u64(user.rawValue)
             w.i64(at.secondsSinceEpoch)
@@ -130,11 +136,15 @@ enum EventCoding {
             let slot = try decodeSlot(&r)
             let user = UserID(try r.u64("user"))
             return .holdReleased(slot, user: user, at: Instant(secondsSinceEpoch: try r.i64("at")))
-        case cancelledTag, displacedTag:
+        case cancelledTag, displacedTag, checkedInTag:
             let id = BookingID(try r.u64("booking id"))
             let user = UserID(try r.u64("user"))
             let at = Instant(secondsSinceEpoch: try r.i64("at"))
-            return tag == cancelledTag ? .cancelled(id, user: user, at: at) : .displaced(id, user: user, at: at)
+            switch tag {
+            case cancelledTag: return .cancelled(id, user: user, at: at)
+            case displacedTag: return .displaced(id, user: user, at: at)
+            default: return .checkedIn(id, user: user, at: at)
+            }
         case availabilityChangedTag:
             let station = StationID(try r.string("station"))
             let socket = try r.u8("socket flag") == 0 ? nil : SocketID(try r.string("socket"))

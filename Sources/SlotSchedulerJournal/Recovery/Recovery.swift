@@ -65,6 +65,24 @@ enum Recovery {
         return result
     }
 
+    /// Gives the snapshot's bookings their check-ins (written after the bookings).
+    static func apply(
+        _ checkIns: [(id: BookingID, user: UserID, at: Instant)], to snapshot: inout Snapshot, path: String, offset: Int
+    ) throws(JournalError) {
+        guard !checkIns.isEmpty else { return }
+        let index = Dictionary(snapshot.bookings.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for checkIn in checkIns {
+            guard let i = index[checkIn.id], snapshot.bookings[i].user == checkIn.user,
+                snapshot.bookings[i].checkedInAt == nil
+            else {
+                throw JournalError(
+                    .corrupt, file: path, offset: offset,
+                    message: "snapshot checks in booking \(checkIn.id), not one of its own")
+            }
+            snapshot.bookings[i].checkedInAt = checkIn.at
+        }
+    }
+
     static func readSnapshot(_ files: any JournalFiles, generation: UInt64, into result: inout Recovered)
         throws(JournalError)
     {
@@ -76,6 +94,7 @@ enum Recovery {
         result.shardsKnown = true
         var offset = RecordFormat.headerSize
         var count = 0
+        var checkIns: [(id: BookingID, user: UserID, at: Instant)] = []
         while true {
             guard case .record(let record) = RecordFormat.read(bytes, at: offset) else {
                 throw JournalError(.corrupt, file: path, offset: offset, message: snapshotProblem(bytes, offset))
@@ -87,10 +106,12 @@ enum Recovery {
                     switch event {
                     case .availabilityChanged(let change, _) where result.snapshot.bookings.isEmpty:
                         result.snapshot.overrides.append(change)
-                    case .reserved(let booking) where result.snapshot.holds.isEmpty:
+                    case .reserved(let booking) where result.snapshot.holds.isEmpty && checkIns.isEmpty:
                         result.snapshot.bookings.append(booking)
-                    case .held(let hold):
+                    case .held(let hold) where checkIns.isEmpty:
                         result.snapshot.holds.append(hold)
+                    case .checkedIn(let id, let user, let at):
+                        checkIns.append((id, user, at))
                     default:
                         throw JournalError(
                             .corrupt, file: path, offset: offset, message: "snapshot holds an unexpected event \(event)"
@@ -140,6 +161,7 @@ enum Recovery {
                         .corrupt, file: path, offset: offset, message: "snapshot end does not match its \(count) events"
                     )
                 }
+                try apply(checkIns, to: &result.snapshot, path: path, offset: offset)
                 return
             case .command:
                 throw JournalError(.corrupt, file: path, offset: offset, message: "a journal record in a snapshot")

@@ -79,10 +79,11 @@ extension JournalStore {
     /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed.
     func writeSnapshot(_ snapshot: Snapshot, generation: UInt64, shards: Int) throws(JournalError) {
         // Overrides first, then bookings with their final status, then the holds that still have
-        // their slot: the order the core restores.
+        // their slot: the order the core restores; then the check-ins (a `reserved` event carries none).
         let events =
             snapshot.overrides.map { Event.availabilityChanged($0, at: Instant(secondsSinceEpoch: 0)) }
             + snapshot.bookings.map { Event.reserved($0) } + snapshot.holds.map { Event.held($0) }
+            + snapshot.bookings.compactMap { b in b.checkedInAt.map { Event.checkedIn(b.id, user: b.user, at: $0) } }
         var bytes = RecordFormat.header(.init(kind: .snapshot, shards: shards, generation: generation))
         var start = 0
         while start < events.count {

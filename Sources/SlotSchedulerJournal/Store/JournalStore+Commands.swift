@@ -51,6 +51,19 @@ extension JournalStore {
         }
     }
 
+    /// Checks a booking in, as ``Scheduler/checkIn(_:by:at:)``; returns once the check-in is
+    /// durable. A repeat (the booking was checked in already) writes nothing.
+    public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await command(at: now) { scheduler, _ in
+            do throws(Rejection) {
+                // Commands run one at a time under the store's lock, so this tells a repeat.
+                let repeated = scheduler.booking(id)?.checkedInAt != nil
+                let booking = try scheduler.checkIn(id, by: user, at: now)
+                return (.success(booking), repeated ? [] : [.checkedIn(id, user: user, at: now)])
+            } catch { return (.failure(error), []) }
+        }
+    }
+
     /// Changes availability, as ``Scheduler/changeAvailability(_:onBookings:at:)``; returns the
     /// displaced bookings once the change and the displacements are durable.
     public func changeAvailability(

@@ -257,7 +257,9 @@ package struct ReferenceModel: Sendable {
         let (reason, start) = availabilityCheck(slot, reminder: reminder, now: t)
         if let reason { return .refuse(reason) }
         if let reason = occupancy(slot, now: t) { return .refuse(reason) }
-        if upcomingCount(of: request.user, at: t) >= limit(for: request.user) { return .refuse(.userLimitReached) }
+        if upcomingCount(of: request.user, at: t) >= limit(for: request.user, at: t) {
+            return .refuse(.userLimitReached)
+        }
         return .accept(start: start)
     }
 
@@ -415,7 +417,7 @@ package struct ReferenceModel: Sendable {
         let (reason, start) = slotCheck(slot, reminder: reminder, now: t)
         if let reason { return .refuse(reason) }
         if let reason = occupancy(slot, now: t) { return .refuse(reason) }
-        if upcomingCount(of: user, at: t) >= limit(for: user) { return .refuse(.userLimitReached) }
+        if upcomingCount(of: user, at: t) >= limit(for: user, at: t) { return .refuse(.userLimitReached) }
         if holdCount(of: user, at: t) >= policy.maxHoldsPerUser { return .refuse(.holdLimitReached) }
         return .accept(start: start)
     }
@@ -477,7 +479,7 @@ package struct ReferenceModel: Sendable {
         if now >= hold.expiresAt { return .failure(.holdExpired) }
         let (reason, start) = slotCheck(slot, reminder: hold.reminderOffsetSeconds, now: now.secondsSinceEpoch)
         if let reason { return .failure(reason) }
-        if upcomingCount(of: user, at: now.secondsSinceEpoch) - 1 >= limit(for: user) {
+        if upcomingCount(of: user, at: now.secondsSinceEpoch) - 1 >= limit(for: user, at: now.secondsSinceEpoch) {
             return .failure(.userLimitReached)
         }
         let booking = Booking(
@@ -534,7 +536,7 @@ package struct ReferenceModel: Sendable {
         if let reason { return .failure(reason) }
         if let reason = occupancy(to, except: index, now: t) { return .failure(reason) }
         if upcomingBookings(of: booking.user, at: t, except: index) + holdCount(of: booking.user, at: t)
-            >= limit(for: booking.user)
+            >= limit(for: booking.user, at: t)
         {
             return .failure(.userLimitReached)
         }
@@ -544,6 +546,7 @@ package struct ReferenceModel: Sendable {
         activeOf[booking.user]?.remove(old)
         bookings[index].slot = to
         bookings[index].start = Instant(secondsSinceEpoch: start)
+        bookings[index].checkedInAt = nil  // a check-in was for the old hour
         activeAt[to] = index
         let new = entry(index)
         activeOf[booking.user, default: TimeOrdered()].insert(new)
@@ -614,4 +617,66 @@ package struct ReferenceModel: Sendable {
 
     /// How many bookings are active.
     package var activeCount: Int { activeOf.values.reduce(0) { $0 + $1.count } }
+}
+
+// MARK: Check-in and no-shows
+
+/// Check-in and no-shows (I18, I19), written out once more: a booking is checked in by its owner
+/// while active, from start − early (included) to start + grace (excluded); one not checked in is
+/// a no-show from start + grace on; enough no-shows among the bookings that started in the last
+/// `days` days lower the limit.
+extension ReferenceModel {
+    package func isNoShow(_ booking: Booking, at now: Int64) -> Bool {
+        booking.status == .active && booking.checkedInAt == nil
+            && now >= booking.start.secondsSinceEpoch + policy.noShowGraceSeconds
+    }
+
+    /// The user's no-shows at `now` among their active bookings that started in the last `days` days.
+    package func noShowCount(of user: UserID, days: Int, at now: Int64) -> Int {
+        (activeOf[user]?.entries ?? []).map { bookings[$0.index] }.filter {
+            !isReleased($0) && isNoShow($0, at: now) && $0.start.secondsSinceEpoch >= now - Int64(days) * 86_400
+        }.count
+    }
+
+    /// The user's limit at `now`: their own, or the ``Policy/noShowLimit`` one while they have had
+    /// enough no-shows and it is lower.
+    package func limit(for user: UserID, at now: Int64) -> Int {
+        let own = limit(for: user)
+        guard let rule = policy.noShowLimit, rule.limit < own,
+            noShowCount(of: user, days: rule.days, at: now) >= rule.noShows
+        else { return own }
+        return rule.limit
+    }
+
+    package mutating func checkIn(_ id: BookingID, by user: UserID, at now: Instant) -> ModelResult<Booking> {
+        guard let index = index(of: id) else { return .failure(.unknownBooking) }
+        let booking = bookings[index]
+        guard !isReleased(booking) else { return .failure(.released) }
+        guard booking.user == user else { return .failure(.notOwner) }
+        guard booking.status == .active else { return .failure(.alreadyCancelled) }
+        if booking.checkedInAt != nil { return .success(booking) }
+        let t = now.secondsSinceEpoch
+        let start = booking.start.secondsSinceEpoch
+        if t < start - policy.earlyCheckInSeconds { return .failure(.checkInNotOpen) }
+        if t >= start + policy.noShowGraceSeconds { return .failure(.checkInClosed) }
+        bookings[index].checkedInAt = now
+        return .success(bookings[index])
+    }
+
+    /// A user's bookings at `now` in four lists (upcoming soonest first; fulfilled, no-show and
+    /// cancelled most recent first; ties by slot), and the ended active ones (`past`).
+    package func split(of user: UserID, at now: Instant) -> (
+        upcoming: [Booking], fulfilled: [Booking], noShow: [Booking], cancelled: [Booking], past: [Booking]
+    ) {
+        let mine = heldBookings.filter { $0.user == user }.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
+        let active = mine.filter { $0.status == .active }
+        let t = now.secondsSinceEpoch
+        return (
+            active.filter { $0.checkedInAt == nil && !isNoShow($0, at: t) },
+            active.filter { $0.checkedInAt != nil }.reversed(),
+            active.filter { isNoShow($0, at: t) }.reversed(),
+            mine.filter { $0.status != .active }.reversed(),
+            active.filter { $0.end <= now }.reversed()
+        )
+    }
 }

@@ -130,6 +130,8 @@ enum Reasons {
         case .holdExpired: 26
         case .holdLimitReached: 27
         case .unknownHold: 28
+        case .checkInNotOpen: 29
+        case .checkInClosed: 30
         }
     }
 
