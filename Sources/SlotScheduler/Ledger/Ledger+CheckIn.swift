@@ -7,15 +7,6 @@ extension Ledger {
     /// - Complexity: O(*k*) in the user's live bookings.
     @discardableResult
     public mutating func checkIn(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        guard let record = slots.record(of: id) else {
-            throw Rejection(slots.wasReleased(id) ? .released : .unknownBooking, booking: id, user: user)
-        }
-        if let reason = Decisions.checkIn(
-            record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        {
-            throw rules.checkInRejection(
-                reason, of: slots.records[record], id: id, by: user, now: now.secondsSinceEpoch)
-        }
-        return slots.booking(record: record, catalog: rules.catalog)
+        try changeBooking(id, by: user, at: now, .checkIn)
     }
 }

@@ -62,15 +62,7 @@ public struct Ledger: Sendable {
     /// The slot becomes free and its reminder is removed.
     @discardableResult
     public mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        guard let record = slots.record(of: id) else {
-            throw Rejection(slots.wasReleased(id) ? .released : .unknownBooking, booking: id, user: user)
-        }
-        if let reason = Decisions.cancel(
-            record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        {
-            throw rules.cancelRejection(reason, of: slots.records[record], id: id, by: user)
-        }
-        return slots.booking(record: record, catalog: rules.catalog)
+        try changeBooking(id, by: user, at: now, .cancel)
     }
 
     /// Changes the hours of a socket (or a whole station) on a date and returns the bookings it

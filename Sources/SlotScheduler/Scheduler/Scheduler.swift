@@ -150,21 +150,7 @@ public final class Scheduler: Sendable {
     /// Cancels a booking; see ``Ledger/cancel(_:by:at:)``.
     @discardableResult
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        guard let shard = shard(of: id) else { throw Rejection(.unknownBooking, booking: id, user: user) }
-        let stripe = stripe(of: user)
-        let rules = rules
-        let result: Result<Booking, Rejection> = shards.withLock(shard) { slots in
-            guard let record = slots.record(of: id) else {
-                return .failure(Rejection(slots.wasReleased(id) ? .released : .unknownBooking, booking: id, user: user))
-            }
-            let reason = stripes.withLock(stripe) { users in
-                Decisions.cancel(
-                    record: record, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
-            guard let reason else { return .success(slots.booking(record: record, catalog: rules.catalog)) }
-            return .failure(rules.cancelRejection(reason, of: slots.records[record], id: id, by: user))
-        }
-        return try result.get()
+        try changeBooking(id, by: user, at: now, .cancel)
     }
 
     /// Changes availability on a date; see ``Ledger/changeAvailability(_:onBookings:at:)``.
