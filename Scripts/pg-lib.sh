@@ -31,11 +31,18 @@ set_runas() {
     fi
 }
 
+# A port for a test server: below the kernel's ephemeral range (where a client connection's own
+# end can sit on any port, so a port nobody listens on may still be taken) and one that binds now.
 free_port() {
-    local port
+    local port low=32768 range
+    range=$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null) && low=${range%%[[:space:]]*}
+    (( low > 20000 + 1000 )) || low=50000
     for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 30000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        port=$((20000 + RANDOM % (low - 20000)))
+        if python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; then
             echo "$port"
             return 0
         fi

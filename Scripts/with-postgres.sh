@@ -83,8 +83,14 @@ fi
 log "cluster in $WORKDIR, port $PORT, binaries $BINDIR"
 $RUNAS "$BINDIR/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 --no-sync >"$WORKDIR/initdb.log" 2>&1 \
     || { cat "$WORKDIR/initdb.log" >&2; exit 70; }
-OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $WORKDIR -c max_connections=300 -c shared_buffers=128MB $TLS_OPTS ${PG_EXTRA_OPTS:-}"
-$RUNAS "$BINDIR/pg_ctl" -D "$DATA" -o "$OPTS" -l "$LOGFILE" -w -t 60 start >/dev/null
+# A port can still be taken between free_port and the server's bind: then take another, twice.
+for attempt in 1 2 3; do
+    OPTS="-c listen_addresses=127.0.0.1 -p $PORT -k $WORKDIR -c max_connections=300 -c shared_buffers=128MB $TLS_OPTS ${PG_EXTRA_OPTS:-}"
+    if $RUNAS "$BINDIR/pg_ctl" -D "$DATA" -o "$OPTS" -l "$LOGFILE" -w -t 60 start >/dev/null; then break; fi
+    if [[ $attempt -eq 3 ]] || ! grep -q "Address already in use" "$LOGFILE"; then exit 70; fi
+    PORT=$(free_port) || { log "no free port"; exit 69; }
+    log "port taken, retrying on port $PORT"
+done
 "$BINDIR/psql" -X -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -c "CREATE DATABASE slotscheduler" >/dev/null
 
 export SLOTSCHEDULER_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/slotscheduler"
