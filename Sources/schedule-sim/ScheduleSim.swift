@@ -313,14 +313,6 @@ extension ScheduleSim {
             PartialFiles.shared.removeOnInterrupt()
             try checkOutputs([history, report, shrink, html], inputs: [scenario])
             let prepared = try load(scenario, seed: seed, operations: operations)
-            if threadCount(prepared) != nil, let (path, value) = prepared.lifecycleUse {
-                throw refuse(
-                    ScenarioError(
-                        file: scenario, path: path, value: value,
-                        expected:
-                            "no holds, confirms, releases, reschedules or any-socket requests in threads mode (they run in deterministic mode only, for now)"
-                    ))
-            }
             if store == "memory" {
                 try await run(prepared, service: nil)
                 return

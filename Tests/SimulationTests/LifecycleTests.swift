@@ -87,14 +87,6 @@ import Testing
         #expect(error?.path == path)
     }
 
-    /// Threads mode does not drive the lifecycle commands yet: it says so instead of passing.
-    @Test func threadsModeNamesTheLifecycleUse() throws {
-        var s = Fixtures.small()
-        s.workload?.mix.reschedule = 3
-        #expect(try Fixtures.prepared(s).lifecycleUse?.path == "workload.mix.reschedule")
-        #expect(try Fixtures.prepared(Fixtures.small()).lifecycleUse == nil)
-    }
-
     /// A ledger that disagrees with the model on a lifecycle rule is reported under the
     /// invariant it breaks: here the model is given a shorter hold (I16: the ledger confirms a
     /// hold the model has seen expire) or no holds at all (I17: the ledger admits a hold past

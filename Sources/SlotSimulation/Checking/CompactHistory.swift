@@ -145,7 +145,10 @@ struct CompactHistory: RandomAccessCollection {
         let user = op.user &- firstUser
         let cell = Int64(op.cell) + 1
         let rare = op.rare
-        let plain = rare.displaced.isEmpty && rare.detail == nil && rare.change == nil
+        // Kinds past `change` (lifecycle operations, fewer) are kept whole: two bits hold the kind.
+        let plain =
+            rare.displaced.isEmpty && rare.detail == nil && rare.change == nil && rare.requestedCell < 0
+            && op.kind.rawValue < 4
         let fits =
             !invoke.overflow && Int32(exactly: invoke.partialValue) != nil && !duration.overflow
             && UInt32(exactly: duration.partialValue) != nil && !now.overflow

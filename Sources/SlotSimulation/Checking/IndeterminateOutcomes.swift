@@ -19,7 +19,9 @@ struct IndeterminateOutcomes {
     init(_ history: consuming CompactHistory, finalBookings: BookingsByID, p: PreparedScenario) {
         self.history = consume history
         let end = (self.history.lazy.map(\.complete).max() ?? 0) &+ 1
-        let acknowledged = Set(self.history.lazy.filter { $0.kind == .reserve && $0.outcome == -1 }.map(\.booking))
+        let acknowledged = Set(
+            self.history.lazy.filter { [.reserve, .confirm, .anySocket].contains($0.kind) && $0.outcome == -1 }.map(
+                \.booking))
         // Bookings no acknowledged reservation made, by user and slot, oldest id first.
         var unclaimed: [UInt64: [Slot: [BookingsByID.Stored]]] = [:]
         for booking in finalBookings.all

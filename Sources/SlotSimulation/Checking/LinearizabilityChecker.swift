@@ -130,6 +130,9 @@ public struct BookingOperation: Sendable, Hashable {
         case refusedInactive
         /// A cancel refused for another reason (not the owner, past the cutoff).
         case neutral
+        /// A reschedule that moved `booking` into this slot (by slot) or to `start` (by user),
+        /// limited like a reservation by the user's other upcoming bookings.
+        case moved
     }
     public var kind: Kind
     public var booking: UInt64
@@ -164,7 +167,7 @@ public struct SlotSpecification: SequentialSpecification {
     public func step(_ state: UInt64, _ i: Int) -> UInt64? {
         let op = ops[i]
         switch op.kind {
-        case .reserved: return state == 0 ? op.booking : nil
+        case .reserved, .moved: return state == 0 ? op.booking : nil
         case .refusedTaken: return state != 0 ? state : nil
         case .refusedLimit: return state == 0 ? state : nil
         case .released: return state == op.booking ? 0 : nil
@@ -193,6 +196,16 @@ public struct UserSpecification: SequentialSpecification {
             let at = s.ids.firstIndex { $0 > op.booking } ?? s.ids.count
             s.ids.insert(op.booking, at: at)
             s.starts.insert(op.start, at: at)
+            return s
+        case .moved:
+            guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
+            var others = 0
+            for (k, start) in state.starts.enumerated() where k != at && Booking.isUpcoming(start: start, at: op.now) {
+                others += 1
+            }
+            guard others < op.limit else { return nil }
+            var s = state
+            s.starts[at] = op.start
             return s
         case .refusedLimit:
             let upcoming = state.starts.reduce(0) { $0 + (Booking.isUpcoming(start: $1, at: op.now) ? 1 : 0) }

@@ -74,13 +74,8 @@ extension Simulator {
                 let index = entry.index, let now = entry.now
             else { throw bad("not a threads-mode history line (it needs process, type, time, index and now)") }
             if type == "invoke" {
-                let kind: TimedOperation.Kind
-                switch entry.op {
-                case "reserve": kind = .reserve
-                case "cancel": kind = .cancel
-                case "query": kind = .query
-                case "changeAvailability": kind = .change
-                default: throw bad("unknown operation \(entry.op)")
+                guard let kind = TimedOperation.Kind(historyName: entry.op) else {
+                    throw bad("unknown operation \(entry.op)")
                 }
                 if kind == .reserve && entry.cell == nil { throw bad("a reservation without its cell") }
                 var op = TimedOperation(
@@ -91,12 +86,18 @@ extension Simulator {
                     requestID: entry.repeatOf == nil ? nil : entry.requestID,
                     now: now, invoke: time, complete: time)
                 op.change = entry.change
+                if kind == .anySocket {
+                    op.requestedCell = op.cell
+                    op.minimumPowerKW = entry.detail.flatMap { Double($0.dropFirst("minimumPowerKW ".count)) } ?? 0
+                }
                 if open.updateValue(op, forKey: index) != nil { throw bad("operation \(index) invoked twice") }
                 return
             }
             guard var op = open.removeValue(forKey: index) else { throw bad("a return without its invoke") }
             op.complete = time
             if let booking = entry.booking { op.booking = booking }
+            // The socket an any-socket request was given.
+            if op.kind == .anySocket, type == "ok" { op.cell = entry.cell ?? -1 }
             op.displaced = entry.displaced ?? []
             // A query's answer is not checked; a change's description names it in messages.
             if op.kind == .change { op.detail = entry.detail }

@@ -20,6 +20,13 @@ struct ThreadsAnalysis {
     var partitionBatchSize = 1 << 20
     var linearizability = Report.Linearizability(
         status: "linearizable", partitions: 0, unknownPartitions: 0, failingPartition: nil)
+    /// Where each booking was, in order: the history index of the operation that made it, then
+    /// of each accepted reschedule that moved it to another cell (see ``findPlacements(made:)``).
+    var placements: [UInt64: [Int]] = [:]
+    /// The cell each moving reschedule took its booking from, by history index.
+    var movedFrom: [Int: Int32] = [:]
+    /// Users who had a hold accepted: a limit refusal of theirs may count holds the checks do not see.
+    var holders: Set<UInt64> = []
 
     init(p: PreparedScenario, history: consuming CompactHistory, finalBookings: BookingsByID, options: RunOptions) {
         self.p = p
@@ -48,15 +55,26 @@ struct ThreadsAnalysis {
                 reproduce: options.reproduce))
     }
 
-    var isMade: (TimedOperation) -> Bool { { $0.kind == .reserve && $0.outcome == -1 && $0.repeatOf == 0 } }
+    /// An operation that may make a booking: a first reservation, a confirm or an any-socket
+    /// request (these two return the booking again when repeated; ``bookingsMade()`` keeps the first).
+    var isMade: (TimedOperation) -> Bool {
+        {
+            $0.outcome == -1 && $0.booking != 0
+                && ($0.kind == .reserve && $0.repeatOf == 0 || $0.kind == .confirm || $0.kind == .anySocket)
+        }
+    }
 
     /// Checks every invariant, each in its own function, in the order their violations are listed.
     mutating func run(budget: Int) {
         let made = bookingsMade()
+        findPlacements(made: made)
         do {
             let releasedAt = releases()
-            checkSlotsHeldOnce(made: made, releasedAt: releasedAt)
-            checkUserLimits(made: made, releasedAt: releasedAt)
+            let segments = self.segments(releasedAt: releasedAt)
+            checkSlotsHeldOnce(segments)
+            checkUserLimits(segments)
+            // I13-I17: any-socket answers, moves and holds.
+            checkLifecycle(made: made, segments: segments)
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.
@@ -72,6 +90,8 @@ struct ThreadsAnalysis {
     mutating func bookingsMade() -> [UInt64: Int] {
         var made: [UInt64: Int] = [:]
         for (i, op) in history.enumerated() where isMade(op) {
+            // A repeated confirm or any-socket request returns the booking the first one made.
+            if op.kind != .reserve, made[op.booking] != nil { continue }
             if made.updateValue(i, forKey: op.booking) != nil {
                 violate(.I1, at: i, "booking id \(op.booking) was returned by two different reservations")
             }
@@ -89,13 +109,13 @@ struct ThreadsAnalysis {
         return releasedAt
     }
 
-    /// I1: at no time are two bookings of one slot definitely held.
-    mutating func checkSlotsHeldOnce(made: [UInt64: Int], releasedAt: [UInt64: Int]) {
+    /// I1: at no time are two bookings of one slot definitely held (I13 when the second came
+    /// from an any-socket request, I14 from a reschedule).
+    mutating func checkSlotsHeldOnce(_ segments: [Segment]) {
         var perCell: [Int32: [(time: Int64, delta: Int, index: Int)]] = [:]
-        for (id, i) in made {
-            let op = history[i]
-            perCell[op.cell, default: []].append((op.complete, 1, i))
-            if let r = releasedAt[id] { perCell[op.cell, default: []].append((history[r].invoke, -1, r)) }
+        for s in segments {
+            perCell[s.cell, default: []].append((s.from, 1, s.placedBy))
+            if let end = s.endedBy { perCell[s.cell, default: []].append((s.to, -1, end)) }
         }
         for cell in perCell.keys.sorted() {
             guard
@@ -106,9 +126,15 @@ struct ThreadsAnalysis {
             for e in events {
                 held += e.delta
                 if held > 1 {
+                    let invariant: Invariant =
+                        switch history[e.index].kind {
+                        case .anySocket: .I13
+                        case .reschedule: .I14
+                        default: .I1
+                        }
                     violate(
-                        .I1, at: e.index,
-                        "\(p.slot(ofCell: cell)) was held by \(held) bookings at once (booking \(history[e.index].booking) accepted while another was active)"
+                        invariant, at: e.index,
+                        "\(p.slot(ofCell: cell)) was held by \(held) bookings at once (booking \(history[e.index].booking) \(history[e.index].kind == .reschedule ? "moved in" : "accepted") while another was active)"
                     )
                     break
                 }
@@ -117,42 +143,45 @@ struct ThreadsAnalysis {
     }
 
     /// I2: when a booking was made, its user did not already definitely hold `limit` upcoming ones.
-    mutating func checkUserLimits(made: [UInt64: Int], releasedAt: [UInt64: Int]) {
+    mutating func checkUserLimits(_ segments: [Segment]) {
         let policy = p.rules.policy
         var perUser: [UInt64: [Int]] = [:]
-        for i in made.values.sorted() { perUser[history[i].user, default: []].append(i) }
+        for (k, s) in segments.enumerated() { perUser[s.user, default: []].append(k) }
         for user in perUser.keys.sorted() {
             guard let list = perUser[user] else { continue }
             let limit = policy.limit(for: UserID(user))
             guard list.count > limit else { continue }
-            // Sweep in invoke order: `open` holds the bookings completed before the invoke and
-            // not released before it (a superset of those that count), so each is looked at only
-            // while it may be held, not once per other booking of the user.
-            // - Complexity: O(k log k) for k bookings of the user, plus the bookings in `open`.
-            var changes: [(time: Int64, add: Bool, j: Int)] = []
-            for j in list {
-                changes.append((history[j].complete, true, j))
-                if let r = releasedAt[history[j].booking] { changes.append((history[r].invoke, false, j)) }
+            // Sweep in invoke order: `open` holds the segments begun before the invoke and not
+            // ended before it (a superset of those that count), so each is looked at only while
+            // it may be held, not once per other booking of the user.
+            // - Complexity: O(k log k) for k segments of the user, plus the segments in `open`.
+            var changes: [(time: Int64, add: Bool, k: Int)] = []
+            for k in list {
+                changes.append((segments[k].from, true, k))
+                if segments[k].endedBy != nil { changes.append((segments[k].to, false, k)) }
             }
-            // At equal times a release goes first: a release at the invoke does not count.
-            changes.sort { ($0.time, $0.add ? 1 : 0, $0.j) < ($1.time, $1.add ? 1 : 0, $1.j) }
+            // At equal times an end goes first: an end at the invoke does not count.
+            changes.sort { ($0.time, $0.add ? 1 : 0, $0.k) < ($1.time, $1.add ? 1 : 0, $1.k) }
             var next = 0
             var open: [Int: Bool] = [:]
-            for i in list.sorted(by: { (history[$0].invoke, $0) < (history[$1].invoke, $1) }) {
+            // The operations that made or moved a booking, in invoke order.
+            let acting = list.sorted {
+                (history[segments[$0].placedBy].invoke, $0) < (history[segments[$1].placedBy].invoke, $1)
+            }
+            for k in acting {
+                let i = segments[k].placedBy
                 let op = history[i]
-                // Added: completed strictly before the invoke; removed: released strictly before it.
-                while next < changes.count,
-                    changes[next].time < op.invoke
-                {
-                    if changes[next].add { open[changes[next].j] = true } else { open[changes[next].j] = nil }
+                // Added: begun strictly before the invoke; removed: ended strictly before it.
+                while next < changes.count, changes[next].time < op.invoke {
+                    if changes[next].add { open[changes[next].k] = true } else { open[changes[next].k] = nil }
                     next += 1
                 }
                 var held = 0
-                for j in open.keys where j != i {
-                    let other = history[j]
-                    guard other.complete < op.invoke, Booking.isUpcoming(start: p.starts[Int(other.cell)], at: op.now)
+                for j in open.keys where segments[j].booking != op.booking {
+                    let other = segments[j]
+                    guard other.from < op.invoke, Booking.isUpcoming(start: p.starts[Int(other.cell)], at: op.now)
                     else { continue }
-                    if let r = releasedAt[other.booking], history[r].invoke < op.complete { continue }
+                    if other.endedBy != nil, other.to < op.complete { continue }
                     held += 1
                     if held >= limit { break }
                 }
@@ -171,7 +200,7 @@ struct ThreadsAnalysis {
     mutating func checkBookable(made: [UInt64: Int]) {
         let policy = p.rules.policy
         let availability = AvailabilityHistory(p, history: history)
-        for i in made.values.sorted() {
+        for i in placements.values.joined().sorted() {
             let op = history[i]
             let start = p.starts[Int(op.cell)]
             if start == Int64.min {
@@ -250,7 +279,8 @@ struct ThreadsAnalysis {
     mutating func checkFinalBookings(made: [UInt64: Int]) {
         for i in made.values.sorted() {
             let op = history[i]
-            let slot = p.slot(ofCell: op.cell)
+            let moved = (placements[op.booking]?.count ?? 1) > 1
+            let slot = p.slot(ofCell: lastCell(op.booking, made: made))
             guard let stored = finalBookings[id: op.booking] else {
                 violate(
                     .I5, at: i,
@@ -260,7 +290,7 @@ struct ThreadsAnalysis {
             }
             if stored.user.rawValue != op.user || stored.slot != slot {
                 violate(
-                    .I5, at: i,
+                    moved && stored.user.rawValue == op.user ? .I14 : .I5, at: i,
                     "booking \(op.booking) was acknowledged to user \(op.user) at \(slot), but the store holds it for user \(stored.user) at \(stored.slot)"
                 )
             }
@@ -279,16 +309,29 @@ struct ThreadsAnalysis {
         var b = BookingOperation(
             kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
         switch (op.kind, op.outcome) {
-        case (.reserve, -1):
-            b.kind = op.repeatOf != 0 ? .repeated : .reserved
+        case (.reserve, -1), (.confirm, -1), (.anySocket, -1):
+            b.kind = op.repeatOf != 0 || made[op.booking] != i ? .repeated : .reserved
             b.start = p.starts[Int(op.cell)]
             b.limit = Int32(clamping: p.rules.policy.limit(for: UserID(op.user)))
-        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _):
+        case (.reschedule, -1):
+            // Only a move to another cell changes anything (see ``movedFrom``).
+            guard movedFrom[i] != nil else { return nil }
+            b.kind = .moved
+            b.start = p.starts[Int(op.cell)]
+            b.limit = Int32(clamping: p.rules.policy.limit(for: UserID(op.user)))
+        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.hold, _), (.releaseHold, _),
+            (.reschedule, _), (.anySocket, _), (.checkIn, _):
             return nil
+        case (.confirm, _): b.kind = .refusedOther
         case (.reserve, let code):
             switch Reasons.all[Int(code)] {
             case .slotTaken: b.kind = .refusedTaken
             case .userLimitReached:
+                // Holds and a no-show limit lower what a user may book: such a refusal says less.
+                guard p.rules.policy.noShowLimit == nil, !holders.contains(op.user) else {
+                    b.kind = .refusedOther
+                    break
+                }
                 b.kind = .refusedLimit
                 b.limit = Int32(clamping: p.rules.policy.limit(for: UserID(op.user)))
             default: b.kind = .refusedOther
@@ -300,6 +343,12 @@ struct ThreadsAnalysis {
         return b
     }
 
+    /// The cell a booking ended in: its last placement's.
+    func lastCell(_ booking: UInt64, made: [UInt64: Int]) -> Int32 {
+        if let last = placements[booking]?.last { return history[last].cell }
+        return made[booking].map { history[$0].cell } ?? -1
+    }
+
     /// One operation's place in a linearizability partition: the partition's key (a cell or a
     /// user) and the history index of the operation, or for a booking an availability change
     /// displaced, `-1 - k` for the *k*-th of ``Displacement``.
@@ -309,10 +358,12 @@ struct ThreadsAnalysis {
     }
 
     /// A booking an accepted availability change displaced: a release in its slot's and its
-    /// user's partitions, at the change's time.
+    /// user's partitions, at the change's time; or, for `change` `-1 - i`, the booking reschedule
+    /// `i` moved out of `cell`: a release in that cell's partition only.
     struct Displacement {
         var change: Int
         var booking: UInt64
+        var cell: Int32
     }
 
     /// The booking operation of a partition entry, as the checker sees it.
@@ -322,14 +373,16 @@ struct ThreadsAnalysis {
         if entry.index < 0 {
             let d = displacements[Int(-1 - entry.index)]
             guard let m = made[d.booking] else { return nil }
-            let op = history[d.change]
+            let op = history[d.change < 0 ? -1 - d.change : d.change]
             return BookingOperation(
                 kind: .released, booking: d.booking, user: history[m].user, now: op.now, invoke: op.invoke,
                 complete: op.complete)
         }
         let i = Int(entry.index)
         guard var b = operation(i, made: made) else { return nil }
-        if history[i].kind == .cancel, let m = made[b.booking] { b.start = p.starts[Int(history[m].cell)] }
+        if history[i].kind == .cancel, made[b.booking] != nil {
+            b.start = p.starts[Int(lastCell(b.booking, made: made))]
+        }
         return b
     }
 
@@ -339,7 +392,7 @@ struct ThreadsAnalysis {
         guard let op = operation(i, made: made) else { return nil }
         let isCancel = history[i].kind == .cancel
         if bySlot {
-            let cell = isCancel ? made[op.booking].map { history[$0].cell } : history[i].cell
+            let cell = isCancel ? made[op.booking].map { _ in lastCell(op.booking, made: made) } : history[i].cell
             return cell.map { UInt64($0) }
         }
         let owner = isCancel ? made[op.booking].map { history[$0].user } : op.user
@@ -357,7 +410,12 @@ struct ThreadsAnalysis {
     mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
         var displacements: [Displacement] = []
         for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
-            for id in op.displaced where made[id] != nil { displacements.append(Displacement(change: i, booking: id)) }
+            for id in op.displaced where made[id] != nil {
+                displacements.append(Displacement(change: i, booking: id, cell: lastCell(id, made: made)))
+            }
+        }
+        for (i, from) in movedFrom.sorted(by: { $0.key < $1.key }) {
+            displacements.append(Displacement(change: -1 - i, booking: history[i].booking, cell: from))
         }
         var partitions = 0
         var unknown = 0
@@ -369,7 +427,9 @@ struct ThreadsAnalysis {
                 low = upTo
                 for (k, d) in displacements.enumerated() {
                     guard let m = made[d.booking] else { continue }
-                    let key = bySlot ? UInt64(history[m].cell) : history[m].user
+                    // A moved booking leaves its old cell in that cell's partition (by slot).
+                    if d.change < 0, !bySlot { continue }
+                    let key = bySlot ? UInt64(d.cell) : history[m].user
                     if key >= from, upTo.map({ key < $0 }) ?? true {
                         entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
                     }
@@ -452,7 +512,8 @@ struct ThreadsAnalysis {
         var displaced = 0
         var attempts: [Int32: (Int, Int)] = [:]
         var latencies = Latencies()
-        for op in history {
+        var lifecycle = Report.Lifecycle()
+        for (i, op) in history.enumerated() {
             if let r = op.reason { refused[r, default: 0] += 1 }
             // Resolved indeterminate operations count as what the client saw: an error.
             guard !op.resolvedIndeterminate else { continue }
@@ -466,6 +527,12 @@ struct ThreadsAnalysis {
                 if op.outcome == -1 && op.repeatOf == 0 { a.1 += 1 }
                 attempts[op.cell] = a
             case .cancel: if op.outcome == -1 { cancelled += 1 }
+            case .hold: if op.outcome == -1 { lifecycle.holds += 1 }
+            case .confirm: if op.outcome == -1, placements[op.booking]?.first == i { lifecycle.confirmed += 1 }
+            case .releaseHold: if op.outcome == -1 { lifecycle.releasedHolds += 1 }
+            case .reschedule: if movedFrom[i] != nil { lifecycle.rescheduled += 1 }
+            case .anySocket: if op.outcome == -1, placements[op.booking]?.first == i { lifecycle.anySocket += 1 }
+            case .checkIn: break
             case .query: queries += 1
             case .change:
                 changes += 1
@@ -489,15 +556,14 @@ struct ThreadsAnalysis {
         let invariants = Invariant.allCases.enumerated().map { i, inv in
             Report.InvariantResult(
                 id: inv.rawValue, name: inv.name,
-                // I13-I17 need holds, reschedules and any-socket requests, which threads mode does not drive yet.
-                status: inv == .I10 || inv >= .I13 || !wanted.contains(inv.rawValue)
+                status: inv == .I10 || !wanted.contains(inv.rawValue)
                     ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
                 violations: violations[i])
         }
         let reasons = refused.map { Report.ReasonCount(reason: $0.key.rawValue, count: $0.value) }
             .sorted { ($0.count, $1.reason) > ($1.count, $0.reason) }
         let ops = operations
-        return Report(
+        var report = Report(
             scenario: p.scenario.name, file: p.file, seed: p.scenario.seed, mode: "threads", threads: threads,
             steps: p.steps.count, operations: ops, accepted: accepted, refused: refused.values.reduce(0, +),
             refusedByReason: reasons, cancelled: cancelled, displaced: displaced, repeats: repeats, queries: queries,
@@ -508,6 +574,8 @@ struct ThreadsAnalysis {
                 p50Microseconds: percentile(0), p99Microseconds: percentile(1)),
             provenance: p.scenario.provenance, attribution: p.scenario.attribution, verdict: "pass",
             indeterminate: indeterminate.total > 0 ? indeterminate : nil)
+        report.lifecycle = lifecycle.orNil
+        return report
     }
 
     /// The most operations in flight at once (a call completing when another is invoked counts

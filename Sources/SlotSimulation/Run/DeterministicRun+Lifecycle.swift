@@ -43,11 +43,7 @@ extension DeterministicRun {
     }
 
     /// The cell of a slot of the scenario's domain, or -1.
-    func cell(of slot: Slot) -> Int32 {
-        guard let ref = try? p.rules.catalog.resolve(slot) else { return -1 }
-        let cell = p.cell(socket: ref.socket, day: ref.day, hour: ref.hour)
-        return cell >= 0 && Int(cell) < p.cellCount && p.slot(ofCell: cell) == slot ? cell : -1
-    }
+    func cell(of slot: Slot) -> Int32 { p.cell(of: slot) ?? -1 }
 
     /// A booking the ledger made in a lifecycle command: kept in step with the model's, whose
     /// id must be the same (the model follows the ledger when it had refused).

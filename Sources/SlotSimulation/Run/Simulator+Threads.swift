@@ -159,8 +159,7 @@ extension Simulator {
             op.detail = change.description
             op.change = change
         case .hold, .confirm, .releaseHold, .reschedule, .anySocket:
-            // Not driven in threads mode yet: the CLI refuses such scenarios (`lifecycleUse`).
-            return StepResult(got: "error: threads mode does not run \(step.step.op.rawValue) steps yet")
+            return await runLifecycleStep(command, step, p, service: service, clock: clock, sink: &sink)
         }
         let index = sink.invoke(&op, clock: clock)
         var result = StepResult(got: "accepted")
@@ -213,7 +212,8 @@ extension Simulator {
             }
             var op = TimedOperation(
                 process: Int32(w), kind: .reserve, user: 0, now: nowSeconds, invoke: 0, complete: 0)
-            switch draw.next(&rng, pools: pools) {
+            let drawn = draw.next(&rng, pools: pools)
+            switch drawn {
             case .reserve(let cell, let user):
                 op.user = user
                 op.cell = cell
@@ -231,9 +231,14 @@ extension Simulator {
                 } catch { op.outcome = -2 }
                 sink.complete(&op, index: n, clock: clock)
                 continue
-            case .nothingToCancel: continue
-            // Not driven in threads mode yet: the CLI refuses such scenarios (`lifecycleUse`).
-            case .hold, .confirm, .releaseHold, .reschedule, .nothingToMove, .anySocket: continue
+            case .nothingToCancel, .nothingToMove: continue
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket:
+                guard let call = lifecycleCall(drawn, p, op: &op) else { continue }
+                let n = sink.invoke(&op, clock: clock)
+                await perform(call, p, service: service, now: now, op: &op)
+                sink.complete(&op, index: n, clock: clock)
+                noteLifecycle(op, pools: &pools, rng: &rng)
+                continue
             case .query(let cell, let user):
                 op.kind = .query
                 op.user = user
@@ -329,14 +334,7 @@ extension Simulator {
     static func timedLine(
         _ op: TimedOperation, index: Int, time: Int64, isReturn: Bool, _ format: inout HistoryFormat
     ) -> HistoryLine {
-        let name =
-            switch op.kind {
-            case .reserve: "reserve"
-            case .cancel: "cancel"
-            case .query: "query"
-            case .change: "changeAvailability"
-            }
-        var line = HistoryLine(op: name, user: op.user)
+        var line = HistoryLine(op: op.kind.historyName, user: op.user)
         line.process = op.process
         line.type = isReturn ? (op.outcome == -1 ? "ok" : op.outcome == -2 ? "info" : "fail") : "invoke"
         line.time = time
@@ -349,7 +347,11 @@ extension Simulator {
         if op.repeatOf != 0, !isReturn { line.repeatOf = op.repeatOf }
         if !isReturn { line.change = op.change }
         line.requestID = op.requestID
-        if isReturn || op.kind == .cancel, op.booking != 0 { line.booking = op.booking }
+        if isReturn || [.cancel, .reschedule, .checkIn].contains(op.kind), op.booking != 0 {
+            line.booking = op.booking
+        }
+        // An any-socket invoke names the request (its cell and least power), its return the socket given.
+        if op.kind == .anySocket, !isReturn { line.detail = "minimumPowerKW \(op.minimumPowerKW)" }
         if isReturn {
             line.result = op.outcome == -2 ? "error" : Reasons.name(op.outcome)
             if !op.displaced.isEmpty { line.displaced = op.displaced }

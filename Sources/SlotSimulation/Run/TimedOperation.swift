@@ -6,12 +6,16 @@ import SlotScheduler
 /// most operations lack (a repeat's first booking, a request id, a query's answer, an availability
 /// change and what it displaced) live in one optional box, allocated only when one is set.
 public struct TimedOperation: Sendable {
-    public enum Kind: UInt8, Sendable { case reserve, cancel, query, change }
+    public enum Kind: UInt8, Sendable {
+        case reserve, cancel, query, change, hold, confirm, releaseHold, reschedule, anySocket, checkIn
+    }
     /// Worker number; -1 for scripted steps (run before the workers).
     public var process: Int32
     public var cell: Int32
     public var user: UInt64
-    /// Booking made (reserve) or cancelled (cancel).
+    /// Booking made (reserve, confirm, any-socket), cancelled (cancel), moved (reschedule) or
+    /// checked in (checkIn). A reschedule's `cell` is where it moves the booking to; an
+    /// any-socket request's, the socket it was given (else the one it was drawn from).
     public var booking: UInt64
     public var now: Int64
     /// Monotonic nanoseconds since the run began.
@@ -33,9 +37,14 @@ public struct TimedOperation: Sendable {
         var displaced: [UInt64] = []
         var detail: String?
         var change: AvailabilityChange?
+        /// An any-socket request's: the cell it named (station, date, hour and the socket whose
+        /// connector it asked for) and the least power it asked for.
+        var requestedCell: Int32 = -1
+        var minimumPowerKW: Double = 0
 
         var isEmpty: Bool {
             repeatOf == 0 && requestID == nil && displaced.isEmpty && detail == nil && change == nil
+                && requestedCell < 0 && minimumPowerKW == 0
         }
     }
 
@@ -88,6 +97,16 @@ public struct TimedOperation: Sendable {
         set { rare.change = newValue }
     }
 
+    /// See ``Rare/requestedCell``.
+    var requestedCell: Int32 {
+        get { rare.requestedCell }
+        set { rare.requestedCell = newValue }
+    }
+    var minimumPowerKW: Double {
+        get { rare.minimumPowerKW }
+        set { rare.minimumPowerKW = newValue }
+    }
+
     public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }
 
     /// What a call came back with.
@@ -115,6 +134,36 @@ public struct TimedOperation: Sendable {
     public var result: Outcome {
         get { Outcome(code: outcome) }
         set { outcome = newValue.code }
+    }
+}
+
+extension TimedOperation.Kind {
+    /// The operation's name in a history file.
+    var historyName: String {
+        switch self {
+        case .reserve: "reserve"
+        case .cancel: "cancel"
+        case .query: "query"
+        case .change: "changeAvailability"
+        case .hold: "hold"
+        case .confirm: "confirm"
+        case .releaseHold: "releaseHold"
+        case .reschedule: "reschedule"
+        case .anySocket: "anySocket"
+        case .checkIn: "checkIn"
+        }
+    }
+
+    init?(historyName: String) {
+        var raw: UInt8 = 0
+        while let kind = Self(rawValue: raw) {
+            if kind.historyName == historyName {
+                self = kind
+                return
+            }
+            raw += 1
+        }
+        return nil
     }
 }
 

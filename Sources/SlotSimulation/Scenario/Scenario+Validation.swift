@@ -70,20 +70,6 @@ public struct PreparedScenario: Sendable {
         }
         return nil
     }
-    /// Where the scenario uses holds, confirms, releases, reschedules or any-socket requests, as
-    /// (JSON path, what is there); `nil` if it does not. Threads mode does not drive them yet.
-    public var lifecycleUse: (path: String, value: String)? {
-        let kinds: Set<Step.Kind> = [.hold, .confirm, .releaseHold, .reschedule, .anySocket]
-        if let i = (scenario.steps ?? []).firstIndex(where: { kinds.contains($0.op) }) {
-            return ("steps[\(i)].op", scenario.steps?[i].op.rawValue ?? "")
-        }
-        guard let mix = scenario.workload?.mix else { return nil }
-        let weights = [
-            ("hold", mix.hold), ("confirm", mix.confirm), ("releaseHold", mix.releaseHold),
-            ("reschedule", mix.reschedule), ("anySocket", mix.anySocket),
-        ]
-        return weights.first { ($0.1 ?? 0) > 0 }.map { ("workload.mix.\($0.0)", String($0.1 ?? 0)) }
-    }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
     public var operations: Int { scenario.workload?.operations ?? 0 }
 }
