@@ -13,19 +13,24 @@ extension Decisions {
     ///
     /// - Complexity: O(1) without a no-show limit; with one, as `UserBook.noShows`: O(*k* + *w*),
     ///   *k* the user's live entries, *w* their ended bookings that started in the window.
+    ///
+    /// `users` is `inout` though nothing is changed, and the no-show count gets the grace period
+    /// rather than `rules`: handing a book or the rules *by value* to the out-of-line count made
+    /// every reservation copy both to the stack first (277 + 104 bytes, callgrind: `memcpy` on
+    /// every call), whether the count ran or not.
     @inline(__always)
-    static func limit(_ user: UserID, _ u: Int, now: Int64, rules: Rules, users: UserBook) -> Int32 {
+    static func limit(_ user: UserID, _ u: Int, now: Int64, rules: Rules, users: inout UserBook) -> Int32 {
         let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
         guard let rule = rules.noShowRule, rule.limit < limit else { return limit }
-        return lowered(limit, rule: rule, u, now: now, rules: rules, users: users)
+        return lowered(limit, rule: rule, u, now: now, grace: rules.policy.noShowGraceSeconds, users: &users)
     }
 
     @inline(never)
-    private static func lowered(_ limit: Int32, rule: NoShowRule, _ u: Int, now: Int64, rules: Rules, users: UserBook)
-        -> Int32
-    {
+    private static func lowered(
+        _ limit: Int32, rule: NoShowRule, _ u: Int, now: Int64, grace: Int64, users: inout UserBook
+    ) -> Int32 {
         let since = now.saturatingSubtracting(rule.windowSeconds)
-        let count = users.noShows(u, at: now, since: since, grace: rules.policy.noShowGraceSeconds)
+        let count = users.noShows(u, at: now, since: since, grace: grace)
         return count >= rule.noShows ? rule.limit : limit
     }
 

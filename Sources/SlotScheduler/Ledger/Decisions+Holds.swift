@@ -21,7 +21,7 @@ extension Decisions {
         if let reason { return refuse(reason, start) }
         if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) { return refuse(taken, start) }
         let u = users.findOrInsert(user)
-        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: &users)
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return refuse(.userLimitReached, start).mapError { $0.withLimit(limit) }
         }
@@ -94,7 +94,7 @@ extension Decisions {
         // place. Checked again because a hold admitted at a later `now` (when this one had
         // expired) may count now.
         let u = users.findOrInsert(user)
-        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: &users)
         if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit {
             return refuse(.userLimitReached, start).mapError { $0.withLimit(limit) }
         }

@@ -74,7 +74,7 @@ extension Decisions {
         // user's upcoming bookings already: it must not count against the limit a second time.
         let user = slots.records[record].user
         let u = users.findOrInsert(user)
-        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: &users)
         if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit { return (.userLimitReached, start, block) }
         return (nil, start, block)
     }

@@ -25,7 +25,7 @@ enum Decisions {
             return ReservationAttempt(reason: taken, start: start)
         }
         let u = users.findOrInsert(user)
-        let limit = Decisions.limit(user, u, now: now, rules: rules, users: users)
+        let limit = Decisions.limit(user, u, now: now, rules: rules, users: &users)
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {
             return ReservationAttempt(reason: .userLimitReached, start: start)
         }
@@ -54,7 +54,7 @@ enum Decisions {
             attempt.reason ?? .conflictingRequestID, ref: request.ref, user: request.user,
             requestID: request.requestID, reminder: request.reminder, start: attempt.start, now: now)
         if rejection.reason == .userLimitReached, rules.noShowRule != nil, let u = users.find(request.user) {
-            rejection.limit = Int(limit(request.user, u, now: now, rules: rules, users: users))
+            rejection.limit = Int(limit(request.user, u, now: now, rules: rules, users: &users))
         }
         return .failure(rejection)
     }

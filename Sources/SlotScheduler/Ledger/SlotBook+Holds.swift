@@ -11,6 +11,7 @@ extension SlotBook {
     static let holdBit: UInt32 = 1 << 31
 
     /// The hold index in `ref`'s cell, if a hold is there (live or not), without creating a block.
+    @inline(__always)
     func holdIndex(_ ref: SlotRef) -> Int? {
         let socket = local(ref)
         guard socket >= 0, let block = existingBlock(ref.day) else { return nil }
@@ -29,10 +30,14 @@ extension SlotBook {
     /// Why a taken cell (its taken bit set) refuses a reservation or hold at `now`: a booking's
     /// ``Rejection/Reason/slotTaken``, a live hold's ``Rejection/Reason/slotHeld``, or `nil` for
     /// a hold that has expired, which is free.
-    @inline(never)
+    ///
+    /// Inlined whole: a call to an out-of-line function taking the book made the caller copy the
+    /// whole book (224 bytes) to the stack on every taken slot.
+    @inline(__always)
     func takenReason(_ ref: SlotRef, now: Int64) -> Rejection.Reason? {
-        guard holdIndex(ref) != nil else { return .slotTaken }
-        return liveHold(ref, now: now) == nil ? nil : .slotHeld
+        guard let h = holdIndex(ref) else { return .slotTaken }
+        let hold = holds[h]
+        return hold.state == .held && Hold.isLive(expiresAt: hold.expiresAt, at: now) ? .slotHeld : nil
     }
 
     /// Whether hold `h` is current: its cell still names it.

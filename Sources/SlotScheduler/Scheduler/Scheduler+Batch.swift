@@ -22,7 +22,6 @@ extension Scheduler {
         }
         var results = [ReservationAttempt](
             repeating: ReservationAttempt(reason: .slotTaken, start: 0), count: batch.count)
-        let rules = rules
         let base = batch.startIndex
         let decide = { (s: Int, slots: inout SlotBook) in
             var window = starts[s]
@@ -34,7 +33,7 @@ extension Scheduler {
                     results[order[k]] = self.stripes.withLock(self.stripe(of: user)) { users in
                         Decisions.reserve(
                             ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,
-                            rules: rules, slots: &slots, users: &users)
+                            rules: self.rules, slots: &slots, users: &users)
                     }
                 }
                 window = end

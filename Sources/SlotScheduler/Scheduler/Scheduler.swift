@@ -137,11 +137,12 @@ public final class Scheduler: Sendable {
     @inline(__always)
     public func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
         let stripe = stripe(of: user)
-        let rules = rules
+        // `self.rules`, not a local copy: a `let` of the class is read in place, where a local
+        // copied its 277 bytes on every call (callgrind: 52 instructions in `memcpy`).
         return shards.withLock(shard(of: ref.station)) { slots in
             stripes.withLock(stripe) { users in
                 Decisions.reserve(
-                    ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules,
+                    ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: self.rules,
                     slots: &slots, users: &users)
             }
         }
