@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every bundled scenario with the release build of schedule-sim; fails on the first failure.
-# Also checks determinism on one scenario and runs four in threads mode (linearizability).
+# Also checks determinism on one scenario and runs five in threads mode (linearizability).
 # Usage: Scripts/run-scenarios.sh   (from anywhere; CI calls it)
 # Environment: SWIFT_BUILD_FLAGS, extra `swift build` flags (CI: "--traits Postgres", so that one
 # release build serves every step).
@@ -33,6 +33,7 @@ echo "=== threads"
 "$BIN" run Scenarios/cancel-and-rebook.json --threads 4 --quiet || failed=1
 "$BIN" run Scenarios/closed-socket-and-overrides.json --threads 4 --quiet || failed=1
 "$BIN" run Scenarios/lifecycle.json --threads 4 --quiet || failed=1
+"$BIN" run Scenarios/check-in.json --threads 4 --quiet || failed=1
 
 echo "=== journal store (durable, threads), then verify-store on the reopened journal"
 JOURNAL_DIR=$(mktemp -d "${TMPDIR:-/tmp}/schedule-sim-journal.XXXXXX")

@@ -38,6 +38,11 @@ cases = {
     "hold-seconds-0": "s['policy']['holdSeconds'] = 0",
     "max-holds-per-user-1001": "s['policy']['maxHoldsPerUser'] = 1001",
     "step-op-unknown": "s['steps'][0]['op'] = 'teleport'",
+    "no-show-grace-3601": "s['policy']['noShowGraceSeconds'] = 3601",
+    "early-check-in-negative": "s['policy']['earlyCheckInSeconds'] = -1",
+    "no-show-limit-days-0": "s['policy']['noShowLimit'] = {'noShows': 1, 'days': 0, 'limit': 1}",
+    "no-show-limit-without-limit": "s['policy']['noShowLimit'] = {'noShows': 1, 'days': 7}",
+    "mix-check-in-negative": "s['workload']['mix']['checkIn'] = -1",
     "any-socket-power-negative": "s['steps'].append({'op': 'anySocket', 'user': 1, 'station': s['stations'][0]['id'], 'connector': 'CCS', 'minimumPowerKW': -1, 'date': '2018-06-07', 'hour': 9})",
 }
 for name, change in cases.items():

@@ -55,7 +55,7 @@ final class FakeIDs: Sendable {
 
 /// A store that passes every call to a correct `Scheduler`; each deliberately broken store
 /// below replaces one call.
-protocol ForwardingService: BookingService {
+protocol ForwardingService: CheckInService {
     var inner: Scheduler { get }
 }
 
@@ -99,6 +99,9 @@ extension ForwardingService {
         try inner.reschedule(request, at: now)
     }
     func holds(at now: Instant) async throws -> [Hold] { inner.holds(at: now) }
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.checkIn(id, by: user, at: now)
+    }
 }
 
 /// A deliberately broken store: a check-then-insert race, modelled by answering "yes" when the

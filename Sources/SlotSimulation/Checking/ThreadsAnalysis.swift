@@ -75,6 +75,9 @@ struct ThreadsAnalysis {
             checkUserLimits(segments)
             // I13-I17: any-socket answers, moves and holds.
             checkLifecycle(made: made, segments: segments)
+            // I18, I19: check-ins and the no-show limit.
+            checkCheckIns()
+            checkNoShowLimits(segments, made: made)
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.
@@ -513,6 +516,7 @@ struct ThreadsAnalysis {
         var attempts: [Int32: (Int, Int)] = [:]
         var latencies = Latencies()
         var lifecycle = Report.Lifecycle()
+        lifecycle.checkedIn = history.contains { $0.kind == .checkIn } ? firstCheckIns().count : 0
         for (i, op) in history.enumerated() {
             if let r = op.reason { refused[r, default: 0] += 1 }
             // Resolved indeterminate operations count as what the client saw: an error.

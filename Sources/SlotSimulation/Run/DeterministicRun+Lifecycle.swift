@@ -5,15 +5,21 @@ import SlotScheduler
 /// I14 reschedule, I15-I17 holds).
 extension DeterministicRun {
     /// The invariant a disagreement between the ledger and the model breaks.
-    func lifecycleInvariant(_ kind: OpRecord.Kind, _ expected: Rejection.Reason?, _ actual: Rejection.Reason?)
-        -> Invariant
-    {
+    func lifecycleInvariant(
+        _ kind: OpRecord.Kind, _ expected: Rejection.Reason?, _ actual: Rejection.Reason?, user: UInt64, now: Int64
+    ) -> Invariant {
+        let reasons = [expected, actual]
+        // A limit the user's recent no-shows lowered: I19.
+        if reasons.contains(.userLimitReached), model.limit(for: UserID(user), at: now) < model.limit(for: UserID(user))
+        {
+            return .I19
+        }
         switch kind {
         case .anySocket: return .I13
         case .reschedule: return .I14
+        case .checkIn: return .I18
         default: break
         }
-        let reasons = [expected, actual]
         if reasons.contains(.slotHeld) || reasons.contains(.slotTaken) { return .I15 }
         if reasons.contains(.holdExpired) || reasons.contains(.unknownHold) { return .I16 }
         if reasons.contains(.userLimitReached) || reasons.contains(.holdLimitReached) { return .I17 }
@@ -32,7 +38,7 @@ extension DeterministicRun {
         if let actual { refused[Int(Reasons.code(actual))] += 1 }
         guard expected != actual else { return }
         violate(
-            lifecycleInvariant(kind, expected, actual),
+            lifecycleInvariant(kind, expected, actual, user: user, now: now),
             "\(what) by user \(user) gave \(actual?.rawValue ?? "acceptance") where the rules say \(expected?.rawValue ?? "accepted")"
         )
     }
@@ -140,6 +146,24 @@ extension DeterministicRun {
         judge(
             .reschedule, what: "reschedule of booking \(booking) to \(slot)", user: userID, cell: cell, now: now,
             booking: booking, expected: expected, actual: actual)
+        return actual
+    }
+
+    /// Checks booking `booking` in; the ledger and the model must agree (I18: the window).
+    @discardableResult
+    mutating func checkIn(booking: UInt64, userID: UInt64, now: Int64) -> Rejection.Reason? {
+        let at = Instant(secondsSinceEpoch: now)
+        let expected = Self.reason(model.checkIn(BookingID(booking), by: UserID(userID), at: at))
+        var actual: Rejection.Reason?
+        var checked: Booking?
+        do { checked = try ledger.checkIn(BookingID(booking), by: UserID(userID), at: at) } catch {
+            actual = error.reason
+        }
+        if let checked, checked.checkedInAt == at { lifecycle.checkedIn += 1 }
+        let cell = modelIndex(of: booking).map { bookingCell[Int($0)] } ?? -1
+        judge(
+            .checkIn, what: "check-in of booking \(booking)", user: userID, cell: cell, now: now, booking: booking,
+            expected: expected, actual: actual)
         return actual
     }
 

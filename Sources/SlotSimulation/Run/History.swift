@@ -51,7 +51,7 @@ final class HistoryWriter {
 /// One operation of a deterministic run, as kept in the recent-events ring and written to the history.
 struct OpRecord {
     enum Kind: UInt8 {
-        case reserve, retry, cancel, query, change, step, hold, confirm, releaseHold, reschedule, anySocket
+        case reserve, retry, cancel, query, change, step, hold, confirm, releaseHold, reschedule, anySocket, checkIn
     }
     var seq: Int = 0
     var now: Int64 = 0
@@ -172,6 +172,7 @@ struct HistoryFormat {
         case .releaseHold: op = "releaseHold"
         case .reschedule: op = "reschedule"
         case .anySocket: op = "anySocket"
+        case .checkIn: op = "checkIn"
         }
         var line = HistoryLine(op: op, user: r.user)
         line.seq = r.seq

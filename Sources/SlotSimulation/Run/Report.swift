@@ -93,6 +93,7 @@ public struct Report: Codable, Sendable, Equatable {
         public var releasedHolds = 0
         public var rescheduled = 0
         public var anySocket = 0
+        public var checkedIn = 0
 
         public init() {}
 
@@ -147,7 +148,7 @@ public struct Report: Codable, Sendable, Equatable {
         )
         if let l = lifecycle {
             lines.append(
-                "  lifecycle: holds \(l.holds), confirmed \(l.confirmed), released holds \(l.releasedHolds), rescheduled \(l.rescheduled), any-socket bookings \(l.anySocket)"
+                "  lifecycle: holds \(l.holds), confirmed \(l.confirmed), released holds \(l.releasedHolds), rescheduled \(l.rescheduled), any-socket bookings \(l.anySocket), checked in \(l.checkedIn)"
             )
         }
         if !refusedByReason.isEmpty {

@@ -15,6 +15,8 @@ enum StepCommand {
     /// A move of the booking the labelled step made (`nil` when it made none) to `to`.
     case reschedule(booking: UInt64?, to: Slot, cell: Int32, requestID: RequestID?)
     case anySocket(AnySocketRequest)
+    /// A check-in of the booking the labelled step made; `nil` when that step made none.
+    case checkIn(booking: UInt64?)
 }
 
 /// What a step gave: the answer its `expect` is compared with (`accepted`, a refusal reason, a
@@ -57,6 +59,7 @@ struct ScriptedSteps {
                     slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
                 cell: step.cell, repeatOf: repeatOf)
         case .cancel: return .cancel(booking: stepBookings[step.target])
+        case .checkIn: return .checkIn(booking: stepBookings[step.target])
         case .query: return .query(cell: step.cell)
         case .changeAvailability:
             return step.change.map { .change($0, step.step.onBookings ?? .displace) }

@@ -158,7 +158,7 @@ extension Simulator {
             op.kind = .change
             op.detail = change.description
             op.change = change
-        case .hold, .confirm, .releaseHold, .reschedule, .anySocket:
+        case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn:
             return await runLifecycleStep(command, step, p, service: service, clock: clock, sink: &sink)
         }
         let index = sink.invoke(&op, clock: clock)
@@ -180,7 +180,7 @@ extension Simulator {
                 op.displaced = try await service.changeAvailability(change, onBookings: rule, at: now).map(
                     \.id.rawValue)
                 result.displaced = op.displaced
-            case .hold, .confirm, .releaseHold, .reschedule, .anySocket: break
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn: break
             }
         } catch let rejection as Rejection {
             op.outcome = Reasons.code(rejection.reason)
@@ -231,8 +231,10 @@ extension Simulator {
                 } catch { op.outcome = -2 }
                 sink.complete(&op, index: n, clock: clock)
                 continue
-            case .nothingToCancel, .nothingToMove: continue
-            case .hold, .confirm, .releaseHold, .reschedule, .anySocket:
+            case .nothingToCancel, .nothingToMove, .nothingToCheckIn: continue
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn:
+                // A store without check-ins (PostgreSQL, for now) is not asked for them.
+                if case .checkIn = drawn, !(service is any CheckInService) { continue }
                 guard let call = lifecycleCall(drawn, p, op: &op) else { continue }
                 let n = sink.invoke(&op, clock: clock)
                 await perform(call, p, service: service, now: now, op: &op)

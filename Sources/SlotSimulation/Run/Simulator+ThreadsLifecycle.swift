@@ -9,7 +9,17 @@ enum LifecycleCall {
     /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
     case reschedule(RescheduleRequest)
     case anySocket(AnySocketRequest)
+    /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
+    case checkIn(BookingID)
 }
+
+/// A store that checks bookings in (``Scheduler``, the journal store). The PostgreSQL store does
+/// not yet: threads mode skips the check-ins it draws against a store without it.
+public protocol CheckInService: BookingService {
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
+}
+
+extension Scheduler: CheckInService {}
 
 extension Simulator {
     /// The call and its history operation for a drawn lifecycle operation; `nil` for other draws.
@@ -35,6 +45,9 @@ extension Simulator {
             op.requestedCell = cell
             op.minimumPowerKW = request.minimumPowerKW
             return .anySocket(request)
+        case .checkIn(let booking, _, let user):
+            (op.kind, op.user, op.booking) = (.checkIn, user, booking)
+            return .checkIn(BookingID(booking))
         default: return nil
         }
     }
@@ -58,6 +71,10 @@ extension Simulator {
                 let booking = try await service.reserve(request, at: now)
                 op.booking = booking.id.rawValue
                 op.cell = p.cell(of: booking.slot) ?? -1
+            case .checkIn(let id):
+                guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
+                guard let store = service as? any CheckInService else { throw Rejection(.unknownBooking) }
+                _ = try await store.checkIn(id, by: UserID(op.user), at: now)
             }
             op.outcome = -1
         } catch let r as Rejection {
@@ -98,6 +115,9 @@ extension Simulator {
             op.requestedCell = op.cell
             op.minimumPowerKW = request.minimumPowerKW
             call = .anySocket(request)
+        case .checkIn(let booking):
+            (op.kind, op.cell, op.booking) = (.checkIn, -1, booking ?? 0)
+            call = .checkIn(BookingID(booking ?? 0))
         default: return StepResult(got: "error")
         }
         let index = sink.invoke(&op, clock: clock)

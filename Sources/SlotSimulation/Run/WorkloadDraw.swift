@@ -22,6 +22,10 @@ enum DrawnOperation {
     /// A reschedule that found no booking to move.
     case nothingToMove(user: UInt64)
     case anySocket(AnySocketRequest, cell: Int32)
+    /// A check-in of `booking` (of `owner`) by `user`: its owner, or, 1 in 8, someone else.
+    case checkIn(booking: UInt64, owner: UInt64, by: UInt64)
+    /// A check-in that found no booking.
+    case nothingToCheckIn(user: UInt64)
 }
 
 /// What the draws pick cancels and retries from, kept by each mode from its outcomes: the users
@@ -91,6 +95,7 @@ struct WorkloadDraw {
     let confirmW: Int
     let releaseW: Int
     let rescheduleW: Int
+    let anySocketW: Int
     let total: Int
     let hotThreshold: UInt64
     let candidates: CandidateGrid
@@ -108,7 +113,8 @@ struct WorkloadDraw {
         confirmW = holdW + (w.mix.confirm ?? 0)
         releaseW = confirmW + (w.mix.releaseHold ?? 0)
         rescheduleW = releaseW + (w.mix.reschedule ?? 0)
-        total = rescheduleW + (w.mix.anySocket ?? 0)
+        anySocketW = rescheduleW + (w.mix.anySocket ?? 0)
+        total = anySocketW + (w.mix.checkIn ?? 0)
         let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
         hotThreshold = UInt64(hotShare * 0x1p53)
         candidates = CandidateGrid(p) ?? CandidateGrid(list: p.candidates)
@@ -145,9 +151,16 @@ struct WorkloadDraw {
         return .retry(cell: candidate(&rng), user: user, earlier: nil)
     }
 
-    /// A hold, confirm, release, reschedule or any-socket request (the weights after `retry`, so
-    /// a scenario without them draws as before).
+    /// A hold, confirm, release, reschedule, any-socket request or check-in (the weights after
+    /// `retry`, so a scenario without them draws as before).
     func drawLifecycle(_ rng: inout SplitMix64, roll: Int, user: UInt64, pools: DrawPools) -> DrawnOperation {
+        if roll >= anySocketW {
+            // Like a cancel: a recent booker's own booking, or 1 in 8 by someone else.
+            switch drawCancel(&rng, user: user, pools: pools) {
+            case .cancel(let booking, let owner, let by): return .checkIn(booking: booking, owner: owner, by: by)
+            default: return .nothingToCheckIn(user: user)
+            }
+        }
         if roll < holdW {
             let cell = (rng.next() >> 11) < hotThreshold ? p.hot[rng.below(p.hot.count)] : candidate(&rng)
             return .hold(cell: cell, user: user)

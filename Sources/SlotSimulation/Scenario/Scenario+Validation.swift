@@ -283,7 +283,7 @@ extension Scenario {
                 ("reserve", w.mix.reserve), ("cancel", w.mix.cancel), ("query", w.mix.query),
                 ("availability", w.mix.availability), ("retry", w.mix.retry), ("hold", w.mix.hold),
                 ("confirm", w.mix.confirm), ("releaseHold", w.mix.releaseHold), ("reschedule", w.mix.reschedule),
-                ("anySocket", w.mix.anySocket),
+                ("anySocket", w.mix.anySocket), ("checkIn", w.mix.checkIn),
             ]
             for (key, weight) in weights {
                 try check(
@@ -387,7 +387,7 @@ extension Scenario {
                 try user()
                 try requestID()
                 try earlierBooking()
-            case .cancel:
+            case .cancel, .checkIn:
                 try user()
                 try earlierBooking()
             case .changeAvailability:

@@ -69,6 +69,12 @@ public struct ScenarioPolicy: Codable, Sendable, Equatable {
     public var maxHoldsPerUser: Int?
     /// Reschedules allowed only until this long before the start (default: the cancellation cutoff).
     public var rescheduleCutoffSeconds: Int64?
+    /// Check-in opens this long before the start (default 900 seconds).
+    public var earlyCheckInSeconds: Int64?
+    /// A booking not checked in this long after its start is a no-show (default 3600 seconds).
+    public var noShowGraceSeconds: Int64?
+    /// A lower limit while a user has had enough recent no-shows (default none).
+    public var noShowLimit: Policy.NoShowLimit?
 
     public init(
         maxUpcomingBookings: Int, lastDate: LocalDate? = nil, rollingDays: Int? = nil,
@@ -98,6 +104,9 @@ public struct ScenarioPolicy: Codable, Sendable, Equatable {
         if let holdSeconds { p.holdSeconds = holdSeconds }
         if let maxHoldsPerUser { p.maxHoldsPerUser = maxHoldsPerUser }
         p.rescheduleCutoffSeconds = rescheduleCutoffSeconds
+        if let earlyCheckInSeconds { p.earlyCheckInSeconds = earlyCheckInSeconds }
+        if let noShowGraceSeconds { p.noShowGraceSeconds = noShowGraceSeconds }
+        p.noShowLimit = noShowLimit
         return p
     }
 }
@@ -168,12 +177,15 @@ public struct Workload: Codable, Sendable, Equatable {
         public var reschedule: Int?
         /// Reservations of any free socket of a station with a connector and power (I13).
         public var anySocket: Int?
+        /// Check-ins of a recent booking, mostly by its owner, early, in time or late (I18, I19).
+        public var checkIn: Int?
 
         public init(
             reserve: Int, cancel: Int? = nil, query: Int? = nil, availability: Int? = nil, retry: Int? = nil,
             hold: Int? = nil, confirm: Int? = nil, releaseHold: Int? = nil, reschedule: Int? = nil,
-            anySocket: Int? = nil
+            anySocket: Int? = nil, checkIn: Int? = nil
         ) {
+            self.checkIn = checkIn
             self.reserve = reserve
             self.cancel = cancel
             self.query = query
@@ -221,7 +233,7 @@ public struct TimedChange: Codable, Sendable, Equatable {
 /// A scripted step.
 public struct Step: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
-        case reserve, cancel, changeAvailability, query, hold, confirm, releaseHold, reschedule, anySocket
+        case reserve, cancel, changeAvailability, query, hold, confirm, releaseHold, reschedule, anySocket, checkIn
     }
     public var op: Kind
     /// When the step happens; default: the clock, which then advances one step.
@@ -234,7 +246,7 @@ public struct Step: Codable, Sendable, Equatable {
     public var requestID: RequestID?
     /// Names the booking a reserve makes, for later cancel steps and `expectDisplaced`.
     public var label: String?
-    /// The label of the booking a cancel step cancels.
+    /// The label of the booking a cancel, reschedule or checkIn step acts on.
     public var booking: String?
     public var hours: HourSet?
     public var onBookings: DisplacementRule?

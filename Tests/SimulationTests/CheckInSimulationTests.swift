@@ -1,0 +1,59 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+@testable import SlotSimulation
+
+/// Check-in and no-shows in the simulator (issue 16): the bundled scenario's scripted answers,
+/// and a workload of check-ins early, in time and late on which the ledger agrees with the
+/// reference model (deterministic mode) and whose threads-mode history keeps I18 and I19. The
+/// check-in mutants name this suite (Scripts/mutants/mutants.py).
+@Suite struct CheckInSimulationTests {
+    static let folder = LifecycleTests.folder
+
+    static func prepared() throws -> PreparedScenario {
+        try Scenario.load(path: folder + "/check-in.json").prepare(file: "check-in.json")
+    }
+
+    @Test func bundledCheckInScenarioPassesDeterministically() throws {
+        let report = try Simulator.runDeterministic(Self.prepared())
+        #expect(report.passed, "\(report.summary)")
+        #expect(report.expectations.count >= 10 && report.expectations.allSatisfy(\.pass))
+        #expect((report.lifecycle?.checkedIn ?? 0) > 0)
+        for reason in ["checkInNotOpen", "checkInClosed", "userLimitReached"] {
+            #expect(report.refusedByReason.contains { $0.reason == reason && $0.count > 0 }, "\(reason)")
+        }
+        for id in ["I18", "I19"] {
+            #expect(report.invariants.first { $0.id == id }?.status == "pass", "\(id)")
+        }
+    }
+
+    @Test func bundledCheckInScenarioPassesInThreadsMode() async throws {
+        let p = try Self.prepared()
+        let report = try await Simulator.runThreads(p, service: Scheduler(rules: p.rules), threads: 3)
+        #expect(report.passed, "\(report.summary)")
+        #expect(report.expectations.count >= 10 && report.expectations.allSatisfy(\.pass))
+        #expect((report.lifecycle?.checkedIn ?? 0) > 0)
+        for id in ["I18", "I19"] {
+            #expect(report.invariants.first { $0.id == id }?.status == "pass", "\(id)")
+        }
+    }
+
+    /// A store that lets no-shows check in late and ignores the no-show limit (a scheduler with
+    /// the longest grace and no limit behind the scenario's rules) is caught in threads mode.
+    @Test func lateCheckInsAndIgnoredNoShowLimitAreCaughtInThreadsMode() async throws {
+        var s = try Scenario.load(path: Self.folder + "/check-in.json")
+        s.steps = []
+        let p = try s.prepare(file: "check-in.json")
+        var lax = s
+        lax.policy.noShowGraceSeconds = 3_600
+        lax.policy.noShowLimit = nil
+        let laxRules = try lax.prepare(file: "lax.json").rules
+        let report = try await Simulator.runThreads(
+            p, service: LimitIgnoringService(inner: Scheduler(rules: laxRules), strict: p.rules), threads: 2)
+        #expect(!report.passed)
+        for id in ["I18", "I19"] {
+            #expect((report.invariants.first { $0.id == id }?.violations ?? 0) > 0, "\(id)")
+        }
+    }
+}
