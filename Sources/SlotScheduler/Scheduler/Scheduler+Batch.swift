@@ -11,12 +11,12 @@ extension Scheduler {
     public func attempt(_ batch: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> [ReservationAttempt] {
         // Counting sort of the batch's positions by shard: stable, no comparisons.
         var starts = [Int](repeating: 0, count: shards.count + 1)
-        for (ref, _) in batch { starts[Int(ref.station) % shards.count + 1] += 1 }
+        for (ref, _) in batch { starts[shard(of: ref.station) + 1] += 1 }
         for s in shards.indices { starts[s + 1] += starts[s] }
         var order = [Int](repeating: 0, count: batch.count)
         var next = starts
         for (offset, (ref, _)) in batch.enumerated() {
-            let s = Int(ref.station) % shards.count
+            let s = shard(of: ref.station)
             order[next[s]] = offset
             next[s] += 1
         }
