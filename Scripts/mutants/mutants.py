@@ -211,7 +211,7 @@ MUTANTS = [
         describe="the journal store acknowledges after write(2), without fdatasync",
         file="Sources/SlotSchedulerJournal/Store/JournalStore+GroupCommit.swift",
         filter="JournalTests",
-        edits=[("                try file.sync(metadata: false)\n", "")],
+        edits=[("                    try file.sync(metadata: false)\n", "")],
     ),
     dict(
         name="journal-no-checksum",

@@ -30,4 +30,12 @@ public protocol JournalFile: AnyObject, Sendable {
     /// Makes the written bytes durable (`fdatasync`, or `fsync` with `metadata`).
     func sync(metadata: Bool) throws(JournalError)
     func close()
+    /// A file to call ``sync(metadata:)`` on from one sync thread, for this file's bytes: its
+    /// own descriptor, so that a write-back error reaches every thread's next sync (Linux
+    /// reports one to each open file description once). By default the file itself.
+    func syncHandle() throws(JournalError) -> any JournalFile
+}
+
+extension JournalFile {
+    public func syncHandle() throws(JournalError) -> any JournalFile { self }
 }

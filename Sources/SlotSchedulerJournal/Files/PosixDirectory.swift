@@ -135,8 +135,8 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
 /// An open file descriptor, written with `write(2)` until all bytes are out, and extended with
 /// zeros ahead of its appends when `preallocation` is not 0.
 ///
-/// `@unchecked Sendable`: the store writes and syncs it from one leader at a time (its group
-/// commit), and closes it only when no leader is active; `position` and `allocated` change only
+/// `@unchecked Sendable`: the store writes it from one thread at a time (in buffer order), syncs
+/// it (through other descriptors too) from several, and closes it only when none of them is active; `position` and `allocated` change only
 /// in `write`.
 final class PosixFile: JournalFile, @unchecked Sendable {
     let fd: Int32
@@ -195,4 +195,11 @@ final class PosixFile: JournalFile, @unchecked Sendable {
     }
 
     func close() { Glibc.close(fd) }
+
+    /// Another descriptor of the same file, for syncing only.
+    func syncHandle() throws(JournalError) -> any JournalFile {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("cannot open for syncing", file: path) }
+        return PosixFile(fd: fd, path: path, size: 0, preallocation: 0)
+    }
 }

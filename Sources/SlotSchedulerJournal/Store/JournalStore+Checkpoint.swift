@@ -4,7 +4,7 @@ import Synchronization
 extension JournalStore {
     /// Writes a snapshot and starts a new journal, so that opening replays only what follows.
     ///
-    /// Steps, each durable before the next: (1) as leader, flush the buffer to journal N and take
+    /// Steps, each durable before the next: (1) holding the file alone, flush the buffer to journal N and take
     /// the scheduler's snapshot at exactly that point; (2) create journal N+1 (header synced,
     /// directory synced) and switch appends to it; (3) write `snapshot-(N+1).tmp`, sync it, rename
     /// it to `snapshot-(N+1).snap`, sync the directory; (4) remove journal N and snapshot N. A
@@ -12,7 +12,7 @@ extension JournalStore {
     /// recovery reads snapshot N and journals N and N+1.
     ///
     /// Commands keep running; they wait for their sync only while steps (1) and (2) hold the
-    /// leader's role.
+    /// file alone.
     /// - Complexity: O(bookings + overrides) to write the snapshot.
     public func checkpoint() async throws {
         try await checkpoint(releasing: nil)
@@ -32,7 +32,7 @@ extension JournalStore {
     }
 
     func checkpoint(releasing: (cutoff: LocalDate, now: Instant)?) async throws {
-        await becomeLeader()
+        await becomeExclusive()
         let (snapshot, batch, end, oldFile, generation, shards) = state.withLock { s in
             let start = s.appended - UInt64(s.buffer.count)
             defer {
@@ -63,11 +63,12 @@ extension JournalStore {
             }
             s.durable = max(s.durable, end)
             if !batch.isEmpty { s.syncs += 1 }
+            s.closeSyncHandles()
             s.file = newFile
             s.generation = next
         }
-        // Releases the leader's role, waking whom the write covered (or failing them).
-        flush(upTo: end)
+        // Gives the file back to the sync threads, waking whom the write covered (or failing them).
+        endExclusive()
         if let failure { throw failure }
         oldFile?.close()
         try writeSnapshot(snapshot, generation: next, shards: shards)

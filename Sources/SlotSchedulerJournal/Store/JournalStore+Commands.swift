@@ -15,7 +15,6 @@ extension JournalStore {
             try s.checkUsable(files.path)
             let (result, events) = body(scheduler, &s)
             s.append(events)
-            s.arrivals += 1
             let due = now != nil && !s.checkpointClaimed && checkpoints.isDue(s)
             if due { s.checkpointClaimed = true }
             return (result, s.appended, due)

@@ -13,8 +13,18 @@ extension JournalStore {
         var recordEnds: [UInt64] = []
         /// End of the last record known durable.
         var durable: UInt64 = 0
-        /// A leader is writing and syncing (only it touches `file`).
-        var leading = false
+        /// Sync threads woken to take the buffer that have not taken it yet; threads between
+        /// taking a buffer and the end of its sync; threads waiting for a post.
+        var claimed = 0
+        var syncing = 0
+        var idle = 0
+        /// A checkpoint or close waits for the sync threads to finish (none is woken meanwhile),
+        /// or holds the file alone.
+        var exclusiveWanted = false
+        var exclusive = false
+        /// Each sync thread's own descriptor of the current journal, opened at its first sync
+        /// (`JournalFile.syncHandle()`), closed when the journal changes or the store closes.
+        var syncHandles: [(any JournalFile)?] = []
         /// Set by a failed write or sync: every later command fails, nothing more is acknowledged.
         var failure: JournalError?
         var closed = false
@@ -26,17 +36,6 @@ extension JournalStore {
         var tornBytes: Int
         var records = 0
         var syncs = 0
-        /// Commands that reached the journal since the current (or last) write took the buffer.
-        var arrivals = 0
-        /// Callers the next write waits for (``JournalStore/waitDurable(_:)``): those the last
-        /// sync released, who come back with their next command in a closed loop, plus those
-        /// that arrived during that sync.
-        var expected = 0
-        /// How long the next write waits for them at most: half the last write and sync, at most 5 ms.
-        var gatherLimit: Duration = .zero
-        /// The number of the last sync, whose timer ends its wait; whether that wait is over.
-        var gatherToken: UInt64 = 0
-        var gatherExpired = true
         /// Records and bytes appended since the last checkpoint (or open).
         var recordsSinceCheckpoint = 0
         var bytesSinceCheckpoint = 0
@@ -78,23 +77,30 @@ extension JournalStore {
     /// A caller waiting until `target` is durable.
     struct Waiter {
         var target: UInt64
-        var continuation: CheckedContinuation<Turn, any Error>
+        var continuation: CheckedContinuation<Void, any Error>
     }
-
-    enum Turn { case done, lead, wait }
 }
 
 extension JournalStore.State {
-    /// What a caller waiting for `target` does now: return, lead a write, or wait. With
-    /// `gathering` (group commit), no write starts while callers the last sync released are
-    /// still expected back, until that wait is over.
-    mutating func turn(for target: UInt64, gathering: Bool) throws(JournalError) -> JournalStore.Turn {
-        if durable >= target { return .done }
-        if let failure { throw failure }
-        if !leading, !gathering || gatherExpired || arrivals >= expected {
-            leading = true
-            return .lead
+    /// End of the bytes a sync thread has taken to write (the buffer holds the rest).
+    var taken: UInt64 { appended - UInt64(buffer.count) }
+
+    /// Whether to wake an idle sync thread for bytes that no write has taken and no woken
+    /// thread will take: true claims it (the caller must post). A caller whose bytes a thread
+    /// has taken waits for that thread's sync; if no thread is idle, the next to finish its
+    /// sync takes the bytes (``JournalStore/serveSyncs(_:)``).
+    mutating func claimSyncThread() -> Bool {
+        guard failure == nil, !exclusive, !exclusiveWanted, claimed == 0, idle > 0, appended > taken else {
+            return false
         }
-        return .wait
+        claimed += 1
+        idle -= 1
+        return true
+    }
+
+    /// Closes the sync threads' descriptors (no thread is writing or syncing).
+    mutating func closeSyncHandles() {
+        for case let handle? in syncHandles where handle !== file { handle.close() }
+        syncHandles = syncHandles.map { _ in nil }
     }
 }
