@@ -81,7 +81,12 @@ let package = Package(
             name: "journal-crash-child", dependencies: ["SlotSchedulerJournal", "SlotSimulation"],
             path: "Tests/JournalCrashChild", swiftSettings: swiftSettings),
         .testTarget(
-            name: "PostgresTests", dependencies: ["SlotSchedulerPostgres", "SlotSimulation"],
+            name: "PostgresTests",
+            dependencies: [
+                "SlotSchedulerPostgres", "SlotSimulation",
+                // PostgresQuery, for calls as code of earlier migrations made them (EarlierCode.swift).
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+            ],
             swiftSettings: swiftSettings),
     ]
 )

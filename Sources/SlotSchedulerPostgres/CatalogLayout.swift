@@ -37,7 +37,7 @@ struct CatalogLayout: Sendable {
 
     /// The columns ``booking(_:operation:)`` reads, in order.
     static let columns =
-        "id, station_idx, socket_idx, day, hour, user_id, start_at, created_at, request_id, reminder, status"
+        "id, station_idx, socket_idx, day, hour, user_id, start_at, created_at, request_id, reminder, status, checked_in_at"
 
     /// Runs a row decode, turning a decoding failure into a store error that names the operation.
     static func decoding<T>(_ operation: String, _ body: () throws -> T) throws(PostgresStoreError) -> T {
@@ -60,21 +60,22 @@ struct CatalogLayout: Sendable {
 
     /// A booking from a row of ``columns``.
     func booking(_ row: PostgresRow, operation: String) throws(PostgresStoreError) -> Booking {
-        let (id, _, socket, day, hour, user, start, created, request, reminder, status) = try Self.decoding(
-            operation
-        ) {
-            try row.decode(
-                (Int64, Int32, Int32, Int32, Int32, Int64, Int64, Int64, String?, Int64?, String).self)
-        }
+        let (id, _, socket, day, hour, user, start, created, request, reminder, status, checkedIn) =
+            try Self.decoding(operation) {
+                try row.decode(
+                    (Int64, Int32, Int32, Int32, Int32, Int64, Int64, Int64, String?, Int64?, String, Int64?).self)
+            }
         guard let parsed = Booking.Status(rawValue: status) else {
             throw PostgresStoreError(.unexpectedRow, operation: operation, message: "booking \(id) status \(status)")
         }
-        return Booking(
+        var booking = Booking(
             id: BookingID(UInt64(bitPattern: id)),
             slot: try slot(socket: socket, day: day, hour: hour, operation: operation),
             user: UserID(UInt64(bitPattern: user)), start: Instant(secondsSinceEpoch: start),
             createdAt: Instant(secondsSinceEpoch: created), requestID: request.map(RequestID.init(rawValue:)),
             reminderOffsetSeconds: reminder, status: parsed)
+        booking.checkedInAt = checkedIn.map(Instant.init(secondsSinceEpoch:))
+        return booking
     }
 
     func ref(of slot: Slot, catalog: Catalog) throws(Rejection) -> SlotRef { try catalog.resolve(slot) }

@@ -32,7 +32,8 @@ extension PostgresBookingService {
             let (timeReason, start) = rules.timeCheck(first, reminderSeconds: reminder, at: now)
             let limit = Int32(clamping: rules.limit(for: request.user))
             let query: PostgresQuery = """
-                SELECT reason, booking_id, chosen_socket, start_at, created_at, reminder, status, is_repeat
+                SELECT reason, booking_id, chosen_socket, start_at, created_at, reminder, status, is_repeat,
+                    applied_limit
                 FROM slot_reserve_any(\(version), \(first.station), \(sockets)::integer[], \(masks)::integer[],
                     \(first.day), \(first.hour), \(Int64(bitPattern: request.user.rawValue)),
                     \(request.requestID?.rawValue), \(reminder), \(now.secondsSinceEpoch), \(start.secondsSinceEpoch),
@@ -46,9 +47,9 @@ extension PostgresBookingService {
             guard let row else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserveAny", message: "no row")
             }
-            let (reason, id, chosen, storedStart, createdAt, storedReminder, status, isRepeat) =
+            let (reason, id, chosen, storedStart, createdAt, storedReminder, status, isRepeat, applied) =
                 try CatalogLayout.decoding("reserveAny") {
-                    try row.decode((String?, Int64?, Int32?, Int64?, Int64?, Int64?, String?, Bool?).self)
+                    try row.decode((String?, Int64?, Int32?, Int64?, Int64?, Int64?, String?, Bool?, Int32?).self)
                 }
             let ref = candidates.first { $0.socket == chosen } ?? first
             if reason == "stalePolicy" {
@@ -57,7 +58,8 @@ extension PostgresBookingService {
             }
             if let reason {
                 let known = try Self.reason(reason, operation: "reserveAny")
-                throw rules.anySocketRejection(known, request: request, ref: ref, start: start, at: now)
+                throw Self.applying(
+                    applied, to: rules.anySocketRejection(known, request: request, ref: ref, start: start, at: now))
             }
             guard let id, let chosen, let storedStart, let createdAt, let status,
                 let parsed = Booking.Status(rawValue: status)
@@ -93,7 +95,7 @@ extension PostgresBookingService {
             let limit = Int32(clamping: rules.limit(for: user))
             let expires = Self.saturatingSum(now.secondsSinceEpoch, rules.policy.holdSeconds)
             let query: PostgresQuery = """
-                SELECT reason, hold_id FROM slot_hold(\(version), \(ref.station), \(ref.socket), \(ref.day),
+                SELECT reason, hold_id, applied_limit FROM slot_hold(\(version), \(ref.station), \(ref.socket), \(ref.day),
                     \(ref.hour), \(Int64(bitPattern: user.rawValue)), \(reminder), \(now.secondsSinceEpoch),
                     \(start.secondsSinceEpoch), \(expires), \(timeReason?.rawValue), \(socket), \(limit),
                     \(Int32(clamping: rules.policy.maxHoldsPerUser)))
@@ -104,16 +106,20 @@ extension PostgresBookingService {
                 }
             }
             guard let row else { throw PostgresStoreError(.unexpectedRow, operation: "hold", message: "no row") }
-            let (reason, id) = try CatalogLayout.decoding("hold") { try row.decode((String?, Int64?).self) }
+            let (reason, id, applied) = try CatalogLayout.decoding("hold") {
+                try row.decode((String?, Int64?, Int32?).self)
+            }
             if reason == "stalePolicy" {
                 try await reloadPolicy()
                 continue
             }
             if let reason {
                 let known = try Self.reason(reason, operation: "hold")
-                throw rules.rejection(
-                    known, ref: ref, user: user, requestID: RequestID?.none, reminderSeconds: reminder, start: start,
-                    at: now)
+                throw Self.applying(
+                    applied,
+                    to: rules.rejection(
+                        known, ref: ref, user: user, requestID: RequestID?.none, reminderSeconds: reminder,
+                        start: start, at: now))
             }
             guard id != nil else { throw PostgresStoreError(.unexpectedRow, operation: "hold", message: "no hold id") }
             return Hold(
@@ -157,17 +163,19 @@ extension PostgresBookingService {
                         }
                     }
                     let (timeReason, start) = rules.timeCheck(ref, reminderSeconds: hold.reminder, at: now)
-                    func refuse(_ reason: Rejection.Reason) -> Result<Booking, Rejection> {
+                    func refuse(_ reason: Rejection.Reason, applied: Int? = nil) -> Result<Booking, Rejection> {
                         .failure(
-                            rules.rejection(
-                                reason, ref: ref, user: user, requestID: nil, reminderSeconds: hold.reminder,
-                                start: start, at: now))
+                            Self.applying(
+                                applied.map(Int32.init(clamping:)),
+                                to: rules.rejection(
+                                    reason, ref: ref, user: user, requestID: nil, reminderSeconds: hold.reminder,
+                                    start: start, at: now)))
                     }
                     if let timeReason { return refuse(timeReason) }
                     if let closed = try await self.closedReason(ref, regular: regular, on: c) { return refuse(closed) }
                     // The hold counts among the user's upcoming bookings and holds; the booking takes its place.
-                    let upcoming = try await self.upcoming(user, at: now, except: nil, on: c)
-                    if upcoming - 1 >= limit { return refuse(.userLimitReached) }
+                    let (upcoming, applied) = try await self.upcoming(user, at: now, except: nil, limit: limit, on: c)
+                    if upcoming - 1 >= applied { return refuse(.userLimitReached, applied: applied) }
                     let inserted = try await c.query(
                         """
                         INSERT INTO bookings (station_idx, socket_idx, day, hour, user_id, start_at, created_at, reminder)
@@ -297,10 +305,12 @@ extension PostgresBookingService {
                     }
                     let reminder = booking.reminderOffsetSeconds
                     let (timeReason, start) = rules.timeCheck(ref, reminderSeconds: reminder, at: now)
-                    func refuse(_ reason: Rejection.Reason) -> Result<Reservation, Rejection> {
-                        var rejection = rules.rejection(
-                            reason, ref: ref, user: request.user, requestID: request.requestID,
-                            reminderSeconds: reminder, start: start, at: now)
+                    func refuse(_ reason: Rejection.Reason, applied: Int? = nil) -> Result<Reservation, Rejection> {
+                        var rejection = Self.applying(
+                            applied.map(Int32.init(clamping:)),
+                            to: rules.rejection(
+                                reason, ref: ref, user: request.user, requestID: request.requestID,
+                                reminderSeconds: reminder, start: start, at: now))
                         rejection.booking = request.booking
                         return .failure(rejection)
                     }
@@ -322,12 +332,13 @@ extension PostgresBookingService {
                         return refuse(.slotHeld)
                     }
                     // The booking is upcoming (the cutoff passed): not counted a second time.
-                    let upcoming = try await self.upcoming(booking.user, at: now, except: id, on: c)
-                    if upcoming >= rules.limit(for: booking.user) { return refuse(.userLimitReached) }
+                    let (upcoming, applied) = try await self.upcoming(
+                        booking.user, at: now, except: id, limit: rules.limit(for: booking.user), on: c)
+                    if upcoming >= applied { return refuse(.userLimitReached, applied: applied) }
                     try await c.query(
                         """
                         UPDATE bookings SET socket_idx = \(ref.socket), day = \(ref.day), hour = \(ref.hour),
-                            start_at = \(start.secondsSinceEpoch)
+                            start_at = \(start.secondsSinceEpoch), checked_in_at = NULL
                         WHERE id = \(id)
                         """, logger: self.logger)
                     if let requestID = request.requestID {
@@ -344,6 +355,7 @@ extension PostgresBookingService {
                     booking.slot = try self.layout.slot(
                         socket: ref.socket, day: ref.day, hour: ref.hour, operation: "reschedule")
                     booking.start = start
+                    booking.checkedInAt = nil  // a move clears the check-in, as in the core
                     return .success(Reservation(booking: booking, isReplay: false))
                 }
             }
@@ -424,20 +436,34 @@ extension PostgresBookingService {
         return open == 0 ? .socketClosed : .outsideOpeningHours
     }
 
-    /// What the user's limit counts at `now`, under the per-user lock (taken here, in a statement
-    /// of its own, so the count sees every booking and hold committed by an earlier holder).
-    func upcoming(_ user: UserID, at now: Instant, except booking: Int64?, on c: PostgresConnection) async throws
-        -> Int
+    /// What the user's limit counts at `now`, and the limit that applies (`limit`, or the
+    /// ``Policy/noShowLimit`` one: `user_limit`), under the per-user lock (taken here, in a
+    /// statement of its own, so the count sees every booking and hold committed by an earlier holder).
+    func upcoming(_ user: UserID, at now: Instant, except booking: Int64?, limit: Int, on c: PostgresConnection)
+        async throws -> (upcoming: Int, limit: Int)
     {
         let raw = Int64(bitPattern: user.rawValue)
         try await c.query("SELECT pg_advisory_xact_lock(\(raw))", logger: logger)
         let rows = try await c.query(
-            "SELECT user_upcoming(\(raw), \(now.secondsSinceEpoch), \(booking))", logger: logger
+            """
+            SELECT user_upcoming(\(raw), \(now.secondsSinceEpoch), \(booking)),
+                user_limit(\(raw), \(now.secondsSinceEpoch), \(Int32(clamping: limit)))
+            """, logger: logger
         ).collect()
         guard let row = rows.first else {
             throw PostgresStoreError(.unexpectedRow, operation: "limit", message: "user_upcoming returned no row")
         }
-        return Int(try CatalogLayout.decoding("limit") { try row.decode(Int32.self) })
+        let (count, applied) = try CatalogLayout.decoding("limit") { try row.decode((Int32, Int32).self) }
+        return (Int(count), Int(applied))
+    }
+
+    /// A refusal with the limit the database applied (`applied_limit`: the user's own or the
+    /// ``Policy/noShowLimit`` one), when it refused for the limit.
+    static func applying(_ applied: Int32?, to rejection: Rejection) -> Rejection {
+        guard rejection.reason == .userLimitReached, let applied else { return rejection }
+        var r = rejection
+        r.limit = Int(applied)
+        return r
     }
 
     /// Whether the database's policy is still version `version`.

@@ -114,7 +114,7 @@ public final class PostgresBookingService: BookingService {
             let (timeReason, start) = rules.timeCheck(ref, reminderSeconds: reminder, at: now)
             let limit = Int32(clamping: rules.limit(for: request.user))
             let query: PostgresQuery = """
-                SELECT reason, booking_id, start_at, created_at, reminder, status, is_repeat
+                SELECT reason, booking_id, start_at, created_at, reminder, status, is_repeat, applied_limit
                 FROM slot_reserve(\(version), \(ref.station), \(ref.socket), \(ref.day), \(ref.hour),
                     \(Int64(bitPattern: request.user.rawValue)), \(request.requestID?.rawValue), \(reminder),
                     \(now.secondsSinceEpoch), \(start.secondsSinceEpoch), \(timeReason?.rawValue),
@@ -131,9 +131,10 @@ public final class PostgresBookingService: BookingService {
             guard let row else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "slot_reserve returned no row")
             }
-            let (reason, id, storedStart, createdAt, storedReminder, status, isRepeat) = try CatalogLayout.decoding(
-                "reserve"
-            ) { try row.decode((String?, Int64?, Int64?, Int64?, Int64?, String?, Bool?).self) }
+            let (reason, id, storedStart, createdAt, storedReminder, status, isRepeat, applied) =
+                try CatalogLayout.decoding("reserve") {
+                    try row.decode((String?, Int64?, Int64?, Int64?, Int64?, String?, Bool?, Int32?).self)
+                }
             if reason == "stalePolicy" {
                 try await reloadPolicy()
                 continue
@@ -142,9 +143,11 @@ public final class PostgresBookingService: BookingService {
                 guard let known = Rejection.Reason(rawValue: reason) else {
                     throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "unknown reason \(reason)")
                 }
-                throw rules.rejection(
-                    known, ref: ref, user: request.user, requestID: request.requestID, reminderSeconds: reminder,
-                    start: start, at: now)
+                throw Self.applying(
+                    applied,
+                    to: rules.rejection(
+                        known, ref: ref, user: request.user, requestID: request.requestID, reminderSeconds: reminder,
+                        start: start, at: now))
             }
             guard let id, let storedStart, let createdAt, let status, let parsed = Booking.Status(rawValue: status)
             else {
@@ -281,9 +284,8 @@ public final class PostgresBookingService: BookingService {
     public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {
         let raw = Int64(bitPattern: user.rawValue)
         let bookings = try await selectBookings(
-            "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'",
-            operation: "bookings")
-        return UserBookings(bookings: bookings, at: now)
+            "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE user_id = \(raw)", operation: "bookings")
+        return UserBookings(bookings: bookings, at: now, policy: rules.policy)
     }
 
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {

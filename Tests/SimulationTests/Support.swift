@@ -70,6 +70,9 @@ extension ForwardingService {
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try inner.cancel(id, by: user, at: now)
     }
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.checkIn(id, by: user, at: now)
+    }
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     {

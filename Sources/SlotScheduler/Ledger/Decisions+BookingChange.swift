@@ -24,7 +24,7 @@ struct BookingChange: Sendable {
 
     static let checkIn = BookingChange(
         decide: { Decisions.checkIn(record: $0, by: $1, now: $2, rules: $3, slots: &$4, users: &$5) },
-        reject: { $0.checkInRejection($1, of: $2, id: $3, by: $4, now: $5) })
+        reject: { $0.checkInRejection($1, ref: $2.ref, start: $2.start, id: $3, by: $4, now: $5) })
 }
 
 extension Ledger {

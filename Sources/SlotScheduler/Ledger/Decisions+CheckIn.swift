@@ -73,14 +73,12 @@ extension Rules {
         return nil
     }
 
-    /// The full refusal of a check-in of booking `id` (stored as `record`) by `user` at `now`.
+    /// The full refusal of a check-in of booking `id` (at `ref`, starting at `start`) by `user` at
+    /// `now`; ``checkInRefusal(_:of:by:at:)`` for other stores.
     func checkInRejection(
-        _ reason: Rejection.Reason, of record: BookingRecord, id: BookingID, by user: UserID, now: Int64
-    )
-        -> Rejection
-    {
-        var r = rejection(
-            reason, ref: record.ref, user: user, requestID: nil, reminder: nil, start: record.start, now: now)
+        _ reason: Rejection.Reason, ref: SlotRef, start: Int64, id: BookingID, by user: UserID, now: Int64
+    ) -> Rejection {
+        var r = rejection(reason, ref: ref, user: user, requestID: nil, reminder: nil, start: start, now: now)
         r.booking = id
         return r
     }

@@ -1,4 +1,4 @@
-/// Public entry points for the lifecycle operations (holds, reschedule, any free socket), for
+/// Public entry points for the lifecycle operations (holds, reschedule, any free socket, check-in), for
 /// stores outside this module (the PostgreSQL store): they decide in their own way but refuse
 /// with the same ``Rejection`` values, built here by the core's own code.
 extension Rules {
@@ -31,6 +31,20 @@ extension Rules {
         var rejection = Rejection(.holdExpired, slot: slot, user: user, instant: expiresAt)
         if let ref = try? catalog.resolve(slot) { localize(&rejection, station: ref.station) }
         return rejection
+    }
+
+    /// The refusal of a check-in of `booking` by `user` at `now` for `reason`, as
+    /// ``Ledger/checkIn(_:by:at:)`` gives it (for the window's reasons, its bound in the station's
+    /// zone). The store decides the reason; this builds the same ``Rejection``.
+    public func checkInRefusal(_ reason: Rejection.Reason, of booking: Booking, by user: UserID, at now: Instant)
+        -> Rejection
+    {
+        guard let ref = try? catalog.resolve(booking.slot) else {
+            return Rejection(reason, slot: booking.slot, booking: booking.id, user: user)
+        }
+        return checkInRejection(
+            reason, ref: ref, start: booking.start.secondsSinceEpoch, id: booking.id, by: user,
+            now: now.secondsSinceEpoch)
     }
 
     /// The refusal of an any-socket request for `reason` at candidate `ref`, as

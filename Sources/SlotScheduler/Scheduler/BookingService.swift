@@ -29,6 +29,11 @@ public protocol BookingService: Sendable {
     /// ``Scheduler/reschedule(_:at:)``.
     func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
+    /// Checks a booking in, by its owner, from its start − ``Policy/earlyCheckInSeconds`` until its
+    /// start + ``Policy/noShowGraceSeconds``; a repeat returns the booking; see
+    /// ``Scheduler/checkIn(_:by:at:)``. One not checked in by then is a no-show
+    /// (``UserBookings/noShow``, from ``bookings(of:at:)``).
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
