@@ -48,5 +48,3 @@ func openStore(_ store: String, prepared: PreparedScenario, shards: Int = 16) as
         }
     }
 }
-/// The journal store checks bookings in (threads mode draws check-ins against it).
-extension JournalStore: CheckInService {}

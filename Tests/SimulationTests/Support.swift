@@ -55,7 +55,7 @@ final class FakeIDs: Sendable {
 
 /// A store that passes every call to a correct `Scheduler`; each deliberately broken store
 /// below replaces one call.
-protocol ForwardingService: CheckInService {
+protocol ForwardingService: BookingService {
     var inner: Scheduler { get }
 }
 
@@ -69,9 +69,6 @@ extension ForwardingService {
     }
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try inner.cancel(id, by: user, at: now)
-    }
-    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try inner.checkIn(id, by: user, at: now)
     }
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]

@@ -233,8 +233,6 @@ extension Simulator {
                 continue
             case .nothingToCancel, .nothingToMove, .nothingToCheckIn: continue
             case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn:
-                // A store without check-ins (PostgreSQL, for now) is not asked for them.
-                if case .checkIn = drawn, !(service is any CheckInService) { continue }
                 guard let call = lifecycleCall(drawn, p, op: &op) else { continue }
                 let n = sink.invoke(&op, clock: clock)
                 await perform(call, p, service: service, now: now, op: &op)

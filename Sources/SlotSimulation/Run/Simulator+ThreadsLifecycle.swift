@@ -13,14 +13,6 @@ enum LifecycleCall {
     case checkIn(BookingID)
 }
 
-/// A store that checks bookings in (``Scheduler``, the journal store). The PostgreSQL store does
-/// not yet: threads mode skips the check-ins it draws against a store without it.
-public protocol CheckInService: BookingService {
-    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
-}
-
-extension Scheduler: CheckInService {}
-
 extension Simulator {
     /// The call and its history operation for a drawn lifecycle operation; `nil` for other draws.
     static func lifecycleCall(_ drawn: DrawnOperation, _ p: PreparedScenario, op: inout TimedOperation)
@@ -73,8 +65,7 @@ extension Simulator {
                 op.cell = p.cell(of: booking.slot) ?? -1
             case .checkIn(let id):
                 guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
-                guard let store = service as? any CheckInService else { throw Rejection(.unknownBooking) }
-                _ = try await store.checkIn(id, by: UserID(op.user), at: now)
+                _ = try await service.checkIn(id, by: UserID(op.user), at: now)
             }
             op.outcome = -1
         } catch let r as Rejection {
