@@ -3,29 +3,26 @@
 /// The whole catalog in a ``Ledger``; one shard of stations in a ``Scheduler``. Occupancy is a
 /// page per local date holding one cell per (socket, hour): checking a slot is one array load.
 struct SlotBook: Sendable {
+    // The fields the reservation path reads come first, so that with the lock word they fill
+    // one 128-byte line pair of a `Scheduler` shard cell (see `LockedCells`); the rest after.
     /// High bits of every booking id this book assigns: its epoch and shard number (see
     /// `SlotBook+Restore.swift`).
     var idPrefix: UInt64
-    let shard: UInt64
     /// The ids of records `0..<count`, when they were restored from events written with another
     /// shard layout; empty otherwise. Later records have native ids.
     var restoredIDs: [BookingID] = []
-    /// `restoredIDs` inverted: id → record.
-    var restoredRecords: [BookingID: Int32] = [:]
     /// Flat catalog socket index → index within the book of its station's shard. One table for
     /// every shard of a ``Scheduler`` (``localSockets(catalog:shardCount:)``), so the hot path
     /// reads one small array and not one per shard; a socket of another shard is never looked up
     /// here (``owns(station:)``).
     let localSocket: [Int32]
-    /// Regular open hours per local socket.
-    let regular: [UInt32]
     /// `regular.count`, kept beside the array so the hot path does not read its header.
     let socketCount: Int
-    /// Stations with `station % shardCount == shard` are this book's.
-    let shardCount: Int
     /// Day number → block index, or -1 when the day has no block yet (regular hours, no bookings).
     var dayBlock: [Int32] = []
     var firstDay: Int32 = 0
+    /// Days before this day number are released: no block, no held record, no new booking.
+    var releasedBefore: Int32 = .min
     /// Per block, one ``SocketDay`` (open and taken hours, 8 bytes) per local socket, so the hot
     /// check stays in cache.
     var words: [SocketDay] = []
@@ -33,12 +30,19 @@ struct SlotBook: Sendable {
     /// ``holdBit`` set (see `SlotBook+Holds.swift`); blocks end to end, so a cell is
     /// `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
+    var records = RecordColumn()
+    var journal: [JournalEntry] = []
+    let journaling: Bool
+    let shard: UInt64
+    /// `restoredIDs` inverted: id → record.
+    var restoredRecords: [BookingID: Int32] = [:]
+    /// Regular open hours per local socket.
+    let regular: [UInt32]
+    /// Stations with `station % shardCount == shard` are this book's.
+    let shardCount: Int
     /// Blocks of released days, to be reused by new days (see `SlotBook+Retention.swift`).
     var freeBlocks: [Int32] = []
-    var records = RecordColumn()
     var requestIDs: [Int32: RequestID] = [:]
-    let journaling: Bool
-    var journal: [JournalEntry] = []
     /// Journal entries dropped by releases before `journal[0]`.
     var journalBase = 0
     var changes: [AvailabilityChange] = []
@@ -46,8 +50,6 @@ struct SlotBook: Sendable {
     var moves: [MoveRecord] = []
     /// Record → its first entry in `moves`: where it was made, for its ``Event/reserved(_:)``.
     var firstMove: [Int32: Int32] = [:]
-    /// Days before this day number are released: no block, no held record, no new booking.
-    var releasedBefore: Int32 = .min
     /// Records before this index were checked for request ids to forget by a release.
     var releaseScan = 0
     /// After a restore across layouts from a snapshot with released bookings: the highest id

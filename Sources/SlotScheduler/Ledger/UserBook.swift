@@ -6,21 +6,23 @@
 /// open-addressing table after the direct region. A user's *index* is stable until the table
 /// grows (inside ``findOrInsert(_:)``).
 struct UserBook: Sendable {
+    // The fields the reservation path reads come first, so that with the lock word they fill
+    // one cache line of a `Scheduler` stripe cell (see `LockedCells`); the rest after.
     /// The user ids below this value are direct.
     let directLimit: UInt64
     /// Direct index of a direct id: `id >> idShift` (the ``Scheduler`` stripes ids by low bits).
     let idShift: UInt64
-    private let directCount: Int
     /// Direct states first, then one state per table slot.
     var states: [UserState]
+    var entries: [UserEntry] = []
+    var freeEntry: Int32 = -1
+    /// Active bookings of every user together, past ones included.
+    var activeTotal = 0
+    private let directCount: Int
     /// Table slot → hashed user id, or 0 for an empty slot (id 0 is always direct).
     private var keys: [UInt64]
     private var mask: Int
     private var hashedCount = 0
-    /// Active bookings of every user together, past ones included.
-    var activeTotal = 0
-    var entries: [UserEntry] = []
-    var freeEntry: Int32 = -1
     var requests: [RequestKey: RememberedRequest] = [:]
     /// Reschedules' request ids: their own namespace.
     var reschedules: [RequestKey: RememberedMove] = [:]
