@@ -42,18 +42,9 @@ import Testing
     /// A store that lets no-shows check in late and ignores the no-show limit (a scheduler with
     /// the longest grace and no limit behind the scenario's rules) is caught in threads mode.
     @Test func lateCheckInsAndIgnoredNoShowLimitAreCaughtInThreadsMode() async throws {
-        var s = try Scenario.load(path: Self.folder + "/check-in.json")
-        s.steps = []
-        let p = try s.prepare(file: "check-in.json")
-        var lax = s
-        lax.policy.noShowGraceSeconds = 3_600
-        lax.policy.noShowLimit = nil
-        let laxRules = try lax.prepare(file: "lax.json").rules
-        let report = try await Simulator.runThreads(
-            p, service: LimitIgnoringService(inner: Scheduler(rules: laxRules), strict: p.rules), threads: 2)
-        #expect(!report.passed)
-        for id in ["I18", "I19"] {
-            #expect((report.invariants.first { $0.id == id }?.violations ?? 0) > 0, "\(id)")
+        try await Fixtures.expectLaxStoreCaught(Self.folder + "/check-in.json", breaking: ["I18", "I19"]) {
+            $0.noShowGraceSeconds = 3_600
+            $0.noShowLimit = nil
         }
     }
 }

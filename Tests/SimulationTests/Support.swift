@@ -1,6 +1,7 @@
 import Foundation
 import SlotScheduler
 import Synchronization
+import Testing
 
 @testable import SlotSimulation
 
@@ -31,6 +32,26 @@ enum Fixtures {
                 operations: operations, mix: .init(reserve: 70, cancel: 15, query: 5, availability: 2, retry: 8),
                 dates: .init(from: date("2018-06-07"), days: 2), hours: HourSet(8..<20),
                 hotness: .init(slots: 3, share: 0.5)))
+    }
+
+    /// Runs the scenario at `path` (without its steps) in threads mode against a store whose
+    /// policy is `loosen`ed behind the scenario's rules, and expects the run to fail with
+    /// violations of each of `invariants`.
+    static func expectLaxStoreCaught(
+        _ path: String, breaking invariants: [String], _ loosen: (inout ScenarioPolicy) -> Void
+    ) async throws {
+        var s = try Scenario.load(path: path)
+        s.steps = []
+        let p = try s.prepare(file: "strict.json")
+        var lax = s
+        loosen(&lax.policy)
+        let laxRules = try lax.prepare(file: "lax.json").rules
+        let report = try await Simulator.runThreads(
+            p, service: LimitIgnoringService(inner: Scheduler(rules: laxRules), strict: p.rules), threads: 2)
+        #expect(!report.passed)
+        for id in invariants {
+            #expect((report.invariants.first { $0.id == id }?.violations ?? 0) > 0, "\(id)")
+        }
     }
 
     static func prepared(_ scenario: Scenario) throws -> PreparedScenario {
