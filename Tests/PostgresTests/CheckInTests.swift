@@ -115,8 +115,7 @@ struct CheckInTests {
     @Test func agreesWithSchedulerOnCheckInsAndNoShows() async throws {
         let store = try await store("checkagree")
         let scheduler = try Scheduler(stations: LifecycleFixture.stations, policy: CheckInFixture.policy)
-        var ids = IDMap()
-        var made: [BookingID] = []  // scheduler ids, in order of creation
+        let log = AgreementLog()
         var random = Seeded(state: 1616)
         var now = Fixture.now
         var reasons = Set<Rejection.Reason>()
@@ -129,25 +128,8 @@ struct CheckInTests {
             let slot = CheckInFixture.slot(
                 sockets.randomElement(using: &random) ?? "1", hoursFrom: now, Int.random(in: 0...4, using: &random))
             let roll = Int.random(in: 0..<100, using: &random)
-            func outcome(_ body: () throws -> LifecycleOutcome) -> LifecycleOutcome {
-                do { return try body() } catch let r as Rejection { return .refused(r) } catch {
-                    return .refused(Rejection(.unknownBooking))
-                }
-            }
-            func stored(_ body: () async throws -> LifecycleOutcome) async throws -> LifecycleOutcome {
-                do { return try await body() } catch let r as Rejection { return .refused(ids.ledgerView(r)) }
-            }
-            func learn(_ storeBooking: Booking, _ expected: LifecycleOutcome) -> Booking {
-                switch expected {
-                case .booking(let mine), .reservation(let mine, _):
-                    if ids.toLedger[storeBooking.id] == nil { ids.learn(store: storeBooking.id, ledger: mine.id) }
-                    if !made.contains(mine.id) { made.append(mine.id) }
-                default: break
-                }
-                return ids.ledgerView(storeBooking)
-            }
             // A recent booking (check-ins, cancels and moves act on those).
-            let recent = made.suffix(10)
+            let recent = log.made.suffix(10)
             let target =
                 recent.isEmpty || roll == 69 ? BookingID(999_999) : recent[recent.startIndex + step % recent.count]
             let owner = scheduler.booking(target)?.user ?? user
@@ -156,51 +138,57 @@ struct CheckInTests {
             switch roll {
             case 0..<40:
                 let request = ReservationRequest(slot: slot, user: user)
-                expected = outcome { .booking(try scheduler.reserve(request, at: now)) }
-                actual = try await stored { .booking(learn(try await store.reserve(request, at: now), expected)) }
+                expected = AgreementLog.outcome { .booking(try scheduler.reserve(request, at: now)) }
+                actual = try await log.stored {
+                    .booking(log.learn(try await store.reserve(request, at: now), expected))
+                }
             case 40..<70:
                 let by = roll < 66 ? owner : user
                 let when = now - .seconds(Int64.random(in: 0...1_800, using: &random))
-                expected = outcome { .booking(try scheduler.checkIn(target, by: by, at: when)) }
-                actual = try await stored {
-                    .booking(ids.ledgerView(try await store.checkIn(ids.toStore[target] ?? target, by: by, at: when)))
+                expected = AgreementLog.outcome { .booking(try scheduler.checkIn(target, by: by, at: when)) }
+                actual = try await log.stored {
+                    .booking(
+                        log.ids.ledgerView(try await store.checkIn(log.ids.toStore[target] ?? target, by: by, at: when))
+                    )
                 }
             case 70..<76:
-                expected = outcome { .booking(try scheduler.cancel(target, by: owner, at: now)) }
-                actual = try await stored {
-                    .booking(ids.ledgerView(try await store.cancel(ids.toStore[target] ?? target, by: owner, at: now)))
+                expected = AgreementLog.outcome { .booking(try scheduler.cancel(target, by: owner, at: now)) }
+                actual = try await log.stored {
+                    .booking(
+                        log.ids.ledgerView(
+                            try await store.cancel(log.ids.toStore[target] ?? target, by: owner, at: now)))
                 }
             case 76..<84:
-                expected = outcome { .hold(try scheduler.hold(slot, for: user, at: now)) }
-                actual = try await stored { .hold(try await store.hold(slot, for: user, reminder: nil, at: now)) }
+                expected = AgreementLog.outcome { .hold(try scheduler.hold(slot, for: user, at: now)) }
+                actual = try await log.stored { .hold(try await store.hold(slot, for: user, reminder: nil, at: now)) }
             case 84..<90:
                 let held = scheduler.holds(at: now).first { $0.user == user }?.slot ?? slot
-                expected = outcome { .booking(try scheduler.confirm(held, by: user, at: now)) }
-                actual = try await stored {
-                    .booking(learn(try await store.confirm(held, by: user, at: now), expected))
+                expected = AgreementLog.outcome { .booking(try scheduler.confirm(held, by: user, at: now)) }
+                actual = try await log.stored {
+                    .booking(log.learn(try await store.confirm(held, by: user, at: now), expected))
                 }
             case 90..<95:
                 let request = RescheduleRequest(booking: target, user: owner, to: slot)
                 var storeRequest = request
-                storeRequest.booking = ids.toStore[target] ?? target
-                expected = outcome {
+                storeRequest.booking = log.ids.toStore[target] ?? target
+                expected = AgreementLog.outcome {
                     let r = try scheduler.reschedule(request, at: now)
                     return .reservation(r.booking, isReplay: r.isReplay)
                 }
-                actual = try await stored {
+                actual = try await log.stored {
                     let r = try await store.reschedule(storeRequest, at: now)
-                    return .reservation(ids.ledgerView(r.booking), isReplay: r.isReplay)
+                    return .reservation(log.ids.ledgerView(r.booking), isReplay: r.isReplay)
                 }
             default:
                 let request = AnySocketRequest(
                     station: "hub", connector: .ccs, minimumPowerKW: 0, date: slot.date, hour: slot.hour, user: user)
-                expected = outcome {
+                expected = AgreementLog.outcome {
                     let r = try scheduler.book(request, at: now)
                     return .reservation(r.booking, isReplay: r.isReplay)
                 }
-                actual = try await stored {
+                actual = try await log.stored {
                     let r = try await store.book(request, at: now)
-                    return .reservation(learn(r.booking, expected), isReplay: r.isReplay)
+                    return .reservation(log.learn(r.booking, expected), isReplay: r.isReplay)
                 }
             }
             if case .refused(let r) = expected {
@@ -212,9 +200,9 @@ struct CheckInTests {
             if step % 25 == 0 {
                 let mine = try await store.bookings(of: user, at: now)
                 let theirs = scheduler.bookings(of: user, at: now)
-                #expect(mine.upcoming.map(ids.ledgerView) == theirs.upcoming, "step \(step) upcoming")
-                #expect(mine.fulfilled.map(ids.ledgerView) == theirs.fulfilled, "step \(step) fulfilled")
-                #expect(mine.noShow.map(ids.ledgerView) == theirs.noShow, "step \(step) noShow")
+                #expect(mine.upcoming.map(log.ids.ledgerView) == theirs.upcoming, "step \(step) upcoming")
+                #expect(mine.fulfilled.map(log.ids.ledgerView) == theirs.fulfilled, "step \(step) fulfilled")
+                #expect(mine.noShow.map(log.ids.ledgerView) == theirs.noShow, "step \(step) noShow")
             }
         }
         let checkInReasons: Set<Rejection.Reason> = [
@@ -222,18 +210,18 @@ struct CheckInTests {
         ]
         #expect(checkInReasons.isSubset(of: reasons), "never reached: \(checkInReasons.subtracting(reasons))")
         #expect(loweredRefusals > 0, "the no-show limit never refused")
-        let bookings = try await store.allBookingsByID().map(ids.ledgerView)
+        let bookings = try await store.allBookingsByID().map(log.ids.ledgerView)
         let theirs = scheduler.allBookings
         #expect(bookings.sorted { $0.id < $1.id } == theirs.sorted { $0.id < $1.id })
         #expect(bookings.contains { $0.checkedInAt != nil })
         for user in users {
             let mine = try await store.bookings(of: user, at: now)
             let theirs = scheduler.bookings(of: user, at: now)
-            #expect(mine.upcoming.map(ids.ledgerView) == theirs.upcoming)
-            #expect(mine.fulfilled.map(ids.ledgerView) == theirs.fulfilled)
-            #expect(mine.noShow.map(ids.ledgerView) == theirs.noShow)
-            #expect(mine.cancelled.map(ids.ledgerView) == theirs.cancelled)
-            #expect(mine.past.map(ids.ledgerView) == theirs.past)
+            #expect(mine.upcoming.map(log.ids.ledgerView) == theirs.upcoming)
+            #expect(mine.fulfilled.map(log.ids.ledgerView) == theirs.fulfilled)
+            #expect(mine.noShow.map(log.ids.ledgerView) == theirs.noShow)
+            #expect(mine.cancelled.map(log.ids.ledgerView) == theirs.cancelled)
+            #expect(mine.past.map(log.ids.ledgerView) == theirs.past)
         }
         await store.shutdown()
     }

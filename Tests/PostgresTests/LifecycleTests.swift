@@ -22,6 +22,40 @@ enum LifecycleOutcome: Equatable, CustomStringConvertible {
     }
 }
 
+/// What an agreement test keeps while it runs one script on a store and on a reference (a
+/// `Ledger` or `Scheduler`): the store's booking ids paired with the reference's, the reference's
+/// bookings in order of creation, and each call's answer as a ``LifecycleOutcome`` (store ids
+/// shown as the reference's). A class, so the store call a ``stored(_:)`` body makes can
+/// ``learn(_:_:)`` its booking.
+final class AgreementLog {
+    var ids = IDMap()
+    var made: [BookingID] = []
+
+    /// The reference's answer.
+    static func outcome(_ body: () throws -> LifecycleOutcome) -> LifecycleOutcome {
+        do { return try body() } catch let r as Rejection { return .refused(r) } catch {
+            return .refused(Rejection(.unknownBooking))
+        }
+    }
+
+    /// The store's answer; its refusals in the reference's ids.
+    func stored(_ body: () async throws -> LifecycleOutcome) async throws -> LifecycleOutcome {
+        do { return try await body() } catch let r as Rejection { return .refused(ids.ledgerView(r)) }
+    }
+
+    /// Pairs a booking the store made with the one the reference made (`expected`), and returns
+    /// it in the reference's ids.
+    func learn(_ storeBooking: Booking, _ expected: LifecycleOutcome) -> Booking {
+        switch expected {
+        case .booking(let mine), .reservation(let mine, _):
+            if ids.toLedger[storeBooking.id] == nil { ids.learn(store: storeBooking.id, ledger: mine.id) }
+            if !made.contains(mine.id) { made.append(mine.id) }
+        default: break
+        }
+        return ids.ledgerView(storeBooking)
+    }
+}
+
 /// Four CCS sockets (catalog order 1, 2, 3, 4; 3 is 22 kW) and a Type 2 one: any-socket requests
 /// have several candidates.
 enum LifecycleFixture {
@@ -197,8 +231,7 @@ struct LifecycleTests {
             schema: TestDatabase.freshSchema("lifeagree"), stations: LifecycleFixture.stations, policy: policy)
         let rules = try Rules(catalog: try Catalog(LifecycleFixture.stations), policy: policy)
         var ledger = Ledger(rules: rules)
-        var ids = IDMap()
-        var made: [BookingID] = []
+        let log = AgreementLog()
         var random = Seeded(state: 77)
         var now = Fixture.now
         var reasons = Set<Rejection.Reason>()
@@ -210,79 +243,65 @@ struct LifecycleTests {
                 sockets.randomElement(using: &random) ?? "1", hour: Int.random(in: 8...9, using: &random),
                 date: Int.random(in: 0..<4, using: &random) > 0 ? Fixture.day : Fixture.day.adding(days: 1))
             let roll = Int.random(in: 0..<100, using: &random)
-            func outcome(_ body: () throws -> LifecycleOutcome) -> LifecycleOutcome {
-                do { return try body() } catch let r as Rejection { return .refused(r) } catch {
-                    return .refused(Rejection(.unknownBooking))
-                }
-            }
-            func stored(_ body: () async throws -> LifecycleOutcome) async throws -> LifecycleOutcome {
-                do { return try await body() } catch let r as Rejection { return .refused(ids.ledgerView(r)) }
-            }
-            func learn(_ storeBooking: Booking, _ expected: LifecycleOutcome) -> Booking {
-                switch expected {
-                case .booking(let mine), .reservation(let mine, _):
-                    if ids.toLedger[storeBooking.id] == nil { ids.learn(store: storeBooking.id, ledger: mine.id) }
-                    if !made.contains(mine.id) { made.append(mine.id) }
-                default: break
-                }
-                return ids.ledgerView(storeBooking)
-            }
             let expected: LifecycleOutcome
             let actual: LifecycleOutcome
             switch roll {
             case 0..<25:
-                expected = outcome { .hold(try ledger.hold(slot, for: user, at: now)) }
-                actual = try await stored { .hold(try await store.hold(slot, for: user, reminder: nil, at: now)) }
+                expected = AgreementLog.outcome { .hold(try ledger.hold(slot, for: user, at: now)) }
+                actual = try await log.stored { .hold(try await store.hold(slot, for: user, reminder: nil, at: now)) }
             case 25..<45:
                 // Confirm the user's most recent hold, if any.
                 let target = ledger.holds(at: now).first { $0.user == user }?.slot ?? slot
-                expected = outcome { .booking(try ledger.confirm(target, by: user, at: now)) }
-                actual = try await stored {
-                    .booking(learn(try await store.confirm(target, by: user, at: now), expected))
+                expected = AgreementLog.outcome { .booking(try ledger.confirm(target, by: user, at: now)) }
+                actual = try await log.stored {
+                    .booking(log.learn(try await store.confirm(target, by: user, at: now), expected))
                 }
             case 45..<52:
                 let target = ledger.holds(at: now).first { $0.user == user }?.slot ?? slot
-                expected = outcome { .hold(try ledger.releaseHold(target, by: user, at: now)) }
-                actual = try await stored { .hold(try await store.releaseHold(target, by: user, at: now)) }
+                expected = AgreementLog.outcome { .hold(try ledger.releaseHold(target, by: user, at: now)) }
+                actual = try await log.stored { .hold(try await store.releaseHold(target, by: user, at: now)) }
             case 52..<65:
                 let request = ReservationRequest(slot: slot, user: user)
-                expected = outcome { .booking(try ledger.reserve(request, at: now)) }
-                actual = try await stored { .booking(learn(try await store.reserve(request, at: now), expected)) }
+                expected = AgreementLog.outcome { .booking(try ledger.reserve(request, at: now)) }
+                actual = try await log.stored {
+                    .booking(log.learn(try await store.reserve(request, at: now), expected))
+                }
             case 65..<75:
                 let request = AnySocketRequest(
                     station: "hub", connector: .ccs, minimumPowerKW: roll % 2 == 0 ? 50 : 0, date: slot.date,
                     hour: slot.hour, user: user, requestID: roll % 3 == 0 ? RequestID("a\(roll % 4)") : nil)
-                expected = outcome {
+                expected = AgreementLog.outcome {
                     let r = try ledger.book(request, at: now)
                     return .reservation(r.booking, isReplay: r.isReplay)
                 }
-                actual = try await stored {
+                actual = try await log.stored {
                     let r = try await store.book(request, at: now)
-                    return .reservation(learn(r.booking, expected), isReplay: r.isReplay)
+                    return .reservation(log.learn(r.booking, expected), isReplay: r.isReplay)
                 }
             case 75..<90:
-                let ledgerID = made.isEmpty ? BookingID(999_999) : made[step % made.count]
+                let ledgerID = log.made.isEmpty ? BookingID(999_999) : log.made[step % log.made.count]
                 let owner = ledger.booking(ledgerID)?.user ?? user
                 let by = roll < 88 ? owner : user
                 let request = RescheduleRequest(
                     booking: ledgerID, user: by, to: slot, requestID: roll % 2 == 0 ? RequestID("m\(roll % 5)") : nil)
                 var storeRequest = request
-                storeRequest.booking = ids.toStore[ledgerID] ?? ledgerID
-                expected = outcome {
+                storeRequest.booking = log.ids.toStore[ledgerID] ?? ledgerID
+                expected = AgreementLog.outcome {
                     let r = try ledger.reschedule(request, at: now)
                     return .reservation(r.booking, isReplay: r.isReplay)
                 }
-                actual = try await stored {
+                actual = try await log.stored {
                     let r = try await store.reschedule(storeRequest, at: now)
-                    return .reservation(ids.ledgerView(r.booking), isReplay: r.isReplay)
+                    return .reservation(log.ids.ledgerView(r.booking), isReplay: r.isReplay)
                 }
             default:
-                let ledgerID = made.isEmpty ? BookingID(999_999) : made[step % made.count]
+                let ledgerID = log.made.isEmpty ? BookingID(999_999) : log.made[step % log.made.count]
                 let owner = ledger.booking(ledgerID)?.user ?? user
-                expected = outcome { .booking(try ledger.cancel(ledgerID, by: owner, at: now)) }
-                actual = try await stored {
+                expected = AgreementLog.outcome { .booking(try ledger.cancel(ledgerID, by: owner, at: now)) }
+                actual = try await log.stored {
                     .booking(
-                        ids.ledgerView(try await store.cancel(ids.toStore[ledgerID] ?? ledgerID, by: owner, at: now)))
+                        log.ids.ledgerView(
+                            try await store.cancel(log.ids.toStore[ledgerID] ?? ledgerID, by: owner, at: now)))
                 }
             }
             if case .refused(let r) = expected { reasons.insert(r.reason) }
@@ -294,7 +313,7 @@ struct LifecycleTests {
             .slotTaken,
         ]
         #expect(lifecycleReasons.isSubset(of: reasons), "never reached: \(lifecycleReasons.subtracting(reasons))")
-        let bookings = try await store.allBookingsByID().map(ids.ledgerView).sorted { $0.id < $1.id }
+        let bookings = try await store.allBookingsByID().map(log.ids.ledgerView).sorted { $0.id < $1.id }
         #expect(bookings == ledger.allBookings)
         #expect(try await store.holds(at: now) == ledger.holds(at: now))
         await store.shutdown()
