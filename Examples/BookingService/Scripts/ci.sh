@@ -62,7 +62,7 @@ PY
 echo "--- load and check"
 timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --seconds "$LOAD_SECONDS"
 
-echo "--- lifecycle: holds, confirm, release, reschedule, any socket"
+echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
 
 echo "--- schemathesis (all checks, schemathesis.toml here)"

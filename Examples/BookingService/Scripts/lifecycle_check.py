@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the booking lifecycle of a running BookingService: holds, confirm, release, reschedule, any socket.
+"""Check the booking lifecycle of a running BookingService: holds, confirm, release, reschedule, any socket, check-in.
 
 Standard library only. Against --url (Scripts/ci.sh starts the service), on --station five days
 ahead (a date no other check books), as users 5001-5009:
@@ -12,6 +12,9 @@ ahead (a date no other check books), as users 5001-5009:
     repeated requestID answers the same booking, another user is 403, a taken slot 409;
   - any socket books the first free matching socket in catalog order, then the next, then 409
     noMatchingSocketFree; an unknown connector is 422 unknownSocket;
+  - a check-in five days ahead is 409 checkInNotOpen (with the opening time), by another user
+    403 notOwner, of an unknown id 404; the user's bookings list upcoming, fulfilled, noShow,
+    cancelled and past;
   - every error body has reason and message.
 
 With --save FILE it also leaves a live hold and writes what it expects; after the service is
@@ -130,6 +133,22 @@ def run(c, station, date, hours, save):
     c.expect("any socket in catalog order", [p and p["slot"]["socket"] for p in picked] == [a, b], repr(picked))
     c.status("any socket, all taken", any_socket(5005), 409, "noMatchingSocketFree")
     c.status("any socket, no such connector", any_socket(5005, "XYZ"), 422, "unknownSocket")
+
+    # Check-in: five days ahead it has not opened (409 with the opening time); only the owner may;
+    # unknown ids are 404; the user's bookings come split four ways.
+    if first:
+        path = f"/bookings/{first['id']}/check-in"
+        early = c.status("check-in before it opens", c.call("POST", path, dict(user=5002)), 409, "checkInNotOpen")
+        c.expect("checkInNotOpen names the opening time", bool(early and early.get("instant")), repr(early))
+        c.status("check-in by another", c.call("POST", path, dict(user=5001)), 403, "notOwner")
+        code, mine = c.call("GET", "/users/5002/bookings")
+        c.expect("user bookings split four ways",
+                 code == 200 and all(k in mine for k in ("upcoming", "fulfilled", "noShow", "cancelled", "past"))
+                 and first["id"] in [x["id"] for x in mine["upcoming"]], f"{code} {mine!r:.300}")
+    c.status("check-in unknown", c.call("POST", "/bookings/999999999/check-in", dict(user=5001)), 404,
+             "unknownBooking")
+    c.status("check-in without a user", c.call("POST", "/bookings/999999999/check-in", dict()), 400,
+             "malformedRequest")
 
     if save:
         hold = c.status("hold left live", c.call("POST", "/holds", slot_body(5006, s, c1, date, h4)), 201)

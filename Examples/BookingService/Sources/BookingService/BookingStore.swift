@@ -16,6 +16,7 @@ protocol BookingStore: Sendable {
     func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking
     func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold
     func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
 }
 
 /// In memory: fast, and empty again after a restart.
@@ -48,6 +49,9 @@ struct MemoryStore: BookingStore {
     }
     func reschedule(_ request: RescheduleRequest, at now: Instant) throws -> Reservation {
         try scheduler.reschedule(request, at: now)
+    }
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) throws -> Booking {
+        try scheduler.checkIn(id, by: user, at: now)
     }
 }
 
@@ -85,5 +89,8 @@ struct JournalBackedStore: BookingStore {
     }
     func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation {
         try await store.reschedule(request, at: now)
+    }
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await store.checkIn(id, by: user, at: now)
     }
 }

@@ -27,6 +27,14 @@ struct SlotBody: Decodable {
     var reminder: Duration? { reminderSeconds.map { .seconds($0) } }
 }
 
+/// The body of `POST /bookings/{id}/check-in`: the user asking (the owner), `{"user":17}`.
+/// Fields not listed are ignored.
+struct UserBody: Decodable {
+    var user: UInt64
+
+    static func decode(_ data: Data) throws(APIError) -> UserBody { try JSONInput.decode(UserBody.self, data) }
+}
+
 /// The body of `POST /reservations/any-socket`:
 /// `{"user":17,"station":"IST-1","connector":"CCS","minimumPowerKW":50,"date":"2026-12-01","hour":14}`
 /// (`minimumPowerKW`, `requestID` and `reminderSeconds` optional). The service picks the socket.

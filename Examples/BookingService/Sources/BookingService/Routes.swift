@@ -31,6 +31,7 @@ struct Routes: Sendable {
             Operation(path: "/holds/confirm", method: .post) { request, _ in try await confirm(request) },
             Operation(path: "/holds/release", method: .post) { request, _ in try await release(request) },
             Operation(path: "/bookings/:id/reschedule", method: .post) { try await reschedule($0, $1) },
+            Operation(path: "/bookings/:id/check-in", method: .post) { try await checkIn($0, $1) },
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
             Operation(path: "/users/:user/bookings", method: .get) { try await bookings($0, $1) },
@@ -138,6 +139,21 @@ struct Routes: Sendable {
         return JSONBody.response(.ok, reservation.booking, language: language(request))
     }
 
+    /// `POST /bookings/{id}/check-in`: 200 with the booking checked in (`checkedInAt`), by its
+    /// owner, from its start − the policy's early check-in until its start + the no-show grace; a
+    /// repeat answers the booking as the first check-in left it. An id the service could not have
+    /// issued is unknown: 404.
+    func checkIn(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let text = try HTTPInput.path("id", context)
+        let body = try UserBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let user = UserID(body.user)
+        guard let id = BookingID(text) else {
+            throw APIError(Rejection(.unknownBooking, user: user, value: IdentifierRule.shortened(text)))
+        }
+        let booking = try await refusing { try await store.checkIn(id, by: user, at: now()) }
+        return JSONBody.response(.ok, booking, language: language(request))
+    }
+
     /// `GET /bookings/{id}?user=`: the booking in its current status, to its owner only.
     func booking(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let (id, user) = try bookingAndUser(request, context)
@@ -155,7 +171,8 @@ struct Routes: Sendable {
         return Response(status: .noContent)
     }
 
-    /// `GET /users/{user}/bookings`: the user's active bookings, upcoming and past.
+    /// `GET /users/{user}/bookings`: the user's bookings, upcoming, fulfilled (checked in), no-show,
+    /// cancelled (and displaced), and past (active and ended).
     func bookings(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let user = UserID(try HTTPInput.unsigned(try HTTPInput.path("user", context), name: "user"))
         let bookings = try await store.bookings(of: user, at: now())
