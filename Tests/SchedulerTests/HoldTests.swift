@@ -146,6 +146,31 @@ struct HoldTests {
         #expect(try ledger.confirm(Fixture.slot(day, 9), by: 1, at: now + .seconds(1_000)).user == 1)
     }
 
+    /// Users whose clocks are far apart, as under real threads that run one after another: a hold
+    /// made at `now` 3 900 still keeps its slot from another user at `now` 50 (it lives before its
+    /// expiry, as in the `ReferenceModel`); a hold made at 100 whose slot another user booked at
+    /// 300, once it had expired, is no longer listed even at 150, so no slot is both held and
+    /// booked by different users at any `now`.
+    @Test func clocksFarApartNeverHoldAndBookOneSlot() throws {
+        let scheduler = try Fixture.scheduler(
+            Policy(maxUpcomingBookings: 3, hold: .seconds(120), maxHoldsPerUser: 2), shards: 2)
+        let start = try Fixture.earlyNow()
+        let day = try Fixture.day()
+        let (ahead, behind) = (Fixture.slot(day, 8), Fixture.slot(day, 9))
+        let late = try scheduler.hold(ahead, for: 1, at: start + .seconds(3_900))
+        let request = ReservationRequest(slot: ahead, user: 2)
+        #expect(refusal { try scheduler.reserve(request, at: start + .seconds(50)) }?.reason == .slotHeld)
+        #expect(refusal { try scheduler.hold(ahead, for: 2, at: start + .seconds(50)) }?.reason == .slotHeld)
+        #expect(scheduler.holds(at: start + .seconds(50)) == [late])
+        try scheduler.hold(behind, for: 1, at: start + .seconds(100))
+        let booking = try scheduler.reserve(ReservationRequest(slot: behind, user: 2), at: start + .seconds(300))
+        #expect(scheduler.holds(at: start + .seconds(150)) == [late])
+        #expect(refusal { try scheduler.confirm(behind, by: 1, at: start + .seconds(150)) }?.reason == .holdExpired)
+        #expect(scheduler.allBookings == [booking])
+        let replayed = try Scheduler(rules: scheduler.rules, shards: 3, replaying: scheduler.events)
+        #expect(replayed.snapshot() == scheduler.snapshot())
+    }
+
     /// The policy bounds are typed errors naming the field.
     @Test func policyBounds() throws {
         #expect(invalidValue { try Fixture.ledger(Policy(hold: .zero)) }?.field == "policy.holdSeconds")
