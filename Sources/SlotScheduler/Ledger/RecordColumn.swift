@@ -1,53 +1,114 @@
 /// A ``SlotBook``'s booking records, indexed by *record index* (the order they were made in),
-/// of which the first ``base`` were released and no longer stored.
+/// of which the first ``base`` were released and are no longer read.
 ///
-/// Dropping records from the front keeps every later index, so cells, journal entries and
-/// booking ids that name a record by index stay valid across a release.
+/// Stored in chunks of ``chunkSize`` records, chunk *k* holding indices `k << chunkShift` on:
+/// a release frees every chunk whose records are all released, so the memory of a long-running
+/// book follows the records it holds, not its peak or its age (with one array, the kept records
+/// moved to the front of storage that kept its capacity, and a year's run held 1.18x-1.22x the
+/// resident bytes of a month's, the retention benchmark). Dropping chunks from the front keeps
+/// every later index, so cells, journal entries and booking ids that name a record by index stay
+/// valid across a release.
 struct RecordColumn: Sendable {
-    /// Records `0..<base` were released and are not stored.
+    static let chunkShift = 12
+    static let chunkSize = 1 << chunkShift
+    static let chunkMask = chunkSize - 1
+
+    /// Records `0..<base` were released and are not read (those of a chunk not yet freed may
+    /// still be stored).
     private(set) var base = 0
-    private(set) var storage: [BookingRecord] = []
+    /// The last chunk, which appends go to, and the record index of its first slot (slots
+    /// before a restore's first record hold placeholders).
+    private var tail = ContiguousArray<BookingRecord>()
+    private var tailStart = 0
+    /// The full chunks before the tail, from chunk number `firstChunk` on.
+    private var full: [ContiguousArray<BookingRecord>] = []
+    private var firstChunk = 0
 
     /// The record index the next record gets: every record ever made, released ones included.
     @inline(__always)
-    var count: Int { base &+ storage.count }
+    var count: Int { tailStart &+ tail.count }
 
     /// The stored records' indices.
     var indices: Range<Int> { base..<count }
 
+    /// No record is stored past the released ones.
+    var isEmpty: Bool { count == base }
+
+    /// Records held in memory: those of the chunks not freed, released or not.
+    var storedCount: Int { count &- (firstChunk &<< Self.chunkShift) }
+
+    /// - Complexity: O(1): a comparison, then one array read (the tail) or two.
     @inline(__always)
     subscript(index: Int) -> BookingRecord {
-        get { storage[index &- base] }
-        set { storage[index &- base] = newValue }
+        get {
+            index >= tailStart
+                ? tail[index &- tailStart] : full[(index &>> Self.chunkShift) &- firstChunk][index & Self.chunkMask]
+        }
+        set {
+            if index >= tailStart {
+                tail[index &- tailStart] = newValue
+            } else {
+                full[(index &>> Self.chunkShift) &- firstChunk][index & Self.chunkMask] = newValue
+            }
+        }
     }
 
     @inline(__always)
-    mutating func append(_ record: BookingRecord) { storage.append(record) }
-
-    /// Reserves room for `capacity` records, faulting the pages in now.
-    mutating func prefault(_ capacity: Int, with filler: BookingRecord) {
-        storage = Array(repeating: filler, count: capacity)
-        storage.removeAll(keepingCapacity: true)
+    mutating func append(_ record: BookingRecord) {
+        if tail.count == Self.chunkSize { startChunk() }
+        tail.append(record)
     }
 
-    /// Stops storing records `base..<index`; they must all be released.
-    ///
-    /// The kept records move to the front of the same storage, which keeps its capacity: a new,
-    /// exactly sized copy (as before) doubled again on the next appends, into memory that was
-    /// already resident, so a year's run held 1.4x to 1.9x the bytes of a month's (the retention
-    /// benchmark) against 1.18x now.
-    /// - Complexity: O(records kept); the caller drops only once the released prefix is a good
-    ///   part of what is stored, so the moves cost O(1) per released record, amortised.
+    /// Moves the full tail to `full` and starts the next chunk, with the room of one `prefault` made.
+    @inline(never)
+    private mutating func startChunk() {
+        var next = spare.popLast() ?? ContiguousArray()
+        next.reserveCapacity(Self.chunkSize)
+        swap(&next, &tail)
+        full.append(next)
+        tailStart &+= Self.chunkSize
+    }
+
+    /// Empty chunks with their room reserved and faulted in (``prefault(_:with:)``).
+    private var spare: [ContiguousArray<BookingRecord>] = []
+
+    /// Reserves room for `capacity` more records in whole chunks, faulting the pages in now.
+    mutating func prefault(_ capacity: Int, with filler: BookingRecord) {
+        if tail.capacity < Self.chunkSize {
+            var room = ContiguousArray(repeating: filler, count: Self.chunkSize)
+            room.removeAll(keepingCapacity: true)
+            room.append(contentsOf: tail)
+            tail = room
+        }
+        let chunks = (capacity &- (Self.chunkSize &- tail.count) &+ Self.chunkMask) &>> Self.chunkShift
+        while spare.count < chunks {
+            var room = ContiguousArray(repeating: filler, count: Self.chunkSize)
+            room.removeAll(keepingCapacity: true)
+            spare.append(room)
+        }
+    }
+
+    /// Stops reading records `base..<index`, which must all be released, and frees each full
+    /// chunk that holds released records only.
+    /// - Complexity: O(chunks stored), a few per million records.
     mutating func drop(before index: Int) {
         guard index > base else { return }
-        storage.removeFirst(min(storage.count, index - base))
         base = index
+        let free = min(full.count, (index &>> Self.chunkShift) &- firstChunk)
+        guard free > 0 else { return }
+        full.removeFirst(free)
+        firstChunk &+= free
     }
 
     /// Skips record indices up to `index` with nothing stored (a restore that starts after
-    /// released records); only while nothing is stored.
+    /// released records); only while nothing is stored (``isEmpty``).
     mutating func skip(to index: Int) {
-        precondition(storage.isEmpty && index >= base)
+        precondition(isEmpty && index >= base)
+        full.removeAll()
+        firstChunk = index &>> Self.chunkShift
+        tailStart = firstChunk &<< Self.chunkShift
+        tail.removeAll(keepingCapacity: true)
+        tail.append(contentsOf: repeatElement(.placeholder, count: index & Self.chunkMask))
         base = index
     }
 }

@@ -2,8 +2,8 @@
 ///
 /// A released day has no block (its block goes to `freeBlocks` for a later day to reuse), its
 /// records are no longer held (``SlotBook/isReleased(record:)``: a record index below
-/// `records.base`, or a record dated before `releasedBefore`), and the records at the front of
-/// `records` that are all released stop being stored once they are a good part of it. Booking
+/// `records.base`, or a record dated before `releasedBefore`), and each chunk of `records` whose
+/// records are all released is freed (``RecordColumn``). Booking
 /// ids keep their record index, so a released id is still known to be released.
 extension SlotBook {
     /// An active booking a release took away from its user's limit.
@@ -55,7 +55,7 @@ extension SlotBook {
             index += 1
         }
         releaseScan = index
-        if (index - records.base) * 4 >= records.storage.count { records.drop(before: index) }
+        records.drop(before: index)
         journalBase += journal.count
         journal.removeAll()
         changes.removeAll()
@@ -119,7 +119,7 @@ extension SlotBook {
 
     private mutating func skipRecords(to index: Int) {
         guard index > records.count else { return }
-        if records.storage.isEmpty {
+        if records.isEmpty {
             records.skip(to: index)
         } else {
             while records.count < index { records.append(.placeholder) }
