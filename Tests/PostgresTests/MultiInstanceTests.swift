@@ -20,8 +20,22 @@ struct ClientHistory: Sendable {
 func runInstances(
     schema: String, instances: Int, callsPerInstance: Int, at now: Instant
 ) async throws -> [ClientHistory] {
+    try await runInstances(
+        stores: try await openInstances(schema: schema, count: instances), callsPerInstance: callsPerInstance, at: now)
+}
+
+/// Opens `count` stores on one schema (the first migrates it), each with its own pool.
+func openInstances(schema: String, count: Int) async throws -> [PostgresBookingService] {
     var stores: [PostgresBookingService] = []
-    for _ in 0..<instances { stores.append(try await TestDatabase.store(schema: schema)) }
+    for _ in 0..<count { stores.append(try await TestDatabase.store(schema: schema)) }
+    return stores
+}
+
+/// Runs the workload on stores already open, and shuts them down.
+func runInstances(
+    stores: [PostgresBookingService], callsPerInstance: Int, at now: Instant
+) async throws -> [ClientHistory] {
+    let instances = stores.count
     let histories = try await withThrowingTaskGroup(of: (Int, ClientHistory).self) { group in
         for (index, store) in stores.enumerated() {
             group.addTask {
@@ -133,6 +147,9 @@ struct FaultTests {
     func survivesKilledConnectionsAndRestarts() async throws {
         let schema = TestDatabase.freshSchema("fault")
         guard let url = TestDatabase.url else { return }
+        // Migrated and connected before the first kill: the faults are for the workload, and a
+        // failed setup must not leave them running once the gate lets other suites in.
+        let stores = try await openInstances(schema: schema, count: 4)
         let faults = Task.detached { () -> [String] in
             var log: [String] = []
             for round in 0..<6 {
@@ -148,7 +165,13 @@ struct FaultTests {
             }
             return log
         }
-        let histories = try await runInstances(schema: schema, instances: 4, callsPerInstance: 200, at: Fixture.now)
+        let histories: [ClientHistory]
+        do {
+            histories = try await runInstances(stores: stores, callsPerInstance: 200, at: Fixture.now)
+        } catch {
+            _ = await faults.value  // the gate is released only once the faults have ended
+            throw error
+        }
         let log = await faults.value
         let problems = try await checkAcrossInstances(histories, schema: schema, at: Fixture.now)
         #expect(problems.isEmpty, "\(problems)")
