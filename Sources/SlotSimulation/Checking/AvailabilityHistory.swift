@@ -15,6 +15,8 @@ struct AvailabilityHistory {
     let initial: [UInt32]
     /// Accepted changes per socket-day, in history order.
     let changes: [Int: [Change]]
+    /// Changes whose outcome is unknown (they may have been made), per socket-day.
+    let unknown: [Int: [Change]]
     let grid: CellGrid
 
     init(_ p: PreparedScenario, history: CompactHistory) {
@@ -28,13 +30,20 @@ struct AvailabilityHistory {
         }
         self.initial = initial
         var changes: [Int: [Change]] = [:]
-        for op in history where op.kind == .change && op.outcome == -1 {
+        var unknown: [Int: [Change]] = [:]
+        for op in history where op.kind == .change && (op.outcome == -1 || op.outcome == -2) {
             guard let change = op.change else { continue }
             for (socketDay, mask) in hours.openHours(after: change) {
-                changes[socketDay, default: []].append(Change(invoke: op.invoke, complete: op.complete, mask: mask))
+                let c = Change(invoke: op.invoke, complete: op.complete, mask: mask)
+                if op.outcome == -1 {
+                    changes[socketDay, default: []].append(c)
+                } else {
+                    unknown[socketDay, default: []].append(c)
+                }
             }
         }
         self.changes = changes
+        self.unknown = unknown
     }
 
     /// Whether `cell`'s hour could have been open when `op` ran: open in the hours set by some
@@ -56,6 +65,25 @@ struct AvailabilityHistory {
             if !superseded, c.mask & bit != 0 { return true }
         }
         return false
+    }
+
+    /// Whether `cell`'s hour was open for certain whenever `op` ran: open in the hours set by
+    /// every change, accepted or of unknown outcome, that could be the last one ordered before
+    /// any moment of `op`, and at the start if no accepted change was definitely before it.
+    ///
+    /// - Complexity: O(*k*²) in the changes of the cell's socket-day.
+    func certainlyOpen(cell: Int32, during op: TimedOperation) -> Bool {
+        let socketDay = Int(grid.socketDay(ofCell: cell))
+        let bit = UInt32(1) << UInt32(grid.hour(ofCell: cell))
+        let list = changes[socketDay] ?? []
+        if !list.contains(where: { $0.complete < op.invoke }), initial[socketDay] & bit == 0 { return false }
+        for c in list + (unknown[socketDay] ?? []) where c.invoke <= op.complete && c.mask & bit == 0 {
+            // Only an accepted change definitely between it and `op` rules a closing change out.
+            let superseded =
+                c.complete < op.invoke && list.contains { $0.invoke > c.complete && $0.complete < op.invoke }
+            if !superseded { return false }
+        }
+        return true
     }
 }
 

@@ -75,6 +75,7 @@ struct ThreadsAnalysis {
             checkUserLimits(segments)
             // I13-I17: any-socket answers, moves and holds.
             checkLifecycle(made: made, segments: segments)
+            checkWrongRefusals(segments)
             // I18, I19: check-ins and the no-show limit.
             checkCheckIns()
             checkNoShowLimits(segments, made: made)
