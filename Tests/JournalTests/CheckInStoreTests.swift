@@ -9,10 +9,6 @@ struct CheckInStoreTests {
     let rules = JournalFixture.rules
     let now = JournalFixture.now
 
-    func slot(_ station: Int, _ hour: Int) -> Slot {
-        Slot(station: StationID("S\(station)"), socket: "1", date: JournalFixture.firstDay, hour: hour)
-    }
-
     @Test("a checkedIn event round-trips through the binary record format with tag 9")
     func binaryRoundTrip() throws {
         let event = Event.checkedIn(BookingID(42), user: 9, at: now)

@@ -44,6 +44,11 @@ enum JournalFixture {
     }
 }
 
+/// Socket `socket` of station `S<station>` at `hour` on the fixture's first bookable day.
+func slot(_ station: Int, _ hour: Int, socket: SocketID = "1") -> Slot {
+    Slot(station: StationID("S\(station)"), socket: socket, date: JournalFixture.firstDay, hour: hour)
+}
+
 /// What clients saw: every request they sent, what was acknowledged, and what was refused.
 struct ClientModel: Sendable {
     /// Request id → user, for every reservation invoked.

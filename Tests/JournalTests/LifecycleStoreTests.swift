@@ -112,10 +112,6 @@ struct LifecycleStoreTests {
     let rules = Self.rules
     let now = JournalFixture.now
 
-    func slot(_ station: Int, _ hour: Int, socket: SocketID = "1") -> Slot {
-        Slot(station: StationID("S\(station)"), socket: socket, date: JournalFixture.firstDay, hour: hour)
-    }
-
     @Test("a seeded script gives the scheduler's answers and state, before and after a reopen and a checkpoint")
     func agreesWithScheduler() async throws {
         for seed in [UInt64(3), 11, 29] {

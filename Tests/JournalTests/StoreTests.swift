@@ -10,10 +10,6 @@ struct StoreTests {
     let rules = JournalFixture.rules
     let now = JournalFixture.now
 
-    func slot(_ station: Int, _ hour: Int) -> Slot {
-        Slot(station: StationID("S\(station)"), socket: "1", date: JournalFixture.firstDay, hour: hour)
-    }
-
     @Test("CRC-32C matches the standard check value")
     func crcCheckValue() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)

@@ -232,10 +232,9 @@ struct CheckInTests {
     /// same burst fills their own limit exactly.
     @Test func concurrentReservationsNeverPassTheNoShowLimit() async throws {
         let schema = TestDatabase.freshSchema("noshowrace")
-        let first = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: CheckInFixture.policy)
-        let second = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: CheckInFixture.policy)
+        let stores = try await TestDatabase.openInstances(
+            2, schema: schema, stations: LifecycleFixture.stations, policy: CheckInFixture.policy)
+        let (first, second) = (stores[0], stores[1])
         let user: UserID = 7
         var missed: [Booking] = []
         for socket in ["1", "2"] as [SocketID] {
@@ -303,9 +302,8 @@ struct CheckInTests {
     /// answer is the scheduler's given the same commands.
     @Test func bookingsMadeUnderV4CheckInAndCountAsNoShows() async throws {
         let schema = TestDatabase.freshSchema("upgrade5")
-        let configuration = try TestDatabase.configuration(schema: schema)
-        let v4 = try await PostgresBookingService(
-            configuration: configuration, stations: LifecycleFixture.stations, policy: CheckInFixture.policy,
+        let v4 = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: CheckInFixture.policy,
             migrations: Schema.migrations.filter { $0.version <= 4 })
         let scheduler = try Scheduler(stations: LifecycleFixture.stations, policy: CheckInFixture.policy)
         var ids = IDMap()

@@ -324,10 +324,9 @@ struct LifecycleTests {
     @Test func contendedSlotIsNeverHeldAndBookedByDifferentUsers() async throws {
         // Two instances (two connection pools) on one schema, as two backend processes.
         let schema = TestDatabase.freshSchema("contend")
-        let store = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
-        let other = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let stores = try await TestDatabase.openInstances(
+            2, schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let (store, other) = (stores[0], stores[1])
         let slot = LifecycleFixture.slot("1", hour: 15)
         // Users 100... each with a booking elsewhere that they try to move into the slot.
         var movable: [Booking] = []
@@ -393,10 +392,9 @@ struct LifecycleTests {
     @Test func concurrentAnySocketRequestsNeverShare() async throws {
         // Two instances (two connection pools) on one schema, as two backend processes.
         let schema = TestDatabase.freshSchema("anyrace")
-        let first = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
-        let second = try await TestDatabase.store(
-            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let stores = try await TestDatabase.openInstances(
+            2, schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy)
+        let (first, second) = (stores[0], stores[1])
         for hour in 9..<14 {
             let results = try await withThrowingTaskGroup(of: Slot?.self) { group in
                 for t in 0..<12 {
@@ -423,9 +421,8 @@ struct LifecycleTests {
     /// A database at migration 2 with bookings upgrades to 3: the bookings count with holds.
     @Test func bookingsMadeUnderV2KeepTheirRulesWithHolds() async throws {
         let schema = TestDatabase.freshSchema("upgrade3")
-        let configuration = try TestDatabase.configuration(schema: schema)
-        let v2 = try await PostgresBookingService(
-            configuration: configuration, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy,
+        let v2 = try await TestDatabase.store(
+            schema: schema, stations: LifecycleFixture.stations, policy: LifecycleFixture.policy,
             migrations: Schema.migrations.filter { $0.version <= 2 })
         let old = try await v2.reserveAsEarlierCode(
             ReservationRequest(slot: LifecycleFixture.slot("1", hour: 9), user: 1, requestID: "old"), at: now)

@@ -21,14 +21,8 @@ func runInstances(
     schema: String, instances: Int, callsPerInstance: Int, at now: Instant
 ) async throws -> [ClientHistory] {
     try await runInstances(
-        stores: try await openInstances(schema: schema, count: instances), callsPerInstance: callsPerInstance, at: now)
-}
-
-/// Opens `count` stores on one schema (the first migrates it), each with its own pool.
-func openInstances(schema: String, count: Int) async throws -> [PostgresBookingService] {
-    var stores: [PostgresBookingService] = []
-    for _ in 0..<count { stores.append(try await TestDatabase.store(schema: schema)) }
-    return stores
+        stores: try await TestDatabase.openInstances(instances, schema: schema), callsPerInstance: callsPerInstance,
+        at: now)
 }
 
 /// Runs the workload on stores already open, and shuts them down.
@@ -149,7 +143,7 @@ struct FaultTests {
         guard let url = TestDatabase.url else { return }
         // Migrated and connected before the first kill: the faults are for the workload, and a
         // failed setup must not leave them running once the gate lets other suites in.
-        let stores = try await openInstances(schema: schema, count: 4)
+        let stores = try await TestDatabase.openInstances(4, schema: schema)
         let faults = Task.detached { () -> [String] in
             var log: [String] = []
             for round in 0..<6 {

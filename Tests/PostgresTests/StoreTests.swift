@@ -69,8 +69,8 @@ struct StoreTests {
     /// booked at most once and nobody passes their limit.
     @Test func concurrentReservationsNeverDoubleBook() async throws {
         let schema = TestDatabase.freshSchema("race")
-        let first = try await TestDatabase.store(schema: schema)
-        let second = try await TestDatabase.store(schema: schema)
+        let stores = try await TestDatabase.openInstances(2, schema: schema)
+        let (first, second) = (stores[0], stores[1])
         let now = now
         let accepted = try await withThrowingTaskGroup(of: Booking?.self) { group in
             for task in 0..<240 {
@@ -235,8 +235,8 @@ struct StoreTests {
     /// Policy lives in the database: an update by one instance reaches the others.
     @Test func policyUpdatesReachEveryInstance() async throws {
         let schema = TestDatabase.freshSchema("policy")
-        let first = try await TestDatabase.store(schema: schema)
-        let second = try await TestDatabase.store(schema: schema)
+        let stores = try await TestDatabase.openInstances(2, schema: schema)
+        let (first, second) = (stores[0], stores[1])
         var strict = Fixture.policy
         strict.maxUpcomingBookings = 1
         try await first.updatePolicy(strict)

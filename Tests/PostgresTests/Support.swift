@@ -1,8 +1,9 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
-import SlotSchedulerPostgres
 import Testing
+
+@testable import SlotSchedulerPostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -35,11 +36,31 @@ enum TestDatabase {
         return try PostgresConfiguration(url: url, schema: schema)
     }
 
+    /// A store on `schema`, which it migrates to the last of `migrations` (the upgrade tests
+    /// stop at an earlier version).
     static func store(
-        schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy
+        schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy,
+        migrations: [Schema.Migration] = Schema.migrations
     ) async throws -> PostgresBookingService {
         try await PostgresBookingService(
-            configuration: try configuration(schema: schema), stations: stations, policy: policy)
+            configuration: try configuration(schema: schema), stations: stations, policy: policy,
+            migrations: migrations)
+    }
+
+    /// Opens `count` stores on one schema, one after another (the first migrates it), each with
+    /// its own connection pool, as `count` backend processes would have. If one fails to open,
+    /// the ones already open are shut down.
+    static func openInstances(
+        _ count: Int, schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy
+    ) async throws -> [PostgresBookingService] {
+        var stores: [PostgresBookingService] = []
+        do {
+            for _ in 0..<count { stores.append(try await store(schema: schema, stations: stations, policy: policy)) }
+        } catch {
+            for store in stores { await store.shutdown() }
+            throw error
+        }
+        return stores
     }
 
     /// Runs a shell command (a connection kill, the server restart) and returns its exit status.

@@ -14,10 +14,7 @@ struct UpgradeTests {
 
     @Test func bookingsMadeUnderV1KeepTheirRulesUnderV2() async throws {
         let schema = TestDatabase.freshSchema("upgrade")
-        let configuration = try TestDatabase.configuration(schema: schema)
-        let v1 = try await PostgresBookingService(
-            configuration: configuration, stations: Fixture.stations, policy: Fixture.policy,
-            migrations: Schema.migrations.filter { $0.version == 1 })
+        let v1 = try await TestDatabase.store(schema: schema, migrations: Schema.migrations.filter { $0.version == 1 })
         var old: [BookingID] = []
         for hour in 10..<13 {
             let request = ReservationRequest(
