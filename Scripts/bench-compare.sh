@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Did a change make the benchmarks slower? Runs the same benchmarks of this checkout and of an
 # earlier commit in alternating rounds of one sitting, and prints each round's p50 rates and
-# their ratios (this checkout / the earlier commit), then the median ratio per benchmark.
+# their ratios (this checkout / the earlier commit), then the median ratio per benchmark; the same
+# for each round's best iteration, which other load on the machine disturbs least.
 #
 #   Scripts/bench-compare.sh OLD_REV [FILTER...]
 #
@@ -70,19 +71,21 @@ python3 - "$out" "$rounds" "$old" <<'EOF'
 import csv, statistics, sys
 out, rounds, old = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
-def p50s(path):
-    """{(benchmark, metric): p50} from an influx export (rates prefer larger: p50 is row 50.0)."""
-    rates = {}
+def rates(path):
+    """{(benchmark, metric, percentile): rate} from an influx export. The rates prefer larger
+    values, so percentile 0.0 is a round's best iteration and 50.0 its median."""
+    found = {}
     with open(path) as f:
         for row in csv.reader(f):
-            if len(row) > 9 and row[9] == "50.0" and row[6] in ("kattempts/s", "kattempts/CPUs"):
-                rates[(row[8], row[6])] = float(row[10])
-    return rates
+            if len(row) > 10 and row[9] in ("0.0", "50.0") and row[6] in ("kattempts/s", "kattempts/CPUs"):
+                found[(row[8], row[6], row[9])] = float(row[10])
+    return found
 
-sides = {s: [p50s(f"{out}/{s}-{r}.influx") for r in range(1, rounds + 1)] for s in ("old", "new")}
+sides = {s: [rates(f"{out}/{s}-{r}.influx") for r in range(1, rounds + 1)] for s in ("old", "new")}
 for key in sorted(sides["old"][0]):
-    name, metric = key
-    print(f"\n{name}, {metric} (p50 of each round)")
+    name, metric, percentile = key
+    label = "best iteration" if percentile == "0.0" else "median iteration"
+    print(f"\n{name}, {metric}, {label} of each round")
     print(f"| round | {old} | this checkout | ratio |")
     print("|---|---|---|---|")
     ratios = []
