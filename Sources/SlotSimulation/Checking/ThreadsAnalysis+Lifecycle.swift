@@ -102,16 +102,20 @@ extension ThreadsAnalysis {
             case .confirm, .releaseHold:
                 for k in byCell[op.cell] ?? [] where holds[k].user == op.user && after(k) {
                     holds[k].ended = min(holds[k].ended, op.invoke)
-                    // Certainly this hold's end only if it began after the hold was made (the same
-                    // user may hold the slot again from another worker).
-                    if op.invoke > holds[k].from { holds[k].endedDone = min(holds[k].endedDone, op.complete) }
+                    // Certainly this hold's end only if it happened and began after the hold was
+                    // made (the same user may hold the slot again from another worker).
+                    if op.outcome == -1, op.invoke > holds[k].from {
+                        holds[k].endedDone = min(holds[k].endedDone, op.complete)
+                    }
                 }
             case .hold, .reserve, .anySocket, .reschedule:
                 for k in byCell[op.cell] ?? [] where after(k) {
                     holds[k].lapse.append((op.invoke, j))
                     holds[k].lapse.sort { ($0.time, $0.index) < ($1.time, $1.index) }
                     if holds[k].lapse.count > 2 { holds[k].lapse.removeLast() }
-                    if op.invoke > holds[k].from { holds[k].lapseDone = min(holds[k].lapseDone, op.complete) }
+                    if op.outcome == -1, op.invoke > holds[k].from {
+                        holds[k].lapseDone = min(holds[k].lapseDone, op.complete)
+                    }
                 }
             case .change:
                 guard let change = op.change else { continue }

@@ -281,9 +281,11 @@ struct ThreadsAnalysis {
     /// happened) made: a lost acknowledgement and a refused command that changed the state are
     /// told apart.
     mutating func checkFinalBookings(made: [UInt64: Int]) {
+        // Bookings with a move of unknown outcome: found in neither slot, they were moved wrongly.
+        let unknownMoves = Set(history.lazy.filter { $0.kind == .reschedule && $0.outcome == -2 }.map(\.booking))
         for i in made.values.sorted() {
             let op = history[i]
-            let moved = (placements[op.booking]?.count ?? 1) > 1
+            let moved = (placements[op.booking]?.count ?? 1) > 1 || unknownMoves.contains(op.booking)
             let slot = p.slot(ofCell: lastCell(op.booking, made: made))
             guard let stored = finalBookings[id: op.booking] else {
                 violate(
