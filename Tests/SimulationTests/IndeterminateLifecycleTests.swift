@@ -222,11 +222,9 @@ struct LostLifecycleReplyService: ForwardingService {
     /// confirm's or any-socket request's booking would be one nobody made (I5); read as happened
     /// when they were never tried, a hold or slot ended too early (I16, I13, I11).
     @Test func lostLifecycleRepliesAreResolved() async throws {
-        var s = try Scenario.load(path: LifecycleTests.folder + "/lifecycle.json")
-        s.steps = []
-        let p = try s.prepare(file: "lifecycle.json")
-        let report = try await Simulator.runThreads(
-            p, service: LostLifecycleReplyService(inner: Scheduler(rules: p.rules), every: 5), threads: 2)
+        let report = try await Fixtures.runLifecycleWorkload {
+            LostLifecycleReplyService(inner: Scheduler(rules: $0), every: 5)
+        }
         #expect(report.passed, "\(report.failures.map(\.message))")
         let resolved = try #require(report.indeterminate)
         #expect(resolved.confirmsThatHappened > 0, "\(resolved)")

@@ -54,6 +54,15 @@ enum Fixtures {
         }
     }
 
+    /// Runs the workload of `Scenarios/lifecycle.json` (without its steps) in threads mode with
+    /// two workers against the store `make` builds on the scenario's rules.
+    static func runLifecycleWorkload(_ make: (Rules) -> any BookingService) async throws -> Report {
+        var s = try Scenario.load(path: LifecycleTests.folder + "/lifecycle.json")
+        s.steps = []
+        let p = try s.prepare(file: "lifecycle.json")
+        return try await Simulator.runThreads(p, service: make(p.rules), threads: 2)
+    }
+
     static func prepared(_ scenario: Scenario) throws -> PreparedScenario {
         try scenario.prepare(file: "test.json")
     }

@@ -126,11 +126,7 @@ struct WrongRefusingService: ForwardingService {
     /// On a real threads run of the lifecycle scenario, a store that refuses without looking is
     /// caught by both checks (and a sound one by neither: `LifecycleThreadsTests`).
     @Test func refusalsWithoutLookingAreCaught() async throws {
-        var s = try Scenario.load(path: LifecycleTests.folder + "/lifecycle.json")
-        s.steps = []
-        let p = try s.prepare(file: "lifecycle.json")
-        let report = try await Simulator.runThreads(
-            p, service: WrongRefusingService(inner: Scheduler(rules: p.rules)), threads: 2)
+        let report = try await Fixtures.runLifecycleWorkload { WrongRefusingService(inner: Scheduler(rules: $0)) }
         for id in ["I13", "I14"] {
             #expect((report.invariants.first { $0.id == id }?.violations ?? 0) > 0, "\(id): \(report.summary)")
         }
