@@ -21,7 +21,7 @@ extension Decisions {
     @inline(__always)
     static func limit(_ user: UserID, _ u: Int, now: Int64, rules: Rules, users: inout UserBook) -> Int32 {
         let limit = rules.hasUserLimits ? rules.userLimit(user) : rules.defaultLimit
-        guard let rule = rules.noShowRule, rule.limit < limit else { return limit }
+        guard rules.noShowLimit < limit, let rule = rules.noShowRule else { return limit }
         return lowered(limit, rule: rule, u, now: now, grace: rules.policy.noShowGraceSeconds, users: &users)
     }
 

@@ -20,6 +20,9 @@ public struct Rules: Sendable {
     let hasUserLimits: Bool
     /// ``Policy/noShowLimit`` in the units the decisions use, or `nil`.
     let noShowRule: NoShowRule?
+    /// `noShowRule`'s lowered limit, or `Int32.max` without a rule: every reservation compares
+    /// its limit with this one word (the optional rule took 15 more instructions per attempt).
+    let noShowLimit: Int32
 
     public init(catalog: Catalog, policy: Policy) throws(InvalidValue) {
         self.catalog = catalog
@@ -37,6 +40,7 @@ public struct Rules: Sendable {
             NoShowRule(
                 noShows: Int32($0.noShows), windowSeconds: Int64($0.days) * 86_400, limit: Int32($0.limit))
         }
+        noShowLimit = noShowRule?.limit ?? .max
         switch policy.horizon {
         case .unlimited: (lastDay, rollingDays) = (nil, nil)
         case .lastDate(let date): (lastDay, rollingDays) = (date.dayNumber, nil)
