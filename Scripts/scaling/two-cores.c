@@ -2,8 +2,7 @@
 // `Scheduler.attempt, 2 threads` benchmarks. Each thread runs the same work on its own data:
 //   compute   one chain of dependent shifts (latency-bound, no memory);
 //   compute6  six independent chains (throughput-bound: two hyperthreads of one core share it);
-//   memory    independent random reads and writes over its own 64 MiB (many misses in flight);
-//   chase     dependent random reads over its own 64 MiB (one miss at a time).
+//   memory    independent random reads and writes over its own 64 MiB (many misses in flight).
 // Prints, for each, the work per second of 2 threads over 1 (best of 3): 2.0 is perfect scaling.
 // Run it on a quiet machine (load average well below the core count):
 //   cc -O2 -pthread Scripts/scaling/two-cores.c -o /tmp/two-cores && /tmp/two-cores
@@ -42,17 +41,8 @@ static void *computeWide(void *out) {
     return NULL;
 }
 
-/// Each thread's 64 MiB, filled before any timing (page faults are not what is measured): random
-/// indices, so that `chase` follows a random path.
+/// Each thread's 64 MiB, filled before any timing: page faults are not what is measured.
 static uint64_t *arrays[2];
-
-static void *memoryChase(void *slot) {
-    // One miss at a time: each address depends on the value read before.
-    uint64_t *a = arrays[*(uint64_t *)slot], v = 0;
-    for (long i = 0; i < memorySteps / 4; i++) v = a[v];
-    *(uint64_t *)slot = v;
-    return NULL;
-}
 
 static void *memory(void *slot) {
     uint64_t *a = arrays[*(uint64_t *)slot], x = 88172645463325252ull, sum = 0;
@@ -82,9 +72,9 @@ int main(void) {
         if (arrays[t] == NULL) return 1;
         for (long i = 0; i < words; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; arrays[t][i] = x & (words - 1); }
     }
-    const char *names[] = {"compute", "compute6", "memory", "chase"};
-    void *(*bodies[])(void *) = {compute, computeWide, memory, memoryChase};
-    for (int k = 0; k < 4; k++) {
+    const char *names[] = {"compute", "compute6", "memory"};
+    void *(*bodies[])(void *) = {compute, computeWide, memory};
+    for (int k = 0; k < 3; k++) {
         double best1 = 1e9, best2 = 1e9;
         for (int r = 0; r < 3; r++) {
             double a = run(bodies[k], 1), b = run(bodies[k], 2);
