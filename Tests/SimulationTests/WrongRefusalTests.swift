@@ -23,6 +23,34 @@ import Testing
         var wrong: Bool { [.nothing, .bookingCancelledBefore, .holdExpiredAtItsNow].contains(self) }
     }
 
+    /// An accepted any-socket request for CCS at 10:00, naming socket 1, and the socket it was
+    /// given: I13 when that socket does not match (connector, power, station, date and hour).
+    enum GivenSocket: String, CaseIterable, CustomTestStringConvertible {
+        case anotherMatchingSocket, theNamedSocket
+        case otherConnector, tooWeak, otherHour
+
+        var testDescription: String { rawValue }
+        var wrong: Bool { ![.anotherMatchingSocket, .theNamedSocket].contains(self) }
+    }
+
+    @Test(arguments: GivenSocket.allCases)
+    func anySocketAnswerMatchesTheRequest(_ given: GivenSocket) throws {
+        var h = try HandMadeHistory()
+        let (socket, hour, power): (String, Int, Double) =
+            switch given {
+            case .anotherMatchingSocket: ("2", 10, 50)
+            case .theNamedSocket: ("1", 10, 50)
+            case .otherConnector: ("3", 10, 0)
+            case .tooWeak: ("1", 10, 100)
+            case .otherHour: ("2", 11, 0)
+            }
+        h.add(.anySocket, user: 1, "1", booking: 100, 0, 10, minimumPowerKW: power)
+        h.ops[h.ops.count - 1].cell = h.cell(socket, hour)
+        h.stored(100, user: 1, socket, hour: hour)
+        let report = h.report()
+        #expect(h.violations("I13", in: report) == (given.wrong ? 1 : 0), "\(report.failures.map(\.message))")
+    }
+
     @Test(arguments: AroundAnySocket.allCases)
     func anySocketRefusedWhileASocketWasFree(_ around: AroundAnySocket) throws {
         var h = try HandMadeHistory()

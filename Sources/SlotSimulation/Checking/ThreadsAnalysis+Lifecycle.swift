@@ -234,7 +234,7 @@ extension ThreadsAnalysis {
     }
 
     /// I13: an accepted any-socket request was given a socket of the station, date and hour it
-    /// named, with its connector and at least its power.
+    /// named, with its connector and at least its power (one of `anySocketCells(of:)`).
     mutating func checkAnySocketAnswers(made: [UInt64: Int]) {
         for (i, op) in history.enumerated() where op.kind == .anySocket && op.outcome == -1 {
             guard op.requestedCell >= 0 else { continue }
@@ -245,15 +245,8 @@ extension ThreadsAnalysis {
                 violate(.I13, at: i, "an any-socket request at \(want) was given a socket outside the scenario")
                 continue
             }
-            let got = p.slot(ofCell: op.cell)
-            let socket = station?.sockets.first { $0.id == got.socket }
-            let matches =
-                got.station == want.station && got.date == want.date && got.hour == want.hour
-                && socket.map { s in
-                    asked.map { s.connector.normalized == $0.connector.normalized } ?? false
-                        && s.powerKW >= op.minimumPowerKW
-                } ?? false
-            if !matches {
+            if !p.anySocketCells(of: op).contains(op.cell) {
+                let got = p.slot(ofCell: op.cell)
                 violate(
                     .I13, at: i,
                     "an any-socket request for \(asked?.connector.rawValue ?? "?") ≥ \(op.minimumPowerKW) kW at \(want.station) \(want.date) \(want.hour):00 was given \(got)"
