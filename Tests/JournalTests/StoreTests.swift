@@ -106,6 +106,28 @@ struct StoreTests {
         await again.close()
     }
 
+    /// A child process spawned by another thread (the kill tests do) holds copies of every open
+    /// descriptor until it execs. A copy of the lock's descriptor, made here with `dup`, must not
+    /// keep the directory locked after the store closes.
+    @Test("closing releases the lock even while a copy of its descriptor is open")
+    func lockReleasedDespiteACopy() async throws {
+        let dir = JournalFixture.temporaryDirectory("lock-copy")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try JournalStore(directory: dir, rules: rules)
+        let lockFile = dir + "/LOCK"
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        let original = fds.sorted().first {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == lockFile
+        }
+        let descriptor = try #require(original, "no open descriptor of \(lockFile)")
+        let copy = dup(descriptor)
+        #expect(copy >= 0)
+        defer { close(copy) }
+        await store.close()
+        let again = try JournalStore(directory: dir, rules: rules)
+        await again.close()
+    }
+
     @Test("a checkpoint writes a snapshot, rotates the journal, and reopens to the same state")
     func checkpoint() async throws {
         let dir = JournalFixture.temporaryDirectory("checkpoint")

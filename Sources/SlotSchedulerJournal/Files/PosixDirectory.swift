@@ -60,8 +60,12 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
         lockDescriptor = fd
     }
 
+    /// Unlocks before closing: a child process spawned by another thread between its `fork` and
+    /// its `exec` holds a copy of the descriptor, and closing ours alone would leave the lock held
+    /// until that child execs. `LOCK_UN` releases it for every copy.
     public func unlock() {
         guard lockDescriptor >= 0 else { return }
+        flock(lockDescriptor, LOCK_UN)
         Glibc.close(lockDescriptor)
         lockDescriptor = -1
     }
