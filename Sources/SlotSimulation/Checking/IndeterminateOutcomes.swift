@@ -41,92 +41,31 @@ struct IndeterminateOutcomes {
     init(_ history: consuming CompactHistory, finalBookings: BookingsByID, p: PreparedScenario) {
         self.history = consume history
         end = (self.history.lazy.map(\.complete).max() ?? 0) &+ 1
-        let acknowledged = Set(
-            self.history.lazy.filter { [.reserve, .confirm, .anySocket].contains($0.kind) && $0.outcome == -1 }.map(
-                \.booking))
         for op in self.history where op.kind == .change && op.outcome == -1 {
             for id in op.displaced { displacedAt[id] = min(displacedAt[id] ?? .max, op.complete) }
         }
-        for booking in finalBookings.all
-        where !acknowledged.contains(booking.id.rawValue) {
+        let acknowledged = Set(
+            self.history.lazy.filter { Self.makesBookings.contains($0.kind) && $0.outcome == -1 }.map(\.booking))
+        for booking in finalBookings.all where !acknowledged.contains(booking.id.rawValue) {
             unclaimed[booking.user.rawValue, default: [:]][booking.slot, default: []].append(booking)
         }
-        let acknowledgedCancels = Set(
-            self.history.lazy.filter { $0.kind == .cancel && $0.outcome == -1 }.map(\.booking))
-        let cancelled = Set(finalBookings.all.lazy.filter { $0.status == .cancelled }.map(\.id.rawValue))
-        var resolvedCancels = Set<UInt64>()
-        // Acknowledged confirms that first returned their booking, by user: an unknown confirm of
-        // the same slot before one of them may have made that booking (the later one returning it
-        // again, as a repeated confirm does); it is resolved as happened, the later one a repeat.
-        var retried: [UInt64: [(index: Int, cell: Int32, booking: UInt64, invoke: Int64)]] = [:]
-        var returned = Set<UInt64>()
-        // Holds accepted or of unknown outcome, and accepted confirms and releases (which end
-        // them), by user and cell.
-        var holds: [UInt64: [Int32: [(invoke: Int64, complete: Int64, expiry: Int64)]]] = [:]
-        var ends: [UInt64: [Int32: [(invoke: Int64, complete: Int64)]]] = [:]
-        let seconds = p.rules.policy.holdSeconds
-        for (j, op) in self.history.enumerated() where op.outcome == -1 || op.outcome == -2 {
-            if op.kind == .hold {
-                holds[op.user, default: [:]][op.cell, default: []].append((op.invoke, op.complete, op.now + seconds))
-            }
-            guard op.outcome == -1 else { continue }
-            if op.kind == .confirm || op.kind == .releaseHold {
-                ends[op.user, default: [:]][op.cell, default: []].append((op.invoke, op.complete))
-            }
-            guard [.reserve, .confirm, .anySocket].contains(op.kind), returned.insert(op.booking).inserted,
-                op.kind == .confirm
-            else { continue }
-            retried[op.user, default: []].append((j, op.cell, op.booking, op.invoke))
-        }
+        var cancels = CancelEvidence(self.history, finalBookings: finalBookings)
+        var confirms = ConfirmEvidence(self.history, holdSeconds: p.rules.policy.holdSeconds)
         var anySocket: [Int] = []
         var reschedules: [Int] = []
         for i in self.history.indices where self.history[i].outcome == -2 {
             let op = self.history[i]
             switch op.kind {
             case .reserve where op.repeatOf == 0 && op.cell >= 0:
-                if claim(i, in: [op.cell], p) {
-                    summary.reservationsThatHappened += 1
-                } else {
-                    summary.reservationsThatDidNot += 1
-                }
+                let happened = claim(i, in: [op.cell], p)
+                summary.count(happened, \.reservationsThatHappened, \.reservationsThatDidNot)
             case .confirm where op.cell >= 0:
-                // Only a hold of its user that could live at its `now`, not certainly confirmed or
-                // released before it began, lets it make a booking (else it repeated an earlier
-                // confirm, or was refused).
-                let endings = ends[op.user]?[op.cell] ?? []
-                let couldMake = (holds[op.user]?[op.cell] ?? []).contains { hold in
-                    hold.invoke < op.complete && op.now < hold.expiry
-                        && !endings.contains { $0.invoke > hold.complete && $0.complete < op.invoke }
-                }
-                var happened = false
-                // A later confirm returned what this one made only if no new hold of the slot
-                // by its user came between them (begun after this one ended: a hold made while
-                // it ran may be the one it confirmed).
-                let holdsOfSlot = holds[op.user]?[op.cell] ?? []
-                if couldMake,
-                    let k = retried[op.user]?.firstIndex(where: { later in
-                        later.index > i && later.cell == op.cell
-                            && !holdsOfSlot.contains { $0.invoke > op.complete && $0.complete < later.invoke }
-                    }),
-                    let later = retried[op.user]?.remove(at: k)
-                {
-                    resolve(i)
-                    self.history[i].booking = later.booking
-                    happened = true
-                } else if couldMake {
-                    happened = claim(i, in: [op.cell], p)
-                }
-                if happened { summary.confirmsThatHappened += 1 } else { summary.confirmsThatDidNot += 1 }
+                let happened = resolveConfirm(i, &confirms, p)
+                summary.count(happened, \.confirmsThatHappened, \.confirmsThatDidNot)
             case .cancel:
-                let happened =
-                    cancelled.contains(op.booking) && !acknowledgedCancels.contains(op.booking)
-                    && resolvedCancels.insert(op.booking).inserted
-                if happened {
-                    resolve(i)
-                    summary.cancelsThatHappened += 1
-                } else {
-                    summary.cancelsThatDidNot += 1
-                }
+                let happened = cancels.happened(op.booking)
+                if happened { resolve(i) }
+                summary.count(happened, \.cancelsThatHappened, \.cancelsThatDidNot)
             case .anySocket where op.requestedCell >= 0: anySocket.append(i)
             case .reschedule where op.cell >= 0 && op.booking != 0: reschedules.append(i)
             default:
@@ -135,14 +74,14 @@ struct IndeterminateOutcomes {
         }
         // Several slots each: after every call of one slot has taken its own.
         for i in anySocket {
-            if claim(i, in: p.anySocketCells(of: self.history[i]), p) {
-                summary.anySocketThatHappened += 1
-            } else {
-                summary.anySocketThatDidNot += 1
-            }
+            let happened = claim(i, in: p.anySocketCells(of: self.history[i]), p)
+            summary.count(happened, \.anySocketThatHappened, \.anySocketThatDidNot)
         }
         resolveReschedules(reschedules, finalBookings: finalBookings, p: p)
     }
+
+    /// The kinds of call that make a booking when accepted.
+    static let makesBookings: [TimedOperation.Kind] = [.reserve, .confirm, .anySocket]
 
     /// Rewrites operation `i` as acknowledged, completing at ``end``.
     mutating func resolve(_ i: Int) {
@@ -176,46 +115,5 @@ struct IndeterminateOutcomes {
         history[i].booking = best.id
         history[i].cell = best.cell
         return true
-    }
-}
-
-extension Report {
-    /// How many operations ended without a definite outcome, and how the final state resolved them.
-    public struct Indeterminate: Codable, Sendable, Equatable {
-        public var reservationsThatHappened = 0
-        public var reservationsThatDidNot = 0
-        public var cancelsThatHappened = 0
-        public var cancelsThatDidNot = 0
-        public var confirmsThatHappened = 0
-        public var confirmsThatDidNot = 0
-        public var anySocketThatHappened = 0
-        public var anySocketThatDidNot = 0
-        public var reschedulesThatHappened = 0
-        public var reschedulesThatDidNot = 0
-        /// Repeats, queries, availability changes, holds, releases, check-ins and reschedules
-        /// followed by another move of their booking: checked only where their outcome is known.
-        public var other = 0
-
-        public var total: Int {
-            reservationsThatHappened + reservationsThatDidNot + cancelsThatHappened + cancelsThatDidNot
-                + confirmsThatHappened + confirmsThatDidNot + anySocketThatHappened + anySocketThatDidNot
-                + reschedulesThatHappened + reschedulesThatDidNot + other
-        }
-
-        /// The lifecycle calls' part of ``summary``; empty when there were none.
-        var lifecycle: String {
-            let parts = [
-                ("confirms", confirmsThatHappened, confirmsThatDidNot),
-                ("any-socket requests", anySocketThatHappened, anySocketThatDidNot),
-                ("reschedules", reschedulesThatHappened, reschedulesThatDidNot),
-            ]
-            return parts.filter { $0.1 + $0.2 > 0 }.map { "\($0.0) \($0.1) happened, \($0.2) did not; " }.joined()
-        }
-
-        var summary: String {
-            "\(total) indeterminate: reservations \(reservationsThatHappened) happened, \(reservationsThatDidNot) did not; "
-                + "cancels \(cancelsThatHappened) happened, \(cancelsThatDidNot) did not; "
-                + lifecycle + "\(other) other"
-        }
     }
 }
