@@ -71,12 +71,27 @@ enum TestDatabase {
     /// Here `posix_spawn` and a blocking `waitpid` on a thread of its own (not the concurrency
     /// pool) see the `sh` exit whatever its children do. Commands should bound themselves
     /// (`timeout N ...`).
+    ///
+    /// The `sh` gets stdin, stdout and stderr only. The tests of every target run in this one
+    /// process, and a descriptor opened without `O_CLOEXEC` by another test (the write end of the
+    /// kill tests' `Pipe`, or the socket through which `Process` sees their child exit) would
+    /// otherwise pass to the `sh` and to the server `pg_ctl restart` starts, which keeps it for
+    /// the rest of the run: the kill test would wait forever for its pipe's end of file.
     static func shell(_ command: String) async throws -> Int32 {
         let words: [String] = ["/bin/sh", "-c", command]
         var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var spawned: pid_t = 0
+        #if canImport(Glibc)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let closing = closeAllButStandard(&actions)
+        guard closing == 0 else { throw ShellError(code: closing) }
+        let result = posix_spawn(&spawned, "/bin/sh", &actions, nil, &arguments, environ)
+        #else
         let result = posix_spawn(&spawned, "/bin/sh", nil, nil, &arguments, environ)
+        #endif
         guard result == 0 else { throw ShellError(code: result) }
         let pid = spawned
         return await withCheckedContinuation { continuation in
@@ -92,6 +107,24 @@ enum TestDatabase {
     struct ShellError: Error {
         var code: Int32
     }
+
+    #if canImport(Glibc)
+    /// Adds closing every descriptor from 3 up: glibc's `posix_spawn_file_actions_addclosefrom_np`
+    /// (2.34 on; Swift's Glibc module does not declare it, so it is looked up by name), or else,
+    /// as Foundation's `Process` does, a close of each descriptor open now. Returns 0 or an errno.
+    static func closeAllButStandard(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>) -> Int32 {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            return unsafeBitCast(symbol, to: CloseFrom.self)(actions, 3)
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 {
+            let result = posix_spawn_file_actions_addclose(actions, fd)
+            if result != 0 { return result }
+        }
+        return 0
+    }
+    #endif
 }
 
 enum Fixture {
