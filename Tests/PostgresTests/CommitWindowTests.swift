@@ -7,10 +7,10 @@ import Testing
 /// The commit window: the server crashes while a reservation's `COMMIT` is in progress. A client
 /// must never be told "accepted" for a booking the database does not have afterwards.
 ///
-/// A test-only deferred trigger, in a throwaway schema, sleeps inside the commit, which makes the
-/// window wide enough to crash the server in it every time. Before the store waited for its own
-/// `COMMIT`, the reply (row and `CommandComplete`) reached the client ahead of the commit, and this
-/// test saw "accepted" with an empty table.
+/// A test-only deferred trigger, in a throwaway schema, sleeps inside the commit until the server
+/// restarts, so the crash lands in the window however slow the machine is. Before the store waited
+/// for its own `COMMIT`, the reply (row and `CommandComplete`) reached the client ahead of the
+/// commit, and this test saw "accepted" with an empty table.
 @Suite(
     .exclusiveDatabase,
     .enabled(
@@ -22,7 +22,7 @@ struct CommitWindowTests {
         let schema = TestDatabase.freshSchema("commit")
         let store = try await TestDatabase.store(schema: schema)
         defer { Task { await store.shutdown() } }
-        try await installSlowCommit(schema: schema, seconds: 3)
+        try await installSlowCommit(schema: schema)
 
         let request = ReservationRequest(
             slot: Fixture.slot(hour: 10), user: 7, requestID: withRequestID ? "commit-window" : nil)
@@ -46,11 +46,20 @@ struct CommitWindowTests {
         }
     }
 
-    /// A deferred constraint trigger that sleeps in the COMMIT of every transaction that books.
-    func installSlowCommit(schema: String, seconds: Int) async throws {
+    /// A deferred constraint trigger that sleeps in the COMMIT of every transaction that books,
+    /// while the server started before the install runs (at most 60 s). The crash ends the sleep,
+    /// not a timer: a fixed sleep (it was 3 s) can end, and the commit succeed, before a restart
+    /// slowed by a loaded machine lands. A commit retried after the restart does not sleep.
+    func installSlowCommit(schema: String) async throws {
         let sql = """
+            CREATE TABLE \(schema).slow_server AS SELECT pg_postmaster_start_time() AS started;
             CREATE FUNCTION \(schema).slow_commit() RETURNS trigger LANGUAGE plpgsql AS
-            'BEGIN PERFORM pg_sleep(\(seconds)); RETURN NULL; END';
+            'BEGIN
+                IF pg_postmaster_start_time() = (SELECT started FROM \(schema).slow_server) THEN
+                    PERFORM pg_sleep(60);
+                END IF;
+                RETURN NULL;
+            END';
             CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON \(schema).bookings
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(schema).slow_commit();
             """
