@@ -115,9 +115,14 @@ struct StoreTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try JournalStore(directory: dir, rules: rules)
         let lockFile = dir + "/LOCK"
+        // By file identity, not by the link's text: a temporary folder reached through a symbolic
+        // link (TMPDIR) reads back under its resolved path.
+        var lockStat = stat()
+        try #require(stat(lockFile, &lockStat) == 0)
         let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
-        let original = fds.sorted().first {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == lockFile
+        let original = fds.sorted().first { fd in
+            var s = stat()
+            return fstat(fd, &s) == 0 && s.st_dev == lockStat.st_dev && s.st_ino == lockStat.st_ino
         }
         let descriptor = try #require(original, "no open descriptor of \(lockFile)")
         let copy = dup(descriptor)

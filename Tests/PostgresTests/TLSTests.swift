@@ -29,7 +29,6 @@ struct TLSTests {
         config.host = host
         config.tls = mode
         config.tlsCAFile = ca
-        config.connectTimeout = .seconds(5)
         return config
     }
 
