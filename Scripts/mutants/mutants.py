@@ -313,6 +313,13 @@ MUTANTS = [
                 "        guard slots.isCurrent(hold: h) else {\n")],
     ),
     dict(
+        name="hold-not-flagged",
+        describe="a hold does not set its socket-day's held flag: its taken hour reads as a booking's (slotTaken, not slotHeld; taken after it expired)",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Holds.swift",
+        filter="HoldProperties|HoldTests|LifecycleThreadsTests",
+        edits=[("        words[w].markHeld()\n", "")],
+    ),
+    dict(
         name="hold-not-counted",
         describe="a hold's entry in its user's list never counts as upcoming: live holds count neither against the limit nor against maxHoldsPerUser",
         file="Sources/SlotScheduler/Ledger/UserBook+Holds.swift",

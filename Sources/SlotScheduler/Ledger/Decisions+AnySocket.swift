@@ -50,7 +50,7 @@ extension Decisions {
         let page = slots.pageIndex(day)
         return candidates.first { ref in
             let word = slots.words[page &* slots.socketCount &+ slots.local(ref)]
-            return word.isOpen(ref.hour) && (!word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil)
+            return word.isOpen(ref.hour) && slots.takenReason(ref, word: word, now: now) == nil
         }
     }
 }

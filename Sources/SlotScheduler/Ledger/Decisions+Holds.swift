@@ -19,7 +19,7 @@ extension Decisions {
         }
         let (reason, start, page, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
         if let reason { return refuse(reason, start) }
-        if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) { return refuse(taken, start) }
+        if let taken = slots.takenReason(ref, word: day, now: now) { return refuse(taken, start) }
         let u = users.findOrInsert(user)
         let limit = Decisions.limit(user, u, now: now, rules: rules, users: &users)
         if users.upcomingCount(u, at: now, reaching: limit) >= limit {

@@ -67,7 +67,8 @@ extension Decisions {
     ) -> (reason: Rejection.Reason?, start: Int64, block: Int) {
         let (reason, start, block, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
         if let reason { return (reason, start, block) }
-        if day.isTaken(ref.hour), slots.occupant(ref) != record, let taken = slots.takenReason(ref, now: now) {
+        // Its own slot is not taken for it: a move to where it is changes nothing.
+        if slots.occupant(ref) != record, let taken = slots.takenReason(ref, word: day, now: now) {
             return (taken, start, block)
         }
         // The booking being moved has not started (the cutoff check passed), so it is one of the

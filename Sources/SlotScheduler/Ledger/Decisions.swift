@@ -21,7 +21,7 @@ enum Decisions {
         }
         let (reason, start, page, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
         if let reason { return ReservationAttempt(reason: reason, start: start) }
-        if day.isTaken(ref.hour), let taken = slots.takenReason(ref, now: now) {
+        if let taken = slots.takenReason(ref, word: day, now: now) {
             return ReservationAttempt(reason: taken, start: start)
         }
         let u = users.findOrInsert(user)

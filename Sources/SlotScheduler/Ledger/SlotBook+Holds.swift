@@ -27,15 +27,17 @@ extension SlotBook {
         return h
     }
 
-    /// Why a taken cell (its taken bit set) refuses a reservation or hold at `now`: a booking's
-    /// ``Rejection/Reason/slotTaken``, a live hold's ``Rejection/Reason/slotHeld``, or `nil` for
-    /// a hold that has expired, which is free.
+    /// Why `ref`'s hour, in its socket-day `word`, refuses a reservation or hold at `now`: a
+    /// booking's ``Rejection/Reason/slotTaken``, a live hold's ``Rejection/Reason/slotHeld``, or
+    /// `nil` for an hour that is free (not taken, or held by a hold that has expired). The cell
+    /// is read only when the word says a hold may be there (``SocketDay/heldFlag``).
     ///
     /// Inlined whole: a call to an out-of-line function taking the book made the caller copy the
     /// whole book (224 bytes) to the stack on every taken slot.
     @inline(__always)
-    func takenReason(_ ref: SlotRef, now: Int64) -> Rejection.Reason? {
-        guard let h = holdIndex(ref) else { return .slotTaken }
+    func takenReason(_ ref: SlotRef, word: SocketDay, now: Int64) -> Rejection.Reason? {
+        guard word.isTaken(ref.hour) else { return nil }
+        guard word.mayHoldHours, let h = holdIndex(ref) else { return .slotTaken }
         let hold = holds[h]
         return hold.state == .held && Hold.isLive(expiresAt: hold.expiresAt, at: now) ? .slotHeld : nil
     }
@@ -49,6 +51,7 @@ extension SlotBook {
     mutating func occupy(_ ref: SlotRef, block: Int, hold h: Int) {
         let w = block &* socketCount &+ local(ref)
         words[w].setTaken(ref.hour, true)
+        words[w].markHeld()
         cells[w &* 24 &+ Int(ref.hour)] = UInt32(truncatingIfNeeded: h) | Self.holdBit
     }
 
