@@ -54,22 +54,13 @@ source Scripts/pg-lib.sh
 start_sim_processes "$URL"
 
 running() { for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done; return 1; }
-# Whether every process is booking: its history (created once its store is open, written from the
-# first operation on) is not empty.
-booking() {
-    local i partial
-    for ((i = 0; i < PROCESSES; i++)); do
-        partial=$(compgen -G "$WORK/history-$i.jsonl.*.partial" | head -1) || return 1
-        [[ -s "$partial" ]] || return 1
-    done
-}
 
 # The fault schedule: RESTARTS crash-restarts and one backend SIGKILL, at seeded moments while the
 # processes run. The first waits (at most 60 s) until every process is booking, so none lands
 # while a process opens its store (a process that cannot open it exits 69): with a fixed delay
 # alone, a machine slow to start the processes could fail the run, not the store.
 for ((w = 0; w < 600; w++)); do
-    booking && break
+    processes_booking && break
     running || break
     sleep 0.1
 done

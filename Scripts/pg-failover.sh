@@ -74,11 +74,11 @@ extra=()
 URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
 start_sim_processes "$URL"
 
-# Fail over once the processes have booked for a while.
+# Fail over once every process is booking (pg-lib.sh) and they have booked for a while.
 for _ in $(seq 1 300); do
     n=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler \
         -c "SELECT count(*) FROM failover.bookings" 2>/dev/null || echo 0)
-    [[ "${n:-0}" -ge 200 ]] && break
+    [[ "${n:-0}" -ge 200 ]] && processes_booking && break
     sleep 0.1
 done
 before=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
