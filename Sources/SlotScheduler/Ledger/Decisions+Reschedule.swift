@@ -67,8 +67,9 @@ extension Decisions {
     ) -> (reason: Rejection.Reason?, start: Int64, block: Int) {
         let (reason, start, block, day) = checkSlot(ref, reminder: reminder, now: now, rules: rules, slots: &slots)
         if let reason { return (reason, start, block) }
-        // Its own slot is not taken for it: a move to where it is changes nothing.
-        if slots.occupant(ref) != record, let taken = slots.takenReason(ref, word: day, now: now) {
+        // Its own slot is not taken for it: a move to where it is changes nothing. (The cell is read
+        // only for a taken slot.)
+        if let taken = slots.takenReason(ref, word: day, now: now), slots.occupant(ref) != record {
             return (taken, start, block)
         }
         // The booking being moved has not started (the cutoff check passed), so it is one of the
