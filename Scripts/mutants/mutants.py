@@ -320,6 +320,20 @@ MUTANTS = [
         edits=[("        words[w].markHeld()\n", "")],
     ),
     dict(
+        name="release-keeps-hold-entries",
+        describe="a release forgets the keys of the released days' holds but leaves an unconfirmed hold's entry in its user's list (it counts again for a clock moved back, and stays in memory)",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Retention.swift",
+        filter="HoldProperties|RetentionHoldTests",
+        edits=[("            if hold.state == .held { entries.append(", "            if hold.state == .held, h < 0 { entries.append(")],
+    ),
+    dict(
+        name="released-hold-unknown",
+        describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
+        file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
+        filter="HoldProperties|RetentionHoldTests",
+        edits=[("        if ref.day < slots.releasedBefore {\n", "        if ref.day < slots.releasedBefore, ref.day < 0 {\n")],
+    ),
+    dict(
         name="hold-not-counted",
         describe="a hold's entry in its user's list never counts as upcoming: live holds count neither against the limit nor against maxHoldsPerUser",
         file="Sources/SlotScheduler/Ledger/UserBook+Holds.swift",

@@ -40,6 +40,8 @@ import Testing
         case cancel(BookingID, UserID)
         case change(AvailabilityChange)
         case advance(Int64)
+        /// Moves the clock on by `advance` seconds and releases the days before `before` then.
+        case releaseDays(before: LocalDate, advance: Int64)
         case queryDay(LocalDate)
 
         var description: String {
@@ -51,6 +53,7 @@ import Testing
             case .cancel(let id, let user): "cancel \(id) by \(user)"
             case .change(let change): "change \(change)"
             case .advance(let seconds): "advance \(seconds)s"
+            case .releaseDays(let cutoff, let advance): "advance \(advance)s, release days before \(cutoff)"
             case .queryDay(let date): "query day S0 \(date)"
             }
         }
@@ -83,6 +86,8 @@ import Testing
             return .change(AvailabilityChange(station: "S0", socket: "1", date: slot.date, hours: hours))
         case 80..<92: return .advance(Int64(raw.extra + 1) * 450)
         case 92..<96: return .advance(-Int64(raw.extra + 1) * 450)
+        case 96..<100 where raw.extra < 4:
+            return .releaseDays(before: world.dstDate.adding(days: raw.day % 3), advance: Int64(raw.extra) * 43_200)
         default: return .queryDay(slot.date)
         }
     }
@@ -93,6 +98,8 @@ import Testing
         case booking(Booking)
         case refused(Rejection.Reason)
         case day([[SlotStatus]])
+        /// Whether a release was accepted.
+        case released(Bool)
         case none
     }
 
@@ -110,6 +117,8 @@ import Testing
                 _ = try ledger.changeAvailability(change, at: now)
                 return .none
             case .advance: return .none
+            case .releaseDays(let cutoff, let advance):
+                return .released((try? ledger.releaseDays(before: cutoff, at: now.adding(advance))) != nil)
             case .queryDay(let date): return .day(try ledger.dayView(of: "S0", on: date, at: now).sockets.map(\.hours))
             }
         } catch { return .refused(error.reason) }
@@ -129,6 +138,8 @@ import Testing
                 _ = try scheduler.changeAvailability(change, at: now)
                 return .none
             case .advance: return .none
+            case .releaseDays(let cutoff, let advance):
+                return .released((try? scheduler.releaseDays(before: cutoff, at: now.adding(advance))) != nil)
             case .queryDay(let date):
                 return .day(try scheduler.dayView(of: "S0", on: date, at: now).sockets.map(\.hours))
             }
@@ -152,6 +163,8 @@ import Testing
         case .cancel(let id, let user): return map(model.cancel(id, by: user, at: now), Result.booking)
         case .change(let change): return map(model.changeAvailability(change, rule: .displace, at: now)) { _ in .none }
         case .advance: return .none
+        case .releaseDays(let cutoff, let advance):
+            return .released(model.release(before: cutoff, at: now.adding(advance)))
         case .queryDay(let date):
             guard let info = model.station("S0") else { return .refused(.unknownStation) }
             return .day(
@@ -180,6 +193,8 @@ import Testing
         var model = ReferenceModel(stations: world.world.stations, policy: world.policy)
         var now = world.world.startNow
         var trace: [String] = []
+        // The snapshot taken at the last release: the journal restarts there.
+        var base = Snapshot(bookings: [], overrides: [])
         for raw in commands {
             let command = resolve(raw, world: world.world, model: model, now: now)
             let before = ledger
@@ -198,15 +213,18 @@ import Testing
             }
             guard ledger.holds(at: now) == model.liveHolds(at: now), scheduler.holds(at: now) == ledger.holds(at: now)
             else { return fail("live holds differ: \(ledger.holds(at: now)) vs \(model.liveHolds(at: now))") }
-            guard let replayed = try? Ledger(rules: rules, replaying: ledger.events),
+            // (A release that moved the cutoff; one at or before it changes nothing.)
+            if ledger.releasedBefore != before.releasedBefore { base = ledger.snapshot() }
+            guard let replayed = try? Ledger(rules: rules, snapshot: base, replaying: ledger.events),
                 replayed.snapshot() == ledger.snapshot(), replayed.holds(at: now) == ledger.holds(at: now)
             else { return fail("the journal does not replay to the same state") }
             guard let restored = try? Ledger(rules: rules, snapshot: ledger.snapshot()),
                 restored.holds(at: now) == ledger.holds(at: now)
             else { return fail("the snapshot does not restore the same holds") }
             guard check(command, result, ledger, model, now) else { return fail("invariant broken") }
-            if case .advance(let seconds) = command {
-                now = Instant(secondsSinceEpoch: now.secondsSinceEpoch + seconds)
+            switch command {
+            case .advance(let seconds), .releaseDays(_, let seconds): now = now.adding(seconds)
+            default: break
             }
         }
     }
@@ -284,4 +302,8 @@ import Testing
             }
         }
     }
+}
+
+extension Instant {
+    fileprivate func adding(_ seconds: Int64) -> Instant { Instant(secondsSinceEpoch: secondsSinceEpoch + seconds) }
 }

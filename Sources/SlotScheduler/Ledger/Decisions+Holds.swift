@@ -46,7 +46,7 @@ extension Decisions {
     }
 
     /// The user's latest hold of `ref` that is neither released nor, when `confirmedToo` is
-    /// false, confirmed; or ``Rejection/Reason/unknownHold``.
+    /// false, confirmed; or `nil`.
     static func latestHold(_ ref: SlotRef, of user: UserID, slots: SlotBook, confirmedToo: Bool) -> Int? {
         guard let h = slots.lastHold[HoldKey(user: user, ref: ref)].map(Int.init) else { return nil }
         switch slots.holds[h].state {
@@ -54,6 +54,22 @@ extension Decisions {
         case .confirmed: return confirmedToo ? h : nil
         case .released: return nil
         }
+    }
+
+    /// ``latestHold(_:of:slots:confirmedToo:)``, or why there is none to act on:
+    /// ``Rejection/Reason/released`` on a released date (its holds are forgotten, and a confirmed
+    /// one's booking is released), else ``Rejection/Reason/unknownHold``.
+    static func heldHold(_ ref: SlotRef, of user: UserID, rules: Rules, slots: SlotBook, confirmedToo: Bool)
+        -> Result<Int, Rejection>
+    {
+        if ref.day < slots.releasedBefore {
+            return .failure(
+                Rejection(.released, slot: rules.catalog.slot(ref), user: user, date: LocalDate(dayNumber: ref.day)))
+        }
+        guard let h = latestHold(ref, of: user, slots: slots, confirmedToo: confirmedToo) else {
+            return .failure(Rejection(.unknownHold, slot: rules.catalog.slot(ref), user: user))
+        }
+        return .success(h)
     }
 
     /// The refusal of a hold that no longer lives at `now`, with its expiry.
@@ -74,8 +90,10 @@ extension Decisions {
     static func confirm(
         _ ref: SlotRef, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
     ) -> Result<(record: Int, isRepeat: Bool), Rejection> {
-        guard let h = latestHold(ref, of: user, slots: slots, confirmedToo: true) else {
-            return .failure(Rejection(.unknownHold, slot: rules.catalog.slot(ref), user: user))
+        let h: Int
+        switch heldHold(ref, of: user, rules: rules, slots: slots, confirmedToo: true) {
+        case .success(let found): h = found
+        case .failure(let rejection): return .failure(rejection)
         }
         let hold = slots.holds[h]
         if hold.state == .confirmed { return .success((Int(hold.booking), true)) }
@@ -126,8 +144,10 @@ extension Decisions {
     static func releaseHold(
         _ ref: SlotRef, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
     ) -> Result<Int, Rejection> {
-        guard let h = latestHold(ref, of: user, slots: slots, confirmedToo: false) else {
-            return .failure(Rejection(.unknownHold, slot: rules.catalog.slot(ref), user: user))
+        let h: Int
+        switch heldHold(ref, of: user, rules: rules, slots: slots, confirmedToo: false) {
+        case .success(let found): h = found
+        case .failure(let rejection): return .failure(rejection)
         }
         guard slots.isCurrent(hold: h), Hold.isLive(expiresAt: slots.holds[h].expiresAt, at: now) else {
             return .failure(expired(h, user: user, rules: rules, slots: slots))

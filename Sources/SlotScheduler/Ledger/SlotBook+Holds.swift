@@ -64,6 +64,9 @@ extension SlotBook {
     /// The booking-id epoch of hold entries; restores never assign it (see `RestorePlan`).
     static let holdEpoch: UInt64 = 0xFFE
 
+    /// Whether a user-list entry's id is a hold's (``holdEntryID(_:)``), not a booking's.
+    static func isHoldEntry(_ id: BookingID) -> Bool { id.rawValue >> epochShift == holdEpoch }
+
     func hold(_ h: Int, catalog: Catalog) -> Hold {
         let r = holds[h]
         return Hold(

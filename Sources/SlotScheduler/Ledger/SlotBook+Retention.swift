@@ -20,11 +20,12 @@ extension SlotBook {
 
     /// Releases the days before day number `cutoff` (the caller checked that it is safe).
     ///
-    /// - Returns: the active bookings released, for their users' books to drop, and the request
-    ///   ids of the records no longer stored, for the users' books to forget.
-    /// - Complexity: O(*d* · sockets · 24 + *r*) for *d* released days with blocks and *r* records
+    /// - Returns: the active bookings and unconfirmed holds released, for their users' books to
+    ///   drop, and the request ids of the records no longer stored, for the users' books to forget.
+    /// - Complexity: O(*d* · sockets · 24 + *r* + *h*) for *d* released days with blocks, *r* records
     ///   newly found released at the front, amortised (the copies that drop stored records and
-    ///   that compact blocks are made only once the released part is a quarter, or half, of them).
+    ///   that compact blocks are made only once the released part is a quarter, or half, of them),
+    ///   and *h* holds (`releaseHolds`).
     mutating func releaseDays(before cutoff: Int32) -> (active: [ReleasedBooking], requests: [ForgottenRequest]) {
         guard cutoff > releasedBefore else { return ([], []) }
         var active: [ReleasedBooking] = []
@@ -32,8 +33,9 @@ extension SlotBook {
         let perBlock = regular.count * 24
         for i in 0..<end where dayBlock[i] >= 0 {
             let first = Int(dayBlock[i]) * perBlock
-            for cell in first..<(first + perBlock) where cells[cell] != 0 {
-                let record = Int(cells[cell] - 1)
+            // (A hold's cell: `releaseHolds` finds its hold.)
+            for cell in first..<(first + perBlock) {
+                guard let record = Self.record(inCell: cells[cell]) else { continue }
                 active.append(ReleasedBooking(user: records[record].user, booking: bookingID(record: record)))
             }
             freeBlocks.append(dayBlock[i])
@@ -56,6 +58,7 @@ extension SlotBook {
         }
         releaseScan = index
         records.drop(before: index)
+        active += releaseHolds(before: cutoff)
         journalBase += journal.count
         journal.removeAll()
         changes.removeAll()
@@ -63,6 +66,28 @@ extension SlotBook {
         firstMove.removeAll()
         if freeBlocks.count * 2 > words.count / max(1, regular.count) { compactBlocks() }
         return (active, requests)
+    }
+
+    /// Forgets the holds of the released days: each one's user-slot key and, for a hold never
+    /// confirmed nor released, its entry in its user's list (returned). Visits every hold from
+    /// `holdScan` on; the front ones of released dates are passed for good.
+    /// - Complexity: O(*h*) in the holds made since the first one of a date not released: about
+    ///   the holds of the open horizon (a hold's date is at most the horizon after it was made).
+    private mutating func releaseHolds(before cutoff: Int32) -> [ReleasedBooking] {
+        var entries: [ReleasedBooking] = []
+        var front = true
+        for h in holdScan..<holds.count {
+            let hold = holds[h]
+            guard hold.ref.day < cutoff else {
+                front = false
+                continue
+            }
+            if front { holdScan = h + 1 }
+            let key = HoldKey(user: hold.user, ref: hold.ref)
+            if lastHold[key] == Int32(truncatingIfNeeded: h) { lastHold[key] = nil }
+            if hold.state == .held { entries.append(ReleasedBooking(user: hold.user, booking: holdEntryID(h))) }
+        }
+        return entries
     }
 
     /// Gives block `block` the regular hours and no bookings (a released day's block, reused).

@@ -52,6 +52,8 @@ struct SlotBook: Sendable {
     var firstMove: [Int32: Int32] = [:]
     /// Records before this index were checked for request ids to forget by a release.
     var releaseScan = 0
+    /// Holds before this index were forgotten by a release (see `SlotBook+Retention.swift`).
+    var holdScan = 0
     /// After a restore across layouts from a snapshot with released bookings: the highest id
     /// number each (epoch, shard) group had assigned; ids of such a group up to it that no
     /// record holds were released.
@@ -164,8 +166,12 @@ struct SlotBook: Sendable {
     /// cell), without creating a block.
     func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
         guard let block = existingBlock(day) else { return nil }
-        let cell = cells[(block * socketCount + socket) * 24 + hour]
-        return cell == 0 || cell & Self.holdBit != 0 ? nil : Int(cell - 1)
+        return Self.record(inCell: cells[(block * socketCount + socket) * 24 + hour])
+    }
+
+    /// The booking record a cell names, or `nil` for a free cell or a hold's.
+    static func record(inCell cell: UInt32) -> Int? {
+        cell == 0 || cell & holdBit != 0 ? nil : Int(cell - 1)
     }
 
     /// The record occupying `ref`, without creating a block.

@@ -1,5 +1,6 @@
 extension UserBook {
-    /// Drops released bookings from their users' active bookings, and forgets the request ids
+    /// Drops released bookings and holds (their ``SlotBook/holdEntryID(_:)``) from their users'
+    /// lists, and forgets the request ids
     /// of released records (each only while it still names the released booking: a request id
     /// a later booking reused is kept).
     ///
@@ -36,12 +37,18 @@ extension UserBook {
         reschedules = reschedules.filter { $0.value.to.day >= cutoff }
     }
 
-    /// Unlinks every entry of user `u` whose booking is in `ids` (sorted).
+    /// Unlinks every entry of user `u` whose booking (or hold entry) is in `ids` (sorted).
     private mutating func drop(_ ids: [BookingID], from u: Int) {
         for ended in [false, true] {
-            let removed = unlinkEntries(of: u, ended: ended, firstOnly: false) { Self.contains(ids, $0) }
+            var holds: Int32 = 0
+            let removed = unlinkEntries(of: u, ended: ended, firstOnly: false) { id in
+                guard Self.contains(ids, id) else { return false }
+                if SlotBook.isHoldEntry(id) { holds += 1 }
+                return true
+            }
             if ended { updateEndedMinute(of: u) } else { states[u].active -= removed }
-            activeTotal -= Int(removed)
+            // ``activeTotal`` does not count holds.
+            activeTotal -= Int(removed - holds)
         }
     }
 

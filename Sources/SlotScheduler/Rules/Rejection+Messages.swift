@@ -95,6 +95,10 @@ extension Rejection {
             return "Booking \(booking) is no longer held: its date was released (the journal keeps it)."
         case (.turkish, .released) where self.booking != nil:
             return "\(booking) numaralı randevu artık tutulmuyor: tarihi serbest bırakıldı (günlükte kayıtlı)."
+        case (.english, .released) where self.slot != nil:
+            return "\(slot) is no longer held: its date was released (the journal keeps it)."
+        case (.turkish, .released) where self.slot != nil:
+            return "\(slot) artık tutulmuyor: tarihi serbest bırakıldı (günlükte kayıtlı)."
         case (.english, .released): return "\(date) was released; its hours can no longer change."
         case (.turkish, .released): return "\(date) tarihi serbest bırakıldı; saatleri artık değiştirilemez."
         case (.english, .slotHeld): return "\(slot) is held for a booking being made; try again later or pick another."

@@ -135,7 +135,10 @@ package struct ReferenceModel: Sendable {
         return overrides[SocketDate(socket: key, date: date)] ?? regular[key] ?? .closed
     }
 
-    package func isReleased(_ booking: Booking) -> Bool { releasedBefore.map { booking.slot.date < $0 } ?? false }
+    package func isReleased(_ booking: Booking) -> Bool { isReleased(booking.slot.date) }
+
+    /// Whether `date` is before the released dates' end: its bookings and holds are forgotten.
+    package func isReleased(_ date: LocalDate) -> Bool { releasedBefore.map { date < $0 } ?? false }
 
     /// The bookings not released: what the library still holds.
     package var heldBookings: [Booking] { bookings.filter { !isReleased($0) } }
@@ -161,7 +164,9 @@ package struct ReferenceModel: Sendable {
     }
 
     package func holdCount(of user: UserID, at now: Int64) -> Int {
-        (holdsOf[user]?.counting { now < $0 } ?? []).filter { holds[$0.index].counts(at: now) }.count
+        (holdsOf[user]?.counting { now < $0 } ?? []).filter {
+            holds[$0.index].counts(at: now) && !isReleased(holds[$0.index].hold.slot.date)
+        }.count
     }
 
     /// The index of the hold that has `slot` (held, not lapsed), live or expired.
@@ -173,7 +178,8 @@ package struct ReferenceModel: Sendable {
 
     /// The holds that live at `now`, by slot.
     package func liveHolds(at now: Instant) -> [Hold] {
-        holds.filter { $0.state == .held && now < $0.hold.expiresAt }.map(\.hold).sorted { $0.slot < $1.slot }
+        holds.filter { $0.state == .held && now < $0.hold.expiresAt && !isReleased($0.hold.slot.date) }.map(\.hold)
+            .sorted { $0.slot < $1.slot }
     }
 
     // MARK: The rules, each once
@@ -451,6 +457,7 @@ package struct ReferenceModel: Sendable {
     /// The hold a confirm or release of `slot` by `user` names, or why there is none to act on.
     func namedHold(_ slot: Slot, by user: UserID, at now: Instant) -> ModelResult<Int> {
         if let reason = unresolved(slot) { return .failure(reason) }
+        if isReleased(slot.date) { return .failure(.released) }
         guard let h = lastHold[UserSlot(user: user, slot: slot)] else { return .failure(.unknownHold) }
         return .success(h)
     }
