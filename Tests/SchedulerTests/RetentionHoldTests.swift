@@ -115,4 +115,32 @@ struct RetentionHoldTests {
         try books.confirm(kept, by: 3, at: release)
         #expect(books.ledger.users.activeTotal == 1)
     }
+
+    /// The holds of released dates leave memory: a ledger that made 5,000 holds (one per user,
+    /// over 70 days) keeps less than one chunk of them once those dates are released, and
+    /// holds made after the release get new indices and work as before.
+    @Test func releasedHoldsLeaveMemory() throws {
+        let rules = try Rules(
+            catalog: try Catalog([Fixture.london, Fixture.istanbul]),
+            policy: Policy(maxUpcomingBookings: 2, horizon: .unlimited, hold: .seconds(600), maxHoldsPerUser: 1))
+        var ledger = Ledger(rules: rules)
+        let now = try Self.noon(0)
+        let slots = try (1...70).flatMap { d in
+            try ["1", "2"].flatMap { socket in
+                try (0..<24).map { Fixture.slot("LON", SocketID(socket), try Self.day(d), $0) }
+            } + (0..<24).map { Fixture.slot("IST", "1", try Self.day(d), $0) }
+        }
+        for (user, slot) in slots.prefix(5_000).enumerated() {
+            _ = try ledger.hold(slot, for: UserID(UInt64(user)), at: now)
+        }
+        #expect(ledger.slots.holds.storedCount == 5_000)
+        let release = try Self.noon(75)
+        try ledger.releaseDays(before: try Self.day(74), at: release)
+        #expect(ledger.slots.holds.storedCount < RecordColumn<HoldRecord>.chunkSize)
+        #expect(ledger.slots.lastHold.isEmpty && ledger.users.activeTotal == 0)
+        let later = Fixture.slot(try Self.day(76), 9)
+        let hold = try ledger.hold(later, for: 1, at: release)
+        #expect(ledger.holds(at: release) == [hold])
+        #expect(try ledger.confirm(later, by: 1, at: release).slot == later)
+    }
 }

@@ -256,7 +256,7 @@ struct RetentionTests {
             }
         }
         #expect(maxBlocks <= 40)
-        #expect(maxRecords <= 20 * 31 * 2 + RecordColumn.chunkSize)
+        #expect(maxRecords <= 20 * 31 * 2 + RecordColumn<BookingRecord>.chunkSize)
         #expect(ledger.slots.journal.count <= 20)
         #expect(ledger.users.requests.count <= 20 * 31)
         #expect(ledger.snapshot().bookings.map(\.id) == scheduler.snapshot().bookings.map(\.id))

@@ -45,7 +45,7 @@ extension Ledger {
 
     /// The holds that live at `now`, by slot.
     ///
-    /// - Complexity: O(*h*) in the holds ever made.
+    /// - Complexity: O(*h*) in the holds made and not released (``releaseDays(before:at:)``).
     public func holds(at now: Instant) -> [Hold] {
         slots.currentHolds(catalog: rules.catalog).filter { $0.isLive(at: now) }
     }

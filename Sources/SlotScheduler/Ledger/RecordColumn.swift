@@ -1,5 +1,5 @@
-/// A ``SlotBook``'s booking records, indexed by *record index* (the order they were made in),
-/// of which the first ``base`` were released and are no longer read.
+/// A ``SlotBook``'s booking records (or its holds), indexed by *record index* (the order they were
+/// made in), of which the first ``base`` were released and are no longer read.
 ///
 /// Stored in chunks of ``chunkSize`` records, chunk *k* holding indices `k << chunkShift` on:
 /// a release frees every chunk whose records are all released, so the memory of a long-running
@@ -8,20 +8,20 @@
 /// resident bytes of a month's, the retention benchmark). Dropping chunks from the front keeps
 /// every later index, so cells, journal entries and booking ids that name a record by index stay
 /// valid across a release.
-struct RecordColumn: Sendable {
-    static let chunkShift = 12
-    static let chunkSize = 1 << chunkShift
-    static let chunkMask = chunkSize - 1
+struct RecordColumn<Record: Sendable>: Sendable {
+    static var chunkShift: Int { 12 }
+    static var chunkSize: Int { 1 << chunkShift }
+    static var chunkMask: Int { chunkSize - 1 }
 
     /// Records `0..<base` were released and are not read (those of a chunk not yet freed may
     /// still be stored).
     private(set) var base = 0
     /// The last chunk, which appends go to, and the record index of its first slot (slots
     /// before a restore's first record hold placeholders).
-    private var tail = ContiguousArray<BookingRecord>()
+    private var tail = ContiguousArray<Record>()
     private var tailStart = 0
     /// The full chunks before the tail, from chunk number `firstChunk` on.
-    private var full: [ContiguousArray<BookingRecord>] = []
+    private var full: [ContiguousArray<Record>] = []
     private var firstChunk = 0
 
     /// The record index the next record gets: every record ever made, released ones included.
@@ -39,7 +39,7 @@ struct RecordColumn: Sendable {
 
     /// - Complexity: O(1): a comparison, then one array read (the tail) or two.
     @inline(__always)
-    subscript(index: Int) -> BookingRecord {
+    subscript(index: Int) -> Record {
         get {
             index >= tailStart
                 ? tail[index &- tailStart] : full[(index &>> Self.chunkShift) &- firstChunk][index & Self.chunkMask]
@@ -54,7 +54,7 @@ struct RecordColumn: Sendable {
     }
 
     @inline(__always)
-    mutating func append(_ record: BookingRecord) {
+    mutating func append(_ record: Record) {
         if tail.count == Self.chunkSize { startChunk() }
         tail.append(record)
     }
@@ -70,10 +70,10 @@ struct RecordColumn: Sendable {
     }
 
     /// Empty chunks with their room reserved and faulted in (``prefault(_:with:)``).
-    private var spare: [ContiguousArray<BookingRecord>] = []
+    private var spare: [ContiguousArray<Record>] = []
 
     /// Reserves room for `capacity` more records in whole chunks, faulting the pages in now.
-    mutating func prefault(_ capacity: Int, with filler: BookingRecord) {
+    mutating func prefault(_ capacity: Int, with filler: Record) {
         if tail.capacity < Self.chunkSize {
             var room = ContiguousArray(repeating: filler, count: Self.chunkSize)
             room.removeAll(keepingCapacity: true)
@@ -101,14 +101,15 @@ struct RecordColumn: Sendable {
     }
 
     /// Skips record indices up to `index` with nothing stored (a restore that starts after
-    /// released records); only while nothing is stored (``isEmpty``).
-    mutating func skip(to index: Int) {
+    /// released records), `filler` standing in for the skipped ones of the tail chunk; only while
+    /// nothing is stored (``isEmpty``).
+    mutating func skip(to index: Int, filling filler: Record) {
         precondition(isEmpty && index >= base)
         full.removeAll()
         firstChunk = index &>> Self.chunkShift
         tailStart = firstChunk &<< Self.chunkShift
         tail.removeAll(keepingCapacity: true)
-        tail.append(contentsOf: repeatElement(.placeholder, count: index & Self.chunkMask))
+        tail.append(contentsOf: repeatElement(filler, count: index & Self.chunkMask))
         base = index
     }
 }

@@ -76,7 +76,7 @@ extension SlotBook {
 
     /// The current holds (live or expired but not yet overtaken), by slot.
     ///
-    /// - Complexity: O(*h* + *c* log *c*) in the holds ever made and the current ones.
+    /// - Complexity: O(*h* + *c* log *c*) in the holds stored (not released) and the current ones.
     func currentHolds(catalog: Catalog) -> [Hold] {
         holds.indices.filter { isCurrent(hold: $0) }.map { hold($0, catalog: catalog) }.sorted { $0.slot < $1.slot }
     }

@@ -69,24 +69,23 @@ extension SlotBook {
     }
 
     /// Forgets the holds of the released days: each one's user-slot key and, for a hold never
-    /// confirmed nor released, its entry in its user's list (returned). Visits every hold from
-    /// `holdScan` on; the front ones of released dates are passed for good.
+    /// confirmed nor released, its entry in its user's list (returned). Visits every stored hold;
+    /// those in front of the first one of a date not released leave `holds` (nothing names them
+    /// any more: their cells, keys, entries and journal lines are gone), freeing their chunks.
     /// - Complexity: O(*h*) in the holds made since the first one of a date not released: about
     ///   the holds of the open horizon (a hold's date is at most the horizon after it was made).
     private mutating func releaseHolds(before cutoff: Int32) -> [ReleasedBooking] {
         var entries: [ReleasedBooking] = []
-        var front = true
-        for h in holdScan..<holds.count {
+        var front = holds.base
+        for h in holds.indices {
             let hold = holds[h]
-            guard hold.ref.day < cutoff else {
-                front = false
-                continue
-            }
-            if front { holdScan = h + 1 }
+            guard hold.ref.day < cutoff else { continue }
+            if front == h { front = h + 1 }
             let key = HoldKey(user: hold.user, ref: hold.ref)
             if lastHold[key] == Int32(truncatingIfNeeded: h) { lastHold[key] = nil }
             if hold.state == .held { entries.append(ReleasedBooking(user: hold.user, booking: holdEntryID(h))) }
         }
+        holds.drop(before: front)
         return entries
     }
 
@@ -145,7 +144,7 @@ extension SlotBook {
     private mutating func skipRecords(to index: Int) {
         guard index > records.count else { return }
         if records.isEmpty {
-            records.skip(to: index)
+            records.skip(to: index, filling: .placeholder)
         } else {
             while records.count < index { records.append(.placeholder) }
         }

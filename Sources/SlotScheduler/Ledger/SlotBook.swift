@@ -30,7 +30,7 @@ struct SlotBook: Sendable {
     /// ``holdBit`` set (see `SlotBook+Holds.swift`); blocks end to end, so a cell is
     /// `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
-    var records = RecordColumn()
+    var records = RecordColumn<BookingRecord>()
     var journal: [JournalEntry] = []
     let journaling: Bool
     let shard: UInt64
@@ -52,14 +52,13 @@ struct SlotBook: Sendable {
     var firstMove: [Int32: Int32] = [:]
     /// Records before this index were checked for request ids to forget by a release.
     var releaseScan = 0
-    /// Holds before this index were forgotten by a release (see `SlotBook+Retention.swift`).
-    var holdScan = 0
     /// After a restore across layouts from a snapshot with released bookings: the highest id
     /// number each (epoch, shard) group had assigned; ids of such a group up to it that no
     /// record holds were released.
     var releasedHighWater: [UInt64: UInt64] = [:]
-    /// Every hold ever made in this book, by hold index (see `SlotBook+Holds.swift`).
-    var holds: [HoldRecord] = []
+    /// Every hold made in this book and not released, by hold index (see `SlotBook+Holds.swift`
+    /// and `SlotBook+Retention.swift`).
+    var holds = RecordColumn<HoldRecord>()
     /// (user, slot) → the index of that user's latest hold of that slot.
     var lastHold: [HoldKey: Int32] = [:]
     /// Record → the `now` it was checked in at (see `Decisions+CheckIn.swift`).
