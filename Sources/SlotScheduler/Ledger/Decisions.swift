@@ -76,13 +76,20 @@ enum Decisions {
                 reminder: request.reminder.map { Int32(clamping: $0) } ?? -1, status: .active))
         slots.occupy(request.ref, block: block, record: record)
         users.add(id, start: start, to: u)
-        if let requestID = request.requestID {
-            slots.requestIDs[Int32(record)] = requestID
-            users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
-                booking: id, ref: request.ref, reminder: request.reminder)
-        }
+        remember(request, booking: id, record: record, slots: &slots, users: &users)
         slots.log(kind, record, at: now)
         return id
+    }
+
+    /// Remembers the request id of `request`, if it has one, as booking `id` (record `record`).
+    @inline(__always)
+    static func remember(
+        _ request: ResolvedRequest, booking id: BookingID, record: Int, slots: inout SlotBook, users: inout UserBook
+    ) {
+        guard let requestID = request.requestID else { return }
+        slots.requestIDs[Int32(record)] = requestID
+        users.requests[UserBook.RequestKey(user: request.user, id: requestID)] = .init(
+            booking: id, ref: request.ref, reminder: request.reminder)
     }
 
     /// Cancels booking `record` for `user`: owner only, active only, before the cutoff.

@@ -1,31 +1,17 @@
 /// Applies recorded facts (events) without re-deciding them: the rules were checked when the
 /// event happened. Only integrity is checked: ids in sequence, slots free, bookings active.
 enum Replay {
+    /// - Parameter restoring: `event` is one of a ``Snapshot``'s (``Snapshot/events``): a
+    ///   reservation of a booking no longer active restores it closed, without its slot.
     static func apply(
-        _ event: Event, index: Int, rules: Rules, slots: inout SlotBook, users: inout UserBook
+        _ event: Event, index: Int, rules: Rules, slots: inout SlotBook, users: inout UserBook, restoring: Bool = false
     ) throws(ReplayError) {
         func fail(_ problem: String) -> ReplayError { ReplayError(index: index, problem: problem) }
         switch event {
+        case .reserved(let booking) where restoring && booking.status != .active:
+            try restoreClosed(booking, index: index, rules: rules, slots: &slots, users: &users)
         case .reserved(let booking):
-            let ref: SlotRef
-            do { ref = try rules.catalog.resolve(booking.slot) } catch { throw fail(error.description) }
-            if let id = booking.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
-                throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
-            }
-            guard Instant.supportedRange.contains(booking.start) else {
-                throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
-            }
-            guard slots.owns(station: Int(ref.station)) else {
-                throw fail(
-                    "booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
-            }
-            guard ref.day >= slots.releasedBefore else {
-                throw fail("booking \(booking.id) is for \(booking.slot.date), a released date")
-            }
-            let record = slots.records.count
-            guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {
-                throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
-            }
+            let ref = try madeRef(of: booking, index: index, rules: rules, slots: slots)
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
             guard slots.liveHold(ref, now: booking.createdAt.secondsSinceEpoch) == nil else {
@@ -108,24 +94,21 @@ public struct Snapshot: Hashable, Codable, Sendable {
         self.lastIDs = lastIDs
     }
 
-    /// The events that rebuild this snapshot: overrides, then each booking in id order, released
-    /// right after it is made when its final status is not active (a later booking may hold the
-    /// same slot, so the release must come before it), then the holds, whose slots no active
-    /// booking has.
+    /// The events that rebuild this snapshot, applied with `restoring` (see `Replay.apply`):
+    /// overrides, then each booking in id order (an active one made, then checked in if it was;
+    /// a closed one restored closed, holding no slot, as it is), then the holds, whose slots no
+    /// active booking has.
     var events: [Event] {
         var events = overrides.map { Event.availabilityChanged($0, at: Instant(0)) }
         for booking in bookings {
+            guard booking.status == .active else {
+                events.append(.reserved(booking))
+                continue
+            }
             var made = booking
-            made.status = .active
             made.checkedInAt = nil
             events.append(.reserved(made))
             if let at = booking.checkedInAt { events.append(.checkedIn(booking.id, user: booking.user, at: at)) }
-            if booking.status != .active {
-                events.append(
-                    booking.status == .cancelled
-                        ? .cancelled(booking.id, user: booking.user, at: booking.createdAt)
-                        : .displaced(booking.id, user: booking.user, at: booking.createdAt))
-            }
         }
         events.append(contentsOf: holds.map(Event.held))
         return events
@@ -173,7 +156,7 @@ extension Ledger {
         }
         for (index, event) in restore.enumerated() {
             if plan.skipsReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
-            try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
+            try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users, restoring: true)
         }
         if plan.skipsReleasedIDs { for id in snapshot.lastIDs ?? [] { slots.skipIDs(through: id) } }
         slots.journal.removeAll()
@@ -185,5 +168,58 @@ extension Ledger {
             try Replay.apply(event, index: restore.count + index, rules: rules, slots: &slots, users: &users)
         }
         if plan.acrossLayouts { slots.finishRestoring(epoch: plan.nextEpoch) }
+    }
+}
+
+extension Replay {
+    /// The slot of a booking a `reserved` event makes, once its integrity is checked: a known
+    /// slot of this book's stations on a date not released, a valid request id, a start in the
+    /// supported years, and the next id in sequence. (Whether the slot is free is the caller's.)
+    static func madeRef(of booking: Booking, index: Int, rules: Rules, slots: SlotBook) throws(ReplayError) -> SlotRef {
+        func fail(_ problem: String) -> ReplayError { ReplayError(index: index, problem: problem) }
+        let ref: SlotRef
+        do { ref = try rules.catalog.resolve(booking.slot) } catch { throw fail(error.description) }
+        if let id = booking.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
+            throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
+        }
+        guard Instant.supportedRange.contains(booking.start) else {
+            throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
+        }
+        guard slots.owns(station: Int(ref.station)) else {
+            throw fail("booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
+        }
+        guard ref.day >= slots.releasedBefore else {
+            throw fail("booking \(booking.id) is for \(booking.slot.date), a released date")
+        }
+        let record = slots.records.count
+        guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {
+            throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
+        }
+        return ref
+    }
+
+    /// Restores a snapshot's cancelled or displaced booking as it is now: its record with its
+    /// final status and check-in, its request id, its user's closed entry; it holds no slot.
+    /// (Replaying it as made, then closed, would need its slot free, and a booking with a lower
+    /// id may have moved there after it closed.)
+    static func restoreClosed(
+        _ booking: Booking, index: Int, rules: Rules, slots: inout SlotBook, users: inout UserBook
+    ) throws(ReplayError) {
+        let ref = try madeRef(of: booking, index: index, rules: rules, slots: slots)
+        if slots.isRestoringAcrossLayouts { slots.restore(booking.id) }
+        let record = slots.records.count
+        slots.records.append(
+            BookingRecord(
+                user: booking.user, start: booking.start.secondsSinceEpoch,
+                createdAt: booking.createdAt.secondsSinceEpoch,
+                ref: ref, reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1,
+                status: booking.status))
+        Decisions.remember(
+            ResolvedRequest(
+                ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds),
+            booking: booking.id, record: record, slots: &slots, users: &users)
+        if let at = booking.checkedInAt { slots.checkIns[Int32(truncatingIfNeeded: record)] = at.secondsSinceEpoch }
+        _ = users.findOrInsert(booking.user)
+        users.close(booking.id, of: booking.user, day: ref.day)
     }
 }

@@ -133,7 +133,7 @@ extension Scheduler {
         }
         if plan.acrossLayouts { restoredAcrossLayouts.store(true, ordering: .relaxed) }
         for (index, event) in restore.enumerated() {
-            try apply(event, index: index, skippingReleasedIDs: plan.skipsReleasedIDs)
+            try apply(event, index: index, restoring: true, skippingReleasedIDs: plan.skipsReleasedIDs)
         }
         if plan.skipsReleasedIDs {
             for id in snapshot.lastIDs ?? [] {
@@ -161,7 +161,9 @@ extension Scheduler {
         }
     }
 
-    private func apply(_ event: Event, index: Int, skippingReleasedIDs: Bool = false) throws(ReplayError) {
+    private func apply(
+        _ event: Event, index: Int, restoring: Bool = false, skippingReleasedIDs: Bool = false
+    ) throws(ReplayError) {
         let target: Int?
         let user: UserID?
         switch event {
@@ -194,7 +196,8 @@ extension Scheduler {
             stripes.withLock(stripe) { users in
                 do throws(ReplayError) {
                     if skippingReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
-                    try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users)
+                    try Replay.apply(
+                        event, index: index, rules: rules, slots: &slots, users: &users, restoring: restoring)
                     return .success(())
                 } catch { return .failure(error) }
             }
