@@ -33,7 +33,8 @@ extension Ledger {
     /// Asks the CPU for the memory the attempts will read and write; changes nothing.
     @inline(__always)
     private func prefetch(_ attempts: ArraySlice<(SlotRef, UserID)>) {
-        for (ref, user) in attempts {
+        // A reference another catalog issued is refused by `attempt`; it is not prefetched.
+        for (ref, user) in attempts where rules.catalog.owns(ref) {
             slots.prefetch(ref)
             users.prefetch(user)
         }

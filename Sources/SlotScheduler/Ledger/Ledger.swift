@@ -53,7 +53,8 @@ public struct Ledger: Sendable {
     /// full ``Rejection``. Checks every rule ``reserve(_:at:)`` checks.
     @inline(__always)
     public mutating func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
-        Decisions.reserve(
+        guard rules.catalog.owns(ref) else { return ReservationAttempt(reason: .unknownStation, start: 0) }
+        return Decisions.reserve(
             ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules, slots: &slots,
             users: &users)
     }

@@ -4,12 +4,13 @@
 extension Ledger {
     /// Whether the slot `ref` names could be booked at `now` by someone under their limit, and if
     /// not, why: the same answer as `status(of: Slot, at:)` gives for the slot `ref` was resolved
-    /// from.
+    /// from; ``SlotStatus/nonexistent`` for a reference another catalog issued.
     ///
     /// - Complexity: O(1).
     @inline(__always)
     public func status(of ref: SlotRef, at now: Instant) -> SlotStatus {
-        slots.status(ref, now: now.secondsSinceEpoch, rules: rules)
+        guard rules.catalog.owns(ref) else { return .nonexistent }
+        return slots.status(ref, now: now.secondsSinceEpoch, rules: rules)
     }
 }
 

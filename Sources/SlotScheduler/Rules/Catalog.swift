@@ -158,9 +158,22 @@ public struct Catalog: Sendable {
     /// The time zone table of the station with catalog index `station`.
     func zone(of station: Int32) -> ZoneClock { zones[Int(zoneOfStation[Int(station)])] }
 
-    /// The instant a slot starts, or `nil` for a local time that does not exist (DST gap).
+    /// Whether `ref` names a socket of this catalog: `false` for one another catalog (a larger
+    /// layout) resolved, whose indexes would reach past this one's arrays.
+    /// - Complexity: O(1): two array reads.
+    @inline(__always)
+    func owns(_ ref: SlotRef) -> Bool {
+        let station = Int(ref.station)
+        guard station >= 0, station < socketBase.count else { return false }
+        let end = station + 1 < socketBase.count ? socketBase[station + 1] : Int32(regularHours.count)
+        return ref.socket >= socketBase[station] && ref.socket < end
+    }
+
+    /// The instant a slot starts, or `nil` for a local time that does not exist (DST gap) or a
+    /// reference this catalog did not issue.
     public func start(of ref: SlotRef) -> Instant? {
-        zone(of: ref.station).start(day: ref.day, hour: Int(ref.hour)).map { Instant($0) }
+        guard owns(ref) else { return nil }
+        return zone(of: ref.station).start(day: ref.day, hour: Int(ref.hour)).map { Instant($0) }
     }
 
     /// The station's local date at `now`.

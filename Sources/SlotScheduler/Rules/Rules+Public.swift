@@ -15,10 +15,12 @@ extension Rules {
 
     /// The time, notice, horizon and reminder check of ``Ledger/reserve(_:at:)``: the reason a
     /// slot cannot be booked at `now` (or `nil`) and the instant it starts (meaningless for
-    /// ``Rejection/Reason/nonexistentLocalTime``).
+    /// ``Rejection/Reason/nonexistentLocalTime``); ``Rejection/Reason/unknownStation`` for a
+    /// reference another catalog issued.
     public func timeCheck(_ ref: SlotRef, reminderSeconds: Int64?, at now: Instant) -> (
         reason: Rejection.Reason?, start: Instant
     ) {
+        guard catalog.owns(ref) else { return (.unknownStation, Instant(secondsSinceEpoch: 0)) }
         let (reason, start) = checkTime(ref, reminder: reminderSeconds, now: now.secondsSinceEpoch)
         return (reason, Instant(start))
     }

@@ -27,9 +27,15 @@ extension Scheduler {
             var window = starts[s]
             while window < starts[s + 1] {
                 let end = min(window + Ledger.batchWindow, starts[s + 1])
-                for k in window..<end { slots.prefetch(batch[base + order[k]].0) }
+                for k in window..<end where self.rules.catalog.owns(batch[base + order[k]].0) {
+                    slots.prefetch(batch[base + order[k]].0)
+                }
                 for k in window..<end {
                     let (ref, user) = batch[base + order[k]]
+                    guard self.rules.catalog.owns(ref) else {
+                        results[order[k]] = ReservationAttempt(reason: .unknownStation, start: 0)
+                        continue
+                    }
                     results[order[k]] = self.stripes.withLock(self.stripe(of: user)) { users in
                         Decisions.reserve(
                             ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch,

@@ -146,6 +146,7 @@ public final class Scheduler: Sendable {
     /// The fast path; see ``Ledger/attempt(_:for:at:)``.
     @inline(__always)
     public func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
+        guard rules.catalog.owns(ref) else { return ReservationAttempt(reason: .unknownStation, start: 0) }
         let stripe = stripe(of: user)
         // `self.rules`, not a local copy: a `let` of the class is read in place, where a local
         // copied its 277 bytes on every call (callgrind: 52 instructions in `memcpy`).

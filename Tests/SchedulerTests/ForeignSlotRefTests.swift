@@ -1,0 +1,44 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+/// A ``SlotRef`` is an index into the catalog that resolved it. One from a larger catalog (another
+/// layout) or a station index the catalog does not have indexed past the end and trapped.
+@Suite struct ForeignSlotRefTests {
+    /// The last socket of the last station of the six-station fixture, at noon.
+    static func foreignRef() throws -> SlotRef {
+        let big = try Catalog(Fixture.stations)
+        return try big.resolve(Slot(station: "NOW", socket: "1", date: try Fixture.day(), hour: 12))
+    }
+
+    static func small() throws -> Rules {
+        try Rules(catalog: try Catalog([Fixture.istanbul]), policy: Fixture.policy)
+    }
+
+    @Test func ledgerAttemptRefusesAForeignRef() throws {
+        let ref = try Self.foreignRef()
+        var ledger = Ledger(rules: try Self.small())
+        let attempt = ledger.attempt(ref, for: 1, at: try Fixture.earlyNow())
+        #expect(attempt.booking == nil)
+        #expect(attempt.reason == .unknownStation)
+        #expect(ledger.attempt([(ref, 1)], at: try Fixture.earlyNow()).map(\.reason) == [.unknownStation])
+        #expect(ledger.status(of: ref, at: try Fixture.earlyNow()) == .nonexistent)
+        #expect(ledger.allBookings.isEmpty)
+    }
+
+    @Test func schedulerAttemptRefusesAForeignRef() throws {
+        let ref = try Self.foreignRef()
+        let scheduler = Scheduler(rules: try Self.small())
+        let attempt = scheduler.attempt(ref, for: 1, at: try Fixture.earlyNow())
+        #expect(attempt.reason == .unknownStation)
+        #expect(scheduler.attempt([(ref, 1)][...], at: try Fixture.earlyNow()).map(\.reason) == [.unknownStation])
+        #expect(scheduler.allBookings.isEmpty)
+    }
+
+    @Test func catalogAndRulesAnswerNothingForAForeignRef() throws {
+        let ref = try Self.foreignRef()
+        let rules = try Self.small()
+        #expect(rules.catalog.start(of: ref) == nil)
+        #expect(rules.timeCheck(ref, reminderSeconds: nil, at: try Fixture.earlyNow()).reason == .unknownStation)
+    }
+}
