@@ -1,0 +1,170 @@
+import Foundation
+import SlotScheduler
+import Testing
+
+/// Holds, confirmations, check-ins, reschedules, retention, restores and the wire format with
+/// extreme values: each is refused or answered, never a crash.
+@Suite struct ExtremeLifecycleTests {
+    static let instants: [Int64] = [.min, .min + 1, -1, 0, 1_528_000_000, .max - 1, .max]
+    static let days: [Int32] = [.min, -1, 0, 17_692, .max]
+    static let hours = [Int.min, -1, 12, 24]
+    static let ids: [UInt64] = [0, 1, .max - 1, .max]
+    static let durations: [Int64] = [.min, -1, 0, 1, 86_400, .max]
+
+    static func policies() -> [Policy] {
+        var result: [Policy] = []
+        for seconds in durations {
+            result.append(Policy(maxUpcomingBookings: 3, hold: .seconds(seconds), maxHoldsPerUser: Int(seconds % 5)))
+            result.append(Policy(earlyCheckIn: .seconds(seconds), noShowGrace: .seconds(seconds)))
+            result.append(Policy(rescheduleCutoff: .seconds(seconds)))
+            result.append(Policy(minimumNotice: .seconds(seconds), cancellationCutoff: .seconds(seconds)))
+        }
+        for n in [Int.min, -1, 0, 1, Int.max] {
+            result.append(Policy(earlyCheckIn: .seconds(600), noShowLimit: .init(noShows: n, days: n, limit: n)))
+            result.append(
+                Policy(maxUpcomingBookings: n, horizon: .rollingDays(n), userLimits: [.init(user: 1, limit: n)]))
+            result.append(Policy(maxUpcomingBookings: 3, hold: .seconds(600), maxHoldsPerUser: n))
+        }
+        return result
+    }
+
+    @Test func lifecycleCommandsWithExtremeValues() throws {
+        let catalog = try Catalog(Fixture.stations)
+        var accepted = 0
+        for policy in Self.policies() {
+            guard let rules = try? Rules(catalog: catalog, policy: policy) else { continue }
+            var ledger = Ledger(rules: rules)
+            let scheduler = Scheduler(rules: rules)
+            for seconds in Self.instants {
+                let now = Instant(secondsSinceEpoch: seconds)
+                for day in Self.days {
+                    for hour in Self.hours {
+                        let slot = Slot(station: "LON", socket: "1", date: LocalDate(dayNumber: day), hour: hour)
+                        for user in [UserID(1), UserID(.max)] {
+                            _ = try? ledger.hold(slot, for: user, reminder: .seconds(Int64.max), at: now)
+                            _ = try? scheduler.hold(slot, for: user, reminder: .seconds(Int64.min), at: now)
+                            if (try? ledger.confirm(slot, by: user, at: now)) != nil { accepted += 1 }
+                            _ = try? scheduler.confirm(slot, by: user, at: now)
+                            _ = try? ledger.releaseHold(slot, by: user, at: now)
+                            _ = try? scheduler.releaseHold(slot, by: user, at: now)
+                            if (try? ledger.reserve(ReservationRequest(slot: slot, user: user), at: now)) != nil {
+                                accepted += 1
+                            }
+                            _ = try? scheduler.reserve(ReservationRequest(slot: slot, user: user), at: now)
+                            _ = try? ledger.reserve(
+                                AnySocketRequest(
+                                    station: "LON", connector: .type2, date: slot.date, hour: hour, user: user), at: now
+                            )
+                            for id in Self.ids.map(BookingID.init) {
+                                _ = try? ledger.checkIn(id, by: user, at: now)
+                                _ = try? scheduler.checkIn(id, by: user, at: now)
+                                let move = RescheduleRequest(booking: id, user: user, to: slot)
+                                _ = try? ledger.reschedule(move, at: now)
+                                _ = try? scheduler.reschedule(move, at: now)
+                                _ = ledger.lookup(id)
+                                _ = scheduler.lookup(id)
+                            }
+                        }
+                    }
+                }
+                _ = ledger.holds(at: now)
+                _ = scheduler.holds(at: now)
+                for user in Self.ids.map(UserID.init) {
+                    _ = ledger.bookings(of: user, at: now)
+                    _ = scheduler.bookings(of: user, at: now)
+                    _ = UserBookings(bookings: ledger.allBookings, at: now, policy: policy)
+                }
+            }
+            #expect((try? Ledger(rules: rules, replaying: ledger.events))?.snapshot() == ledger.snapshot())
+            #expect((try? Ledger(rules: rules, snapshot: scheduler.snapshot())) != nil)
+        }
+        #expect(accepted > 0, "some commands reach the accepted path")
+    }
+
+    @Test func retentionWithExtremeCutoffs() throws {
+        let rules = try Rules(catalog: try Catalog(Fixture.stations), policy: Fixture.policy)
+        var ledger = Ledger(rules: rules)
+        _ = try? ledger.reserve(
+            ReservationRequest(slot: Fixture.slot(try Fixture.day(), 12), user: 1), at: try Fixture.earlyNow())
+        let scheduler = Scheduler(rules: rules)
+        for day in Self.days {
+            for seconds in Self.instants {
+                let cutoff = LocalDate(dayNumber: day)
+                let now = Instant(secondsSinceEpoch: seconds)
+                _ = rules.latestReleasableDate(at: now)
+                _ = try? ledger.releaseDays(before: cutoff, at: now)
+                _ = try? scheduler.releaseDays(before: cutoff, at: now)
+                _ = ledger.remindersDue(in: Instant(secondsSinceEpoch: .min)..<now)
+            }
+        }
+        #expect(ledger.allBookings.allSatisfy { LocalDate.supportedRange.contains($0.slot.date) })
+    }
+
+    /// Restores from crafted bookings and events: refused with a ReplayError, never a crash.
+    @Test func craftedRestores() throws {
+        let rules = try Rules(catalog: try Catalog(Fixture.stations), policy: Fixture.policy)
+        let slot = Fixture.slot(try Fixture.day(), 12)
+        var bookings: [Booking] = []
+        for id in Self.ids {
+            for seconds in Self.instants {
+                for day in Self.days {
+                    var s = slot
+                    s.date = LocalDate(dayNumber: day)
+                    bookings.append(
+                        Booking(
+                            id: BookingID(id), slot: s, user: UserID(id), start: Instant(secondsSinceEpoch: seconds),
+                            createdAt: Instant(secondsSinceEpoch: seconds), reminderOffsetSeconds: seconds))
+                }
+            }
+        }
+        for booking in bookings {
+            let events: [Event] = [
+                .reserved(booking), .cancelled(booking.id, user: booking.user, at: booking.start),
+                .checkedIn(booking.id, user: booking.user, at: booking.start),
+                .displaced(booking.id, user: booking.user, at: booking.start),
+                .holdConfirmed(booking), .holdReleased(booking.slot, user: booking.user, at: booking.start),
+                .held(
+                    Hold(
+                        slot: booking.slot, user: booking.user, start: booking.start, createdAt: booking.createdAt,
+                        expiresAt: booking.start)),
+                .rescheduled(
+                    BookingMove(
+                        booking: booking.id, user: booking.user, from: booking.slot, to: slot, start: booking.start),
+                    at: booking.createdAt),
+            ]
+            for order in [events, events.reversed(), events + events] {
+                _ = try? Ledger(rules: rules, replaying: order)
+                _ = try? Scheduler(rules: rules, replaying: order)
+            }
+            _ = try? Ledger(rules: rules, snapshot: Snapshot(bookings: [booking, booking], overrides: []))
+            _ = try? Ledger(rules: rules, snapshot: Snapshot(bookings: [booking], overrides: []), replaying: events)
+        }
+        _ = try? Ledger(rules: rules, snapshot: Snapshot(bookings: bookings, overrides: []))
+    }
+
+    /// Wire-format JSON with numbers at and past the ends of the integer types.
+    @Test func wireDecodingOfExtremeNumbers() throws {
+        let numbers = [
+            "-9223372036854775808", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+            "18446744073709551616", "-1", "1e400", "-1e400", "0.5", "1e18", "2147483648", "-2147483649",
+        ]
+        for n in numbers {
+            for json in [
+                #"{"maxUpcomingBookings":\#(n),"holdSeconds":\#(n),"noShowGraceSeconds":\#(n),"earlyCheckInSeconds":\#(n)}"#,
+                #"{"secondsSinceEpoch":\#(n)}"#, #"\#(n)"#, #"[\#(n)]"#,
+                #"{"id":\#(n),"user":\#(n),"start":\#(n),"createdAt":\#(n),"slot":{"station":"LON","socket":"1","date":"2018-06-10","hour":\#(n)},"reminderOffsetSeconds":\#(n),"status":"active"}"#,
+            ] {
+                let data = Data(json.utf8)
+                _ = try? JSONDecoder().decode(Policy.self, from: data)
+                _ = try? JSONDecoder().decode(Instant.self, from: data)
+                _ = try? JSONDecoder().decode(Booking.self, from: data)
+                _ = try? JSONDecoder().decode(Event.self, from: data)
+                _ = try? JSONDecoder().decode(Snapshot.self, from: data)
+                _ = try? JSONDecoder().decode(LocalDate.self, from: data)
+                _ = try? JSONDecoder().decode(HourSet.self, from: data)
+                _ = try? JSONDecoder().decode(BookingID.self, from: data)
+                _ = try? JSONDecoder().decode(Rejection.self, from: data)
+            }
+        }
+    }
+}
