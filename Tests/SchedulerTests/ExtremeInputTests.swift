@@ -81,6 +81,19 @@ import Testing
         #expect(ledger.allBookings.isEmpty)
     }
 
+    /// `adding(days:)` truncated `days` to 32 bits: `1 << 32` days later was the same date, and
+    /// `-Int.max` days (a journal's `retainDays: .max`) the next day. It stops at the ends.
+    @Test func addingDaysDoesNotWrap() throws {
+        let day = try Fixture.day()
+        #expect(day.adding(days: 1 << 32) == LocalDate(dayNumber: .max))
+        #expect(day.adding(days: -Int.max) == LocalDate(dayNumber: .min))
+        #expect(day.adding(days: .min) == LocalDate(dayNumber: .min))
+        #expect(day.adding(days: .max) == LocalDate(dayNumber: .max))
+        #expect(LocalDate(dayNumber: .max).adding(days: 1) == LocalDate(dayNumber: .max))
+        #expect(LocalDate(dayNumber: .min).adding(days: -1) == LocalDate(dayNumber: .min))
+        #expect(day.adding(days: -3).adding(days: 3) == day)
+    }
+
     /// Instants and counts at the ends of `Int64` and `Int` trapped in arithmetic.
     @Test func extremeNumbersDoNotTrap() throws {
         #expect(Instant(secondsSinceEpoch: .max).description.hasSuffix("Z"))

@@ -62,8 +62,13 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public var month: Int { components.month }
     public var day: Int { components.day }
 
-    /// The date `days` later (earlier when negative).
-    public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber &+ Int32(truncatingIfNeeded: days)) }
+    /// The date `days` later (earlier when negative), stopping at the ends of `Int32` day numbers
+    /// (before, `days` was truncated to 32 bits: `adding(days: 1 << 32)` was the same date and
+    /// `adding(days: -Int.max)` the next day).
+    public func adding(days: Int) -> LocalDate {
+        let days = min(max(days, -(1 << 33)), 1 << 33)
+        return LocalDate(dayNumber: Int32(clamping: Int(dayNumber) + days))
+    }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.dayNumber < rhs.dayNumber }
 
