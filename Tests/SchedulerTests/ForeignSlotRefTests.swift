@@ -40,5 +40,18 @@ import Testing
         let rules = try Self.small()
         #expect(rules.catalog.start(of: ref) == nil)
         #expect(rules.timeCheck(ref, reminderSeconds: nil, at: try Fixture.earlyNow()).reason == .unknownStation)
+        let slot = rules.catalog.slot(ref)
+        #expect(slot.station.rawValue.isEmpty && slot.socket.rawValue.isEmpty)
+        #expect(slot.date == (try Fixture.day()) && slot.hour == 12)
+        #expect(refusal { try rules.catalog.resolve(slot) }?.reason == .unknownStation)
+        let rejection = rules.rejection(
+            .slotTaken, ref: ref, user: 1, requestID: nil, reminderSeconds: nil, start: try Fixture.earlyNow(),
+            at: try Fixture.earlyNow())
+        #expect(rejection.reason == .unknownStation)
+        #expect(!rejection.message(in: .english).isEmpty)
+        let utc = LocalDate(dayNumber: Int32(try Fixture.earlyNow().secondsSinceEpoch / 86_400))
+        for station in [Int32.min, -1, 1, 99, .max] {
+            #expect(rules.catalog.localDate(ofStation: station, at: try Fixture.earlyNow()) == utc)
+        }
     }
 }

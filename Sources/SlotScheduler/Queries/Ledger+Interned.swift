@@ -16,11 +16,13 @@ extension Ledger {
 
 extension Catalog {
     /// The local date at `now` of the station with catalog index `station` (``SlotRef/station``):
-    /// ``localDate(of:at:)`` without the station id lookup.
-    ///
-    /// - Precondition: `station` is an index into ``stations``.
+    /// ``localDate(of:at:)`` without the station id lookup. For an index that is not one of
+    /// ``stations``, the UTC date (before, it indexed past the end and trapped).
     @inline(__always)
     public func localDate(ofStation station: Int32, at now: Instant) -> LocalDate {
-        LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch))
+        guard station >= 0, Int(station) < stations.count else {
+            return LocalDate(dayNumber: Int32(clamping: Instant.floorDivide(now.secondsSinceEpoch, 86_400).quotient))
+        }
+        return LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch))
     }
 }

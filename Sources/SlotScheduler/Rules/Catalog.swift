@@ -148,8 +148,12 @@ public struct Catalog: Sendable {
             hour: Int32(hour))
     }
 
-    /// The public slot an interned reference names.
+    /// The public slot an interned reference names; for a reference another catalog issued, its
+    /// date and hour with empty station and socket ids (which no catalog resolves).
     public func slot(_ ref: SlotRef) -> Slot {
+        guard owns(ref) else {
+            return Slot(station: "", socket: "", date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))
+        }
         let station = stations[Int(ref.station)]
         let socket = station.sockets[Int(ref.socket - socketBase[Int(ref.station)])]
         return Slot(station: station.id, socket: socket.id, date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))

@@ -25,12 +25,16 @@ extension Rules {
         return (reason, Instant(start))
     }
 
-    /// The full refusal, with the same details the in-memory scheduler gives, for `reason`.
+    /// The full refusal, with the same details the in-memory scheduler gives, for `reason`;
+    /// ``Rejection/Reason/unknownStation`` for a reference another catalog issued.
     public func rejection(
         _ reason: Rejection.Reason, ref: SlotRef, user: UserID, requestID: RequestID?, reminderSeconds: Int64?,
         start: Instant, at now: Instant
     ) -> Rejection {
-        rejection(
+        guard catalog.owns(ref) else {
+            return Rejection(.unknownStation, slot: catalog.slot(ref), user: user, requestID: requestID)
+        }
+        return rejection(
             reason, ref: ref, user: user, requestID: requestID, reminder: reminderSeconds,
             start: start.secondsSinceEpoch, now: now.secondsSinceEpoch)
     }
