@@ -94,3 +94,22 @@ struct PreallocationTests {
         await reopened.close()
     }
 }
+
+/// A preallocation of `Int.max` bytes trapped on the first append to a journal (`position +
+/// count + preallocation` overflowed); it is capped at ``PosixDirectory.maximumPreallocation``.
+@Suite struct ExtremePreallocationTests {
+    @Test(arguments: [Int.max, Int.max - 1, Int.min, -1])
+    func extremePreallocationIsCapped(bytes: Int) throws {
+        let path = JournalFixture.temporaryDirectory("prealloc")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let directory = try PosixDirectory(path: path, preallocation: bytes)
+        #expect(directory.preallocation == (bytes < 0 ? 0 : PosixDirectory.maximumPreallocation))
+        let file = try directory.create("journal-0000000000000001.log")
+        try file.write([1, 2, 3])
+        try file.write([4])
+        file.close()
+        let written = try directory.read("journal-0000000000000001.log")
+        #expect(written.prefix(4) == [1, 2, 3, 4])
+        #expect(written.count == (bytes < 0 ? 4 : 3 + PosixDirectory.maximumPreallocation))
+    }
+}

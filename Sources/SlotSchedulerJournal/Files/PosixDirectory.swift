@@ -20,12 +20,16 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     public let path: String
     /// Bytes of zeros a journal grows by when an append reaches its end (0: none).
     public let preallocation: Int
+    /// The largest ``preallocation`` (64 MiB, the default checkpoint threshold's size): a larger
+    /// one is capped to it, as a negative one is raised to 0. Before, `Int.max` overflowed the
+    /// first append's `position + count + preallocation`.
+    public static let maximumPreallocation = 64 << 20
     private var lockDescriptor: Int32 = -1
 
     /// Uses (and creates, with any missing parents) the directory at `path`.
     public init(path: String, preallocation: Int = 4 << 20) throws(JournalError) {
         self.path = path
-        self.preallocation = max(0, preallocation)
+        self.preallocation = min(max(0, preallocation), Self.maximumPreallocation)
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
