@@ -142,6 +142,42 @@ import Testing
         _ = try? Ledger(rules: rules, snapshot: Snapshot(bookings: bookings, overrides: []))
     }
 
+    /// A snapshot and its events restored into schedulers of extreme shard counts, then driven
+    /// with booking ids at the ends of `UInt64` and ids the layout never issued.
+    @Test func restoresAcrossExtremeShardCounts() throws {
+        let rules = try Rules(catalog: try Catalog(Fixture.stations), policy: Fixture.policy)
+        let now = try Fixture.earlyNow()
+        let source = Scheduler(rules: rules, shards: 3)
+        for (i, station) in ["LON", "LHR", "IST", "CKR"].enumerated() {
+            let socket: SocketID = station == "LHR" ? "A" : "1"
+            _ = try? source.reserve(
+                ReservationRequest(
+                    slot: Slot(station: StationID(station), socket: socket, date: try Fixture.day(), hour: 10 + i),
+                    user: UserID(UInt64(i))), at: now)
+        }
+        let snapshot = source.snapshot()
+        let issued = source.allBookings.map(\.id)
+        #expect(issued.count == 4)
+        for shards in [Int.min, -1, 0, 1, 2, 7, Int.max] {
+            let restored = try Scheduler(rules: rules, shards: shards, snapshot: snapshot)
+            #expect(restored.allBookings.map(\.id) == issued)
+            let replayed = try Scheduler(rules: rules, shards: shards, replaying: source.events)
+            #expect(replayed.allBookings.count == issued.count)
+            for id in issued + [0, 1, 1 << 32, .max - 1, .max].map(BookingID.init) {
+                _ = restored.booking(id)
+                _ = restored.lookup(id)
+                _ = try? restored.checkIn(id, by: 1, at: now)
+                _ = try? restored.reschedule(
+                    RescheduleRequest(booking: id, user: 1, to: Fixture.slot(try Fixture.day(), 20)), at: now)
+                _ = try? restored.cancel(id, by: 0, at: now)
+            }
+            let fresh = try restored.reserve(
+                ReservationRequest(slot: Fixture.slot(try Fixture.day(), 22), user: 9), at: now)
+            #expect(restored.booking(fresh.id) == fresh)
+            #expect(!issued.contains(fresh.id))
+        }
+    }
+
     /// Wire-format JSON with numbers at and past the ends of the integer types.
     @Test func wireDecodingOfExtremeNumbers() throws {
         let numbers = [
