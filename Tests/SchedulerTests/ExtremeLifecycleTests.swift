@@ -178,6 +178,81 @@ import Testing
         }
     }
 
+    /// The wire JSON of real events, snapshots, views and refusals with each number in turn
+    /// replaced by one at or past the ends of the integer types: decoded or refused, and a decoded
+    /// snapshot or event list restored or refused, never a crash.
+    @Test func wireNumbersReplacedOneByOne() throws {
+        var ledger = try Fixture.ledger(Policy(maxUpcomingBookings: 3, hold: .seconds(600)))
+        let now = try Fixture.earlyNow()
+        let day = try Fixture.day()
+        let booking = try ledger.reserve(
+            ReservationRequest(slot: Fixture.slot(day, 10), user: 1, requestID: "r1", reminder: .seconds(600)), at: now)
+        _ = try ledger.hold(Fixture.slot(day, 11), for: 2, at: now)
+        _ = try ledger.reschedule(RescheduleRequest(booking: booking.id, user: 1, to: Fixture.slot(day, 12)), at: now)
+        _ = try ledger.changeAvailability(.close("LON", socket: "2", on: day), at: now)
+        let refusal = try #require(refusal { try ledger.cancel(BookingID(99), by: 1, at: now) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let documents: [(Data, (Data) throws -> Void)] = [
+            (
+                try encoder.encode(ledger.events),
+                {
+                    let events = try JSONDecoder().decode([Event].self, from: $0)
+                    if let restored = try? Ledger(rules: ledger.rules, replaying: events) {
+                        #expect(Self.startsMatchSlots(restored), "\(events)")
+                    }
+                    _ = try? Scheduler(rules: ledger.rules, shards: 3, replaying: events)
+                }
+            ),
+            (
+                try encoder.encode(ledger.snapshot()),
+                {
+                    let snapshot = try JSONDecoder().decode(Snapshot.self, from: $0)
+                    if let restored = try? Ledger(rules: ledger.rules, snapshot: snapshot) {
+                        #expect(Self.startsMatchSlots(restored), "\(snapshot)")
+                    }
+                    _ = try? Scheduler(rules: ledger.rules, shards: 3, snapshot: snapshot)
+                }
+            ),
+            (
+                try encoder.encode(try ledger.dayView(of: "LON", on: day, at: now)),
+                { _ = try JSONDecoder().decode(DayView.self, from: $0) }
+            ),
+            (
+                try encoder.encode(ledger.bookings(of: 1, at: now)),
+                { _ = try JSONDecoder().decode(UserBookings.self, from: $0) }
+            ),
+            (try encoder.encode(refusal), { _ = try JSONDecoder().decode(Rejection.self, from: $0) }),
+            (try encoder.encode(ledger.holds(at: now)), { _ = try JSONDecoder().decode([Hold].self, from: $0) }),
+        ]
+        let extremes = [
+            "-9223372036854775808", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+            "18446744073709551616", "-1", "1e400", "2147483648", "-2147483649", "0.5",
+        ]
+        let number = try Regex(#"-?[0-9]+(\.[0-9]+)?"#)
+        var decoded = 0
+        for (data, decode) in documents {
+            let text = String(decoding: data, as: UTF8.self)
+            try decode(data)
+            for match in text.matches(of: number) {
+                for value in extremes {
+                    var changed = text
+                    changed.replaceSubrange(match.range, with: value)
+                    if (try? decode(Data(changed.utf8))) != nil { decoded += 1 }
+                }
+            }
+        }
+        #expect(decoded > 0)
+    }
+
+    /// Whether every booking restored starts when its slot does (a crafted start is refused).
+    static func startsMatchSlots(_ ledger: Ledger) -> Bool {
+        ledger.allBookings.allSatisfy { booking in
+            let ref = try? ledger.rules.catalog.resolve(booking.slot)
+            return ref.flatMap { ledger.rules.catalog.start(of: $0) } == booking.start
+        }
+    }
+
     /// Wire-format JSON with numbers at and past the ends of the integer types.
     @Test func wireDecodingOfExtremeNumbers() throws {
         let numbers = [
