@@ -253,6 +253,36 @@ import Testing
         }
     }
 
+    /// Any-socket requests with odd powers, connectors, hours and reminders.
+    @Test func anySocketRequestsWithOddValues() throws {
+        let ledger = try Fixture.ledger()
+        let scheduler = try Fixture.scheduler()
+        let day = try Fixture.day()
+        var ledgerCopy = ledger
+        let powers: [Double] = [.nan, .infinity, -.infinity, -0.0, .greatestFiniteMagnitude, 1e-300, 50]
+        for power in powers {
+            for connector in [
+                ConnectorType.ccs, ConnectorType(""), ConnectorType(String(repeating: "x", count: 1 << 10)),
+            ] {
+                for hour in [Int.min, -1, 12, 24, Int.max] {
+                    for reminder in [Duration.seconds(Int64.min), .seconds(Int64.max), .seconds(-1), .zero, nil] {
+                        let request = AnySocketRequest(
+                            station: "LON", connector: connector, minimumPowerKW: power, date: day, hour: hour,
+                            user: 1, reminder: reminder)
+                        _ = try? ledgerCopy.reserve(request, at: try Fixture.earlyNow())
+                        _ = try? scheduler.reserve(request, at: try Fixture.earlyNow())
+                        if let refusal = refusal({ try ledger.rules.resolve(request) }) {
+                            #expect(!refusal.message(in: .english).isEmpty)
+                        }
+                    }
+                }
+            }
+        }
+        let booked = ledgerCopy.allBookings
+        #expect(booked.allSatisfy { $0.slot.socket == "2" && $0.slot.hour == 12 })
+        #expect(!booked.isEmpty && booked.count == scheduler.allBookings.count)
+    }
+
     /// Wire-format JSON with numbers at and past the ends of the integer types.
     @Test func wireDecodingOfExtremeNumbers() throws {
         let numbers = [
