@@ -34,7 +34,8 @@ enum Recovery {
         let snapshots = names.compactMap { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".snap") }
         let journals = names.compactMap { FileNames.generation(of: $0, prefix: "journal-", suffix: ".log") }
         var result = Recovered(shards: requested)
-        result.obsolete = names.filter { $0.hasSuffix(".tmp") }
+        // Only the store's own unfinished snapshots: a user's `draft.tmp` in the directory is kept.
+        result.obsolete = names.filter { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".tmp") != nil }
         let base = snapshots.max()
         if let base {
             result.obsolete += snapshots.filter { $0 < base }.map(FileNames.snapshot)
