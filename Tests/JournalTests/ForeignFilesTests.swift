@@ -7,20 +7,46 @@ import Testing
 /// A store opened on a directory that already holds someone else's files must leave them alone.
 @Suite("Journal store: files it did not write")
 struct ForeignFilesTests {
-    @Test("opening a directory with a user's .tmp and .snap files keeps them, byte for byte")
-    func userFilesSurviveOpen() async throws {
-        let dir = JournalFixture.temporaryDirectory("foreign")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let names = ["draft.tmp", "snapshot-notes.tmp", "snapshot-1.tmp", "old.snap"]
+    static let names = ["draft.tmp", "snapshot-notes.tmp", "snapshot-1.tmp", "old.snap"]
+
+    static func write(_ names: [String], in dir: String) throws {
         for name in names {
             try Data("user data \(name)\n".utf8).write(to: URL(fileURLWithPath: dir + "/" + name))
         }
-        let store = try JournalStore(directory: dir, rules: JournalFixture.rules)
-        await store.close()
+    }
+
+    static func expectKept(_ names: [String], in dir: String) {
         for name in names {
             let kept = try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)
             #expect(kept == "user data \(name)\n", "\(name) was removed or changed")
         }
+    }
+
+    @Test("reopening a store whose directory a user added .tmp and .snap files to keeps them")
+    func userFilesSurviveOpen() async throws {
+        let dir = JournalFixture.temporaryDirectory("foreign")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try JournalStore(directory: dir, rules: JournalFixture.rules)
+        await store.close()
+        try Self.write(Self.names, in: dir)
+        let reopened = try JournalStore(directory: dir, rules: JournalFixture.rules)
+        await reopened.close()
+        Self.expectKept(Self.names, in: dir)
+    }
+
+    @Test("a directory of user files with no journal is refused, naming it, and gets no journal")
+    func userDirectoryIsRefused() throws {
+        let dir = JournalFixture.temporaryDirectory("userdir")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Self.write(Self.names, in: dir)
+        #expect {
+            _ = try JournalStore(directory: dir, rules: JournalFixture.rules)
+        } throws: { error in
+            "\(error)".contains(dir) && "\(error)".contains("not a journal store")
+        }
+        Self.expectKept(Self.names, in: dir)
+        let journals = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.hasPrefix("journal-") }
+        #expect(journals == [])
     }
 }

@@ -33,9 +33,17 @@ enum Recovery {
         let names = try files.list()
         let snapshots = names.compactMap { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".snap") }
         let journals = names.compactMap { FileNames.generation(of: $0, prefix: "journal-", suffix: ".log") }
+        let temps = names.filter { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".tmp") != nil }
+        if snapshots.isEmpty, journals.isEmpty,
+            let other = names.first(where: { $0 != "LOCK" && !temps.contains($0) })
+        {
+            throw JournalError(
+                .corrupt, file: files.path,
+                message: "not a journal store: it holds \(other) and no journal; give an empty or new directory")
+        }
         var result = Recovered(shards: requested)
         // Only the store's own unfinished snapshots: a user's `draft.tmp` in the directory is kept.
-        result.obsolete = names.filter { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".tmp") != nil }
+        result.obsolete = temps
         let base = snapshots.max()
         if let base {
             result.obsolete += snapshots.filter { $0 < base }.map(FileNames.snapshot)
