@@ -11,6 +11,8 @@ public struct Catalog: Sendable {
     let socketBase: [Int32]
     /// Regular open hours per flat socket index.
     let regularHours: [UInt32]
+    /// The station of each flat socket index (``owns(_:)``).
+    let stationOfSocket: [Int32]
     /// Zone clock index per station.
     let zoneOfStation: [Int32]
     let zones: [ZoneClock]
@@ -60,6 +62,9 @@ public struct Catalog: Sendable {
         self.stationIndex = stationIndex
         self.socketBase = socketBase
         self.regularHours = regularHours
+        self.stationOfSocket = socketBase.indices.flatMap { station in
+            repeatElement(Int32(station), count: stations[station].sockets.count)
+        }
         self.zoneOfStation = zoneOfStation
         self.zones = zones
     }
@@ -164,13 +169,11 @@ public struct Catalog: Sendable {
 
     /// Whether `ref` names a socket of this catalog: `false` for one another catalog (a larger
     /// layout) resolved, whose indexes would reach past this one's arrays.
-    /// - Complexity: O(1): two array reads.
+    /// - Complexity: O(1): one array read (it is on the `attempt` path).
     @inline(__always)
     func owns(_ ref: SlotRef) -> Bool {
-        let station = Int(ref.station)
-        guard station >= 0, station < socketBase.count else { return false }
-        let end = station + 1 < socketBase.count ? socketBase[station + 1] : Int32(regularHours.count)
-        return ref.socket >= socketBase[station] && ref.socket < end
+        let socket = Int(ref.socket)
+        return socket >= 0 && socket < stationOfSocket.count && stationOfSocket[socket] == ref.station
     }
 
     /// The instant a slot starts, or `nil` for a local time that does not exist (DST gap) or a
