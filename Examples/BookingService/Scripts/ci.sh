@@ -65,6 +65,9 @@ timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
 
+echo "--- hostile clients: silent connections and trickled heads closed"
+timeout 120 python3 Scripts/hostile_check.py --url "$URL"
+
 echo "--- schemathesis (all checks, schemathesis.toml here)"
 timeout 300 python3 -m pip install --quiet "schemathesis==4.32.5"
 timeout 600 schemathesis run "$URL/openapi.yaml" --checks all --max-examples "$SCHEMATHESIS_EXAMPLES" \

@@ -34,8 +34,19 @@ struct BookingServer: AsyncParsableCommand {
     @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
     var openapi: String?
 
+    @Option(
+        help: """
+            Close a connection after this many seconds without a whole request part (head, body \
+            chunk) or a response: a client trickling a request head, or holding connections open \
+            and silent, cannot use up the process's file descriptors.
+            """)
+    var idleTimeout: Int = 10
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
+        guard (1...3_600).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be 1...3600 seconds, not \(idleTimeout)")
+        }
     }
 
     func run() async throws {
@@ -55,6 +66,7 @@ struct BookingServer: AsyncParsableCommand {
         logger.logLevel = .info
         let app = Application(
             router: routes.router(),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
             onServerRunning: { channel in
                 // One line a script can wait for and read the port from (`--port 0`).

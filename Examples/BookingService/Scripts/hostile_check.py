@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Check a running BookingService against hostile HTTP clients, over raw sockets.
+
+Standard library only. Against --url (Scripts/ci.sh starts the service):
+
+  - silent connections do not pile up: 100 connections that send part of a request head and then
+    nothing, and 20 that send nothing, are all closed by the service within --idle-timeout
+    (its `--idle-timeout`, 10 s by default) plus 5 s, and another client is served meanwhile.
+    Without that, one client holding as many connections as the process has file descriptors
+    (a slowloris) locks every other client out.
+
+Exits 0 when every check passed; the last line is "N passed, M failed".
+"""
+
+import argparse
+import socket
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+
+class Checker:
+    def __init__(self, url):
+        parsed = urllib.parse.urlparse(url)
+        self.url = url.rstrip("/")
+        self.host, self.port = parsed.hostname, parsed.port or 80
+        self.passed = 0
+        self.failures = []
+
+    def expect(self, what, condition, detail=""):
+        if condition:
+            self.passed += 1
+        else:
+            self.failures.append(f"{what} {detail}")
+
+    def connect(self):
+        return socket.create_connection((self.host, self.port), timeout=5)
+
+
+def closed_by_server(connection):
+    """Whether the service has closed `connection` (EOF or reset), without waiting."""
+    connection.setblocking(False)
+    try:
+        return connection.recv(65536) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def idle_connections(c, idle_timeout):
+    partial = []
+    for _ in range(100):
+        connection = c.connect()
+        connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Le")
+        partial.append(connection)
+    silent = [c.connect() for _ in range(20)]
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(c.url + "/stations", timeout=5) as response:
+            c.expect("another client is served while 120 connections idle", response.status == 200)
+        deadline = started + idle_timeout + 5
+        open_ones = partial + silent
+        while open_ones and time.monotonic() < deadline:
+            time.sleep(0.5)
+            open_ones = [x for x in open_ones if not closed_by_server(x)]
+        c.expect("idle connections closed by the service", not open_ones,
+                 f"{len(open_ones)} of 120 still open {time.monotonic() - started:.1f} s after the last byte")
+    finally:
+        for connection in partial + silent:
+            connection.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--idle-timeout", type=float, default=10, help="the service's --idle-timeout, seconds")
+    args = parser.parse_args()
+    c = Checker(args.url)
+    idle_connections(c, args.idle_timeout)
+    for failure in c.failures:
+        print("FAIL", failure)
+    print(f"{c.passed} passed, {len(c.failures)} failed")
+    return 0 if not c.failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
