@@ -70,10 +70,7 @@ enum Decisions {
     ) -> BookingID {
         let record = slots.records.count
         let id = slots.bookingID(record: record)
-        slots.records.append(
-            BookingRecord(
-                user: request.user, start: start, createdAt: now, ref: request.ref,
-                reminder: request.reminder.map { Int32(clamping: $0) } ?? -1, status: .active))
+        slots.records.append(BookingRecord(request, start: start, createdAt: now, status: .active))
         slots.occupy(request.ref, block: block, record: record)
         users.add(id, start: start, to: u)
         remember(request, booking: id, record: record, slots: &slots, users: &users)

@@ -208,16 +208,13 @@ extension Replay {
         let ref = try madeRef(of: booking, index: index, rules: rules, slots: slots)
         if slots.isRestoringAcrossLayouts { slots.restore(booking.id) }
         let record = slots.records.count
+        let request = ResolvedRequest(
+            ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds)
         slots.records.append(
             BookingRecord(
-                user: booking.user, start: booking.start.secondsSinceEpoch,
-                createdAt: booking.createdAt.secondsSinceEpoch,
-                ref: ref, reminder: booking.reminderOffsetSeconds.map { Int32(clamping: $0) } ?? -1,
+                request, start: booking.start.secondsSinceEpoch, createdAt: booking.createdAt.secondsSinceEpoch,
                 status: booking.status))
-        Decisions.remember(
-            ResolvedRequest(
-                ref: ref, user: booking.user, requestID: booking.requestID, reminder: booking.reminderOffsetSeconds),
-            booking: booking.id, record: record, slots: &slots, users: &users)
+        Decisions.remember(request, booking: booking.id, record: record, slots: &slots, users: &users)
         if let at = booking.checkedInAt { slots.checkIns[Int32(truncatingIfNeeded: record)] = at.secondsSinceEpoch }
         _ = users.findOrInsert(booking.user)
         users.close(booking.id, of: booking.user, day: ref.day)

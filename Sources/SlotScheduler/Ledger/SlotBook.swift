@@ -248,6 +248,16 @@ struct BookingRecord: Sendable, Equatable {
         status: .cancelled)
 }
 
+extension BookingRecord {
+    /// The record of a booking of `request` starting at `start`, made at `createdAt`: the one
+    /// place a request's reminder (seconds, clamped to `Int32`; none is -1) is stored.
+    init(_ request: ResolvedRequest, start: Int64, createdAt: Int64, status: Booking.Status) {
+        self.init(
+            user: request.user, start: start, createdAt: createdAt, ref: request.ref,
+            reminder: request.reminder.map { Int32(clamping: $0) } ?? -1, status: status)
+    }
+}
+
 /// A compact journal line; ``Event`` values are built from it on demand.
 struct JournalEntry: Sendable, Equatable {
     enum Kind: UInt8, Sendable {
