@@ -76,6 +76,31 @@ struct AnySocketTests {
                 == .invalidHour)
     }
 
+    /// A 64 KiB connector name that normalizes to "ccs" books as "CCS" does, socket after socket
+    /// of a six-socket station, on a ledger and a scheduler; one that normalizes to something
+    /// else matches no socket. (Its name is normalized once per request, not once per socket.)
+    @Test func longConnectorNamesMatchAsNormalized() throws {
+        let rules = try Self.rules()
+        var ledger = Ledger(rules: rules)
+        let scheduler = Scheduler(rules: rules, shards: 2)
+        let now = try Fixture.earlyNow()
+        let long = ConnectorType("CC" + String(repeating: "- _", count: 65_533 / 3) + "S")
+        #expect(long.rawValue.utf8.count >= 65_533 && long.normalized == "ccs")
+        let requests = try (1...7).map { try Self.request(long, 50, hour: 10, user: UserID($0), station: "SIX") }
+        #expect(Self.six.sockets.allSatisfy(requests[0].matches))
+        for (user, request) in requests.prefix(6).enumerated() {
+            #expect(try ledger.reserve(request, at: now).slot.socket == SocketID("\(user + 1)"))
+            #expect(try scheduler.reserve(request, at: now).slot.socket == SocketID("\(user + 1)"))
+        }
+        let full = refusal { try ledger.reserve(requests[6], at: now) }
+        #expect(full?.reason == .noMatchingSocketFree)
+        #expect(full == refusal { try scheduler.reserve(requests[6], at: now) })
+        let other = try Self.request(
+            ConnectorType("CCS" + String(repeating: "x", count: 65_533)), 0, hour: 11, user: 1, station: "SIX")
+        #expect(refusal { try ledger.reserve(other, at: now) }?.reason == .unknownSocket)
+        #expect(refusal { try scheduler.reserve(other, at: now) }?.reason == .unknownSocket)
+    }
+
     /// Time rules come before the socket search: a past hour is `slotInPast` even when full.
     @Test func timeRulesComeFirst() throws {
         var ledger = Ledger(rules: try Self.rules())

@@ -71,10 +71,13 @@ extension Rules {
     /// ``resolve(_:)-(ReservationRequest)`` refuses: ``Rejection/Reason/unknownStation``, then
     /// ``Rejection/Reason/unknownSocket`` when no socket of the station matches at all, then an
     /// invalid hour, an unsupported date, an invalid request id.
-    /// - Complexity: O(*s*) in the station's sockets.
+    /// - Complexity: O(*s* + *n*) in the station's sockets and the connector name's length (it is
+    ///   normalized once).
     public func resolve(_ request: AnySocketRequest) throws(Rejection) -> [SlotRef] {
+        let connector = request.connector.normalized
+        func matches(_ socket: Socket) -> Bool { request.matches(socket, connector: connector) }
         guard let station = catalog.station(request.station),
-            let first = station.sockets.firstIndex(where: request.matches)
+            let first = station.sockets.firstIndex(where: matches)
         else {
             let value = catalog.station(request.station) == nil ? request.station.rawValue : request.criteria
             throw Rejection(
@@ -88,7 +91,7 @@ extension Rules {
                     station: request.station, socket: station.sockets[first].id, date: request.date,
                     hour: request.hour), user: request.user, requestID: request.requestID))
         let base = firstRef.socket - Int32(first)
-        return station.sockets.indices.filter { $0 >= first && request.matches(station.sockets[$0]) }.map {
+        return station.sockets.indices.filter { $0 >= first && matches(station.sockets[$0]) }.map {
             SlotRef(station: firstRef.station, socket: base + Int32($0), day: firstRef.day, hour: firstRef.hour)
         }
     }

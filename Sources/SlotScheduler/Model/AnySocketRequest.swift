@@ -37,8 +37,13 @@ public struct AnySocketRequest: Hashable, Sendable {
     var reminderSeconds: Int64? { reminder.map { $0.components.seconds } }
 
     /// Whether `socket` is a candidate for this request.
-    public func matches(_ socket: Socket) -> Bool {
-        socket.connector.normalized == connector.normalized && socket.powerKW >= minimumPowerKW
+    /// - Complexity: O(*n*) in the lengths of the two connector names.
+    public func matches(_ socket: Socket) -> Bool { matches(socket, connector: connector.normalized) }
+
+    /// ``matches(_:)`` given this request's ``connector`` already normalized: a search through a
+    /// station's sockets normalizes it once, not once per socket (whose cost is the name's length).
+    func matches(_ socket: Socket, connector normalized: String) -> Bool {
+        socket.connector.normalized == normalized && socket.powerKW >= minimumPowerKW
     }
 
     /// What the request asks for, as a refusal's `value`: `CCS ≥ 50 kW`.
