@@ -7,7 +7,9 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     nothing, and 20 that send nothing, are all closed by the service within --idle-timeout
     (its `--idle-timeout`, 10 s by default) plus 5 s, and another client is served meanwhile.
     Without that, one client holding as many connections as the process has file descriptors
-    (a slowloris) locks every other client out.
+    (a slowloris) locks every other client out;
+  - a body trickled a byte every 0.5 s (a whole part each time, so never idle) is cut off too:
+    5 such connections are closed within --idle-timeout of their request head plus 5 s.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -49,6 +51,17 @@ def closed_by_server(connection):
         return True
 
 
+def sent_byte(connection):
+    """Sends one more body byte; False once the service has closed `connection`."""
+    if closed_by_server(connection):
+        return False
+    try:
+        connection.sendall(b" ")
+        return True
+    except OSError:
+        return False
+
+
 def idle_connections(c, idle_timeout):
     partial = []
     for _ in range(100):
@@ -56,19 +69,28 @@ def idle_connections(c, idle_timeout):
         connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Le")
         partial.append(connection)
     silent = [c.connect() for _ in range(20)]
+    trickled = []
+    for _ in range(5):
+        connection = c.connect()
+        connection.sendall(b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Length: 16000\r\n\r\n{")
+        trickled.append(connection)
     started = time.monotonic()
     try:
         with urllib.request.urlopen(c.url + "/stations", timeout=5) as response:
             c.expect("another client is served while 120 connections idle", response.status == 200)
         deadline = started + idle_timeout + 5
         open_ones = partial + silent
-        while open_ones and time.monotonic() < deadline:
+        trickling = trickled
+        while (open_ones or trickling) and time.monotonic() < deadline:
             time.sleep(0.5)
             open_ones = [x for x in open_ones if not closed_by_server(x)]
+            trickling = [x for x in trickling if sent_byte(x)]
         c.expect("idle connections closed by the service", not open_ones,
                  f"{len(open_ones)} of 120 still open {time.monotonic() - started:.1f} s after the last byte")
+        c.expect("trickled bodies cut off by the service", not trickling,
+                 f"{len(trickling)} of 5 still open {time.monotonic() - started:.1f} s after the head")
     finally:
-        for connection in partial + silent:
+        for connection in partial + silent + trickled:
             connection.close()
 
 

@@ -37,8 +37,9 @@ struct BookingServer: AsyncParsableCommand {
     @Option(
         help: """
             Close a connection after this many seconds without a whole request part (head, body \
-            chunk) or a response: a client trickling a request head, or holding connections open \
-            and silent, cannot use up the process's file descriptors.
+            chunk) or a response, or this many seconds after a request head whose body has not \
+            all arrived: a client trickling a request, or holding connections open and silent, \
+            cannot use up the process's file descriptors.
             """)
     var idleTimeout: Int = 10
 
@@ -66,7 +67,10 @@ struct BookingServer: AsyncParsableCommand {
         logger.logLevel = .info
         let app = Application(
             router: routes.router(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [RequestDeadline(limit: .seconds(Int64(idleTimeout)))],
+                    idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
             onServerRunning: { channel in
                 // One line a script can wait for and read the port from (`--port 0`).

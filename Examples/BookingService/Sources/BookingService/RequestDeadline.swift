@@ -1,0 +1,46 @@
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes a connection whose request is not whole (head to end) within `limit` of its head.
+///
+/// The idle timeout closes a connection that sends no whole part, which a trickled body does
+/// every byte: without a deadline, one byte every few seconds keeps a request (and its
+/// connection and file descriptor) open for hours. Bodies are at most 16 KiB, so an honest
+/// client needs far less than the limit.
+final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    let limit: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(limit: TimeAmount) {
+        self.limit = limit
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            deadline?.cancel()
+            let channel = context.channel
+            deadline = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        case .body:
+            break
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
