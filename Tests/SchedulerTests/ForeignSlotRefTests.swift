@@ -35,6 +35,36 @@ import Testing
         #expect(scheduler.allBookings.isEmpty)
     }
 
+    /// Foreign refs mixed into batches, at the first, last and middle places of prefetch windows
+    /// (32 attempts), are refused and the others booked as single attempts are, on a ledger and
+    /// a one-shard scheduler (whose order is the batch's).
+    @Test func batchesRefuseForeignRefsAnywhereInAWindow() throws {
+        let foreign = try Self.foreignRef()
+        let rules = try Self.small()
+        let day = try Fixture.day()
+        let now = try Fixture.earlyNow()
+        let edges: Set = [0, 31, 32, 33, 63, 64, 95, 96, 99]
+        let batch = try (0..<100).map { i in
+            let ref =
+                edges.contains(i) || i % 7 == 3
+                ? foreign : try rules.catalog.resolve(Fixture.slot("IST", "1", day.adding(days: i / 24 % 2), i % 24))
+            return (ref, UserID(UInt64(i % 5)))
+        }
+        var single = Ledger(rules: rules)
+        let singleScheduler = Scheduler(rules: rules, shards: 1)
+        var batched = single
+        let batchedScheduler = Scheduler(rules: rules, shards: 1)
+        let expected = batch.map { single.attempt($0.0, for: $0.1, at: now) }
+        #expect(batch.map { singleScheduler.attempt($0.0, for: $0.1, at: now) } == expected)
+        #expect(batched.attempt(batch, at: now) == expected)
+        #expect(batchedScheduler.attempt(batch[...], at: now) == expected)
+        let refused = expected.indices.filter { expected[$0].reason == .unknownStation }
+        #expect(refused == batch.indices.filter { batch[$0].0 == foreign })
+        #expect(expected.contains { $0.booking != nil })
+        #expect(batched.allBookings == single.allBookings)
+        #expect(batchedScheduler.allBookings == single.allBookings)
+    }
+
     @Test func catalogAndRulesAnswerNothingForAForeignRef() throws {
         let ref = try Self.foreignRef()
         let rules = try Self.small()

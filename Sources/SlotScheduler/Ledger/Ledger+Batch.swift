@@ -1,5 +1,6 @@
 extension Ledger {
-    /// How many attempts of a batch have their memory prefetched together.
+    /// How many attempts of a batch have their memory prefetched together (at most 64: the
+    /// attempts a window owns are one `UInt64`'s bits).
     static let batchWindow = 32
 
     /// Makes independent reservation attempts one after another, with the same rules and the
@@ -18,8 +19,17 @@ extension Ledger {
         var window = batch.startIndex
         while window < batch.endIndex {
             let end = min(window + Self.batchWindow, batch.endIndex)
-            prefetch(batch[window..<end])
-            for i in window..<end { results.append(attempt(batch[i].0, for: batch[i].1, at: now)) }
+            let owned = prefetch(batch[window..<end])
+            for i in window..<end {
+                // `attempt` without its `owns` check: `prefetch` decided it for the window.
+                let (ref, user) = batch[i]
+                results.append(
+                    owned & (1 &<< UInt64(i &- window)) == 0
+                        ? ReservationAttempt(reason: .unknownStation, start: 0)
+                        : Decisions.reserve(
+                            ref, user: user, requestID: nil, reminder: nil, now: now.secondsSinceEpoch, rules: rules,
+                            slots: &slots, users: &users))
+            }
             window = end
         }
         return results
@@ -31,12 +41,17 @@ extension Ledger {
     }
 
     /// Asks the CPU for the memory the attempts will read and write; changes nothing.
+    /// - Returns: which attempts this catalog owns, bit *i* for the *i*-th (a window holds at
+    ///   most ``batchWindow``, at most 64). A reference another catalog issued is refused as
+    ///   `attempt` refuses it, and is not prefetched.
     @inline(__always)
-    private func prefetch(_ attempts: ArraySlice<(SlotRef, UserID)>) {
-        // A reference another catalog issued is refused by `attempt`; it is not prefetched.
-        for (ref, user) in attempts where rules.catalog.owns(ref) {
+    private func prefetch(_ attempts: ArraySlice<(SlotRef, UserID)>) -> UInt64 {
+        var owned: UInt64 = 0
+        for (i, (ref, user)) in attempts.enumerated() where rules.catalog.owns(ref) {
+            owned |= 1 &<< UInt64(i)
             slots.prefetch(ref)
             users.prefetch(user)
         }
+        return owned
     }
 }

@@ -27,12 +27,15 @@ extension Scheduler {
             var window = starts[s]
             while window < starts[s + 1] {
                 let end = min(window + Ledger.batchWindow, starts[s + 1])
+                // Whether each attempt's ref is this catalog's, decided once: bit k - window.
+                var owned: UInt64 = 0
                 for k in window..<end where self.rules.catalog.owns(batch[base + order[k]].0) {
+                    owned |= 1 &<< UInt64(k &- window)
                     slots.prefetch(batch[base + order[k]].0)
                 }
                 for k in window..<end {
                     let (ref, user) = batch[base + order[k]]
-                    guard self.rules.catalog.owns(ref) else {
+                    guard owned & (1 &<< UInt64(k &- window)) != 0 else {
                         results[order[k]] = ReservationAttempt(reason: .unknownStation, start: 0)
                         continue
                     }
