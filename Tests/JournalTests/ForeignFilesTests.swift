@@ -34,12 +34,14 @@ struct ForeignFilesTests {
         Self.expectKept(Self.names, in: dir)
     }
 
-    @Test("a directory of user files with no journal is refused, naming it, and gets no journal")
+    @Test(
+        "a directory of user files with no journal is refused, naming it, and is left as it was (no journal, no LOCK)")
     func userDirectoryIsRefused() throws {
         let dir = JournalFixture.temporaryDirectory("userdir")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Self.write(Self.names, in: dir)
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         #expect {
             _ = try JournalStore(directory: dir, rules: JournalFixture.rules)
         } throws: { error in
@@ -48,5 +50,7 @@ struct ForeignFilesTests {
         Self.expectKept(Self.names, in: dir)
         let journals = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.hasPrefix("journal-") }
         #expect(journals == [])
+        // Nothing created either: not even the store's LOCK.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
     }
 }

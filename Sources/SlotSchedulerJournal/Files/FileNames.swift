@@ -6,6 +6,19 @@ enum FileNames {
     static func snapshot(_ generation: UInt64) -> String { "snapshot-\(hex(generation)).snap" }
     static func snapshotTemp(_ generation: UInt64) -> String { "snapshot-\(hex(generation)).tmp" }
 
+    /// The generation of a journal's name (``journal(_:)``), if it is one.
+    static func journalGeneration(_ name: String) -> UInt64? {
+        generation(of: name, prefix: "journal-", suffix: ".log")
+    }
+    /// The generation of a snapshot's name (``snapshot(_:)``), if it is one.
+    static func snapshotGeneration(_ name: String) -> UInt64? {
+        generation(of: name, prefix: "snapshot-", suffix: ".snap")
+    }
+    /// Whether `name` is an unfinished snapshot's (``snapshotTemp(_:)``).
+    static func isSnapshotTemp(_ name: String) -> Bool {
+        generation(of: name, prefix: "snapshot-", suffix: ".tmp") != nil
+    }
+
     static func hex(_ n: UInt64) -> String {
         let digits = String(n, radix: 16)
         return String(repeating: "0", count: max(0, 16 - digits.count)) + digits

@@ -44,7 +44,7 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
 
     /// Journals are preallocated; snapshots, whose last record must end the file, are not.
     func preallocation(for name: String) -> Int {
-        FileNames.generation(of: name, prefix: "journal-", suffix: ".log") == nil ? 0 : preallocation
+        FileNames.journalGeneration(name) == nil ? 0 : preallocation
     }
 
     public func lock() throws(JournalError) {

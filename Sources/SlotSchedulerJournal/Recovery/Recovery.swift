@@ -29,18 +29,27 @@ struct Recovered {
 /// no valid record anywhere after P, is a torn tail: never acknowledged, cut off. Any other
 /// failure refuses to open, naming the file and offset; nothing is changed.
 enum Recovery {
+    /// Refuses a directory that holds files but no journal and no snapshot (a user's directory
+    /// given by mistake: journal:~/Documents), naming one of them. The store's own `LOCK` and
+    /// unfinished `snapshot-<generation>.tmp` files do not count. `names` is the directory's listing.
+    static func refuseForeign(_ names: [String], path: String) throws(JournalError) {
+        let isStored = { (name: String) in
+            FileNames.journalGeneration(name) != nil || FileNames.snapshotGeneration(name) != nil
+        }
+        guard !names.contains(where: isStored),
+            let other = names.first(where: { $0 != "LOCK" && !FileNames.isSnapshotTemp($0) })
+        else { return }
+        throw JournalError(
+            .corrupt, file: path,
+            message: "not a journal store: it holds \(other) and no journal; give an empty or new directory")
+    }
+
     static func read(_ files: any JournalFiles, shards requested: Int) throws(JournalError) -> Recovered {
         let names = try files.list()
-        let snapshots = names.compactMap { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".snap") }
-        let journals = names.compactMap { FileNames.generation(of: $0, prefix: "journal-", suffix: ".log") }
-        let temps = names.filter { FileNames.generation(of: $0, prefix: "snapshot-", suffix: ".tmp") != nil }
-        if snapshots.isEmpty, journals.isEmpty,
-            let other = names.first(where: { $0 != "LOCK" && !temps.contains($0) })
-        {
-            throw JournalError(
-                .corrupt, file: files.path,
-                message: "not a journal store: it holds \(other) and no journal; give an empty or new directory")
-        }
+        let snapshots = names.compactMap(FileNames.snapshotGeneration)
+        let journals = names.compactMap(FileNames.journalGeneration)
+        let temps = names.filter(FileNames.isSnapshotTemp)
+        try refuseForeign(names, path: files.path)
         var result = Recovered(shards: requested)
         // Only the store's own unfinished snapshots: a user's `draft.tmp` in the directory is kept.
         result.obsolete = temps

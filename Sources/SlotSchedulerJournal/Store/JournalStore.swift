@@ -61,6 +61,9 @@ public final class JournalStore: BookingService {
         files: any JournalFiles, rules: Rules, shards: Int = 16, groupCommit: Bool = true,
         checkpoints: Checkpoints = Checkpoints()
     ) throws(JournalError) {
+        // A user's directory is refused before the lock, so that the refusal leaves it as it was
+        // (no `LOCK` file); `Recovery.read` checks again under the lock, where nothing else changes it.
+        try Recovery.refuseForeign(try files.list(), path: files.path)
         try files.lock()
         do throws(JournalError) {
             let recovered = try Recovery.read(files, shards: max(1, min(shards, 4096)))
