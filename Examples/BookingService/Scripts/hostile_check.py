@@ -9,12 +9,17 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     Without that, one client holding as many connections as the process has file descriptors
     (a slowloris) locks every other client out;
   - a body trickled a byte every 0.5 s (a whole part each time, so never idle) is cut off too:
-    5 such connections are closed within --idle-timeout of their request head plus 5 s.
+    5 such connections are closed within --idle-timeout of their request head plus 5 s;
+  - a request that is not HTTP/1.1 the parser can read (an unknown or lower-case method, bytes
+    that are not allowed in a path, a Content-Length that is not a number, two framings,
+    garbage) is answered 400 with a JSON error body (reason malformedRequest, message), like
+    every other error, and the connection closed.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
 
 import argparse
+import json
 import socket
 import sys
 import time
@@ -94,12 +99,61 @@ def idle_connections(c, idle_timeout):
             connection.close()
 
 
+UNREADABLE = [
+    b"FOO /stations HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"get /stations HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /stations/\xff\xfe/days/2026-01-01 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /users/ 1/bookings HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /stations?q=\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
+    b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n{}",
+    b"POST /reservations HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+    b"GARBAGE\r\n\r\n",
+]
+
+
+def read_all(connection, seconds):
+    """Everything the service sends until it closes `connection` (or `seconds` pass)."""
+    connection.settimeout(seconds)
+    data = b""
+    try:
+        while chunk := connection.recv(65536):
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        return data, False
+    return data, True
+
+
+def unreadable_requests(c):
+    for request in UNREADABLE:
+        connection = c.connect()
+        try:
+            connection.sendall(request)
+            data, closed = read_all(connection, 3)
+        finally:
+            connection.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        status = lines[0].split(b" ")[1] if len(lines[0].split(b" ")) > 1 else b""
+        headers = dict(line.lower().split(b": ", 1) for line in lines[1:] if b": " in line)
+        try:
+            error = json.loads(body)
+        except ValueError:
+            error = None
+        c.expect(f"{request[:40]!r}: 400 with a JSON error body, then closed",
+                 status == b"400" and closed and headers.get(b"content-type", b"").startswith(b"application/json")
+                 and isinstance(error, dict) and error.get("reason") == "malformedRequest"
+                 and isinstance(error.get("message"), str),
+                 f"got {data[:300]!r} (closed: {closed})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
     parser.add_argument("--idle-timeout", type=float, default=10, help="the service's --idle-timeout, seconds")
     args = parser.parse_args()
     c = Checker(args.url)
+    unreadable_requests(c)
     idle_connections(c, args.idle_timeout)
     for failure in c.failures:
         print("FAIL", failure)

@@ -69,7 +69,9 @@ struct BookingServer: AsyncParsableCommand {
             router: routes.router(),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [RequestDeadline(limit: .seconds(Int64(idleTimeout)))],
+                    additionalChannelHandlers: [
+                        RequestDeadline(limit: .seconds(Int64(idleTimeout))), UnreadableRequestAnswer(),
+                    ],
                     idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
             onServerRunning: { channel in

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import SlotScheduler
+
+/// Gives the 400 that answers a request the HTTP parser cannot read (an unknown method, bytes
+/// not allowed in a path, a Content-Length that is not a number, two framings) the JSON error
+/// body every other error has (`malformedRequest`, in English: no header of it could be read).
+///
+/// Hummingbird answers such a request itself, before any route or middleware, with an empty 400
+/// and closes the connection. This handler sees the parser's error pass and fills in the body
+/// of the 400 that follows it; every other response passes unchanged.
+final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private var parserFailed = false
+    private var body: ByteBuffer?
+
+    static let error = OwnBody(
+        reason: APIError.Reason.malformedRequest.rawValue,
+        message: "The request is not HTTP/1.1 that can be read: its request line, a header or its body's framing.")
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError { parserFailed = true }
+        context.fireErrorCaught(error)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where parserFailed && head.status == .badRequest && head.headerFields[.contentType] == nil:
+            parserFailed = false
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let bytes = try? encoder.encode(Self.error) else { return context.write(data, promise: promise) }
+            head.headerFields[.contentType] = "application/json; charset=utf-8"
+            head.headerFields[.contentLanguage] = MessageLanguage.english.rawValue
+            head.headerFields[.contentLength] = String(bytes.count)
+            body = ByteBuffer(bytes: bytes)
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end(let trailers):
+            if let body {
+                self.body = nil
+                context.write(wrapOutboundOut(.body(body)), promise: nil)
+            }
+            context.write(wrapOutboundOut(.end(trailers)), promise: promise)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+}
