@@ -13,7 +13,10 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
   - a request that is not HTTP/1.1 the parser can read (an unknown or lower-case method, bytes
     that are not allowed in a path, a Content-Length that is not a number, two framings,
     garbage) is answered 400 with a JSON error body (reason malformedRequest, message), like
-    every other error, and the connection closed.
+    every other error, and the connection closed;
+  - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
+    once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
+    the end of the connection.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -147,6 +150,21 @@ def unreadable_requests(c):
                  f"got {data[:300]!r} (closed: {closed})")
 
 
+def connect_requests(c):
+    for target, status in [(b"/stations", b"405"), (b"/nope", b"404"), (b"x:443", b"404")]:
+        connection = c.connect()
+        started = time.monotonic()
+        try:
+            connection.sendall(b"CONNECT " + target + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            data, closed = read_all(connection, 3)
+        finally:
+            connection.close()
+        took = time.monotonic() - started
+        c.expect(f"CONNECT {target.decode()}: {status.decode()}, then closed at once",
+                 data.startswith(b"HTTP/1.1 " + status) and closed and took < 2,
+                 f"got {data[:200]!r} (closed: {closed}, {took:.1f} s)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
@@ -154,6 +172,7 @@ def main():
     args = parser.parse_args()
     c = Checker(args.url)
     unreadable_requests(c)
+    connect_requests(c)
     idle_connections(c, args.idle_timeout)
     for failure in c.failures:
         print("FAIL", failure)
