@@ -133,6 +133,40 @@ struct QueryTests {
         #expect(ledger.earliestFreeSlots(matching: SlotFilter(limit: 2), at: now).count == 2)
     }
 
+    /// A 64 KiB connector or city (normalizing or folding to a short one) finds what the short one
+    /// finds, on a ledger and a scheduler; a 64 KiB one that does not finds nothing. The search
+    /// normalizes and folds them once, not once per socket or station.
+    @Test func longFilterTextsMatchAsNormalized() throws {
+        let ledger = try Fixture.ledger()
+        let scheduler = try Fixture.scheduler()
+        let now = Instant.utc(try Fixture.day(), hour: 9, minute: 30)
+        let connector = ConnectorType("CC" + String(repeating: "- _", count: 65_533 / 3) + "S")
+        let city = "Lon" + String(repeating: "\u{0301}", count: 32_768) + "DON"
+        #expect(connector.rawValue.utf8.count >= 65_533 && connector.normalized == "ccs")
+        #expect(city.utf8.count >= 65_536 && TextFolding.fold(city) == "london")
+        let cases: [(SlotFilter, SlotFilter, [StationID])] = [
+            (SlotFilter(connector: connector), SlotFilter(connector: .ccs), ["CKR", "LHR", "LON"]),
+            (
+                SlotFilter(city: city, connector: connector), SlotFilter(city: "london", connector: .ccs),
+                ["LHR", "LON"]
+            ),
+        ]
+        for (long, short, stations) in cases {
+            let expected = ledger.earliestFreeSlots(matching: short, at: now)
+            #expect(expected.map(\.slot.station) == stations)
+            #expect(ledger.earliestFreeSlots(matching: long, at: now) == expected)
+            #expect(scheduler.earliestFreeSlots(matching: long, at: now) == expected)
+        }
+        let misses = [
+            SlotFilter(connector: ConnectorType("CCS" + String(repeating: "x", count: 65_533))),
+            SlotFilter(city: city + "x", connector: .ccs),
+        ]
+        for miss in misses {
+            #expect(ledger.earliestFreeSlots(matching: miss, at: now).isEmpty)
+            #expect(scheduler.earliestFreeSlots(matching: miss, at: now).isEmpty)
+        }
+    }
+
     /// With a location, results are nearest first with distances; stations without coordinates come last.
     @Test func earliestFreeSlotsNearestFirst() throws {
         let scheduler = try Fixture.scheduler()

@@ -23,8 +23,11 @@ public struct SlotFilter: Hashable, Codable, Sendable {
         self.limit = limit
     }
 
-    func accepts(_ socket: Socket) -> Bool {
-        if let connector, connector.normalized != socket.connector.normalized { return false }
+    /// Whether the search considers `socket`, given this filter's ``connector`` already normalized
+    /// (`nil` when the filter has none): a search normalizes it once, not once per socket of every
+    /// station (its cost is the name's length, which the caller chooses).
+    func accepts(_ socket: Socket, connector normalized: String?) -> Bool {
+        if let normalized, normalized != socket.connector.normalized { return false }
         if let minimumPowerKW, socket.powerKW < minimumPowerKW { return false }
         return true
     }
@@ -40,19 +43,21 @@ public struct FreeSlot: Hashable, Codable, Sendable {
     /// Searches each matching station; `read` gives access to the book holding a station.
     ///
     /// Results are nearest first when a location is given, else earliest first; ties by station id.
-    /// - Complexity: O(stations × days × 24 × sockets) in the worst case.
+    /// - Complexity: O(stations × days × 24 × sockets) in the worst case, plus the filter's city
+    ///   and connector once each (not once per station or socket).
     static func search(
         _ filter: SlotFilter, rules: Rules, now: Instant,
         read: (Int32, (borrowing SlotBook) -> FreeSlot?) -> FreeSlot?
     ) -> [FreeSlot] {
         let catalog = rules.catalog
         let city = filter.city.map(TextFolding.fold)
+        let connector = filter.connector?.normalized
         let near = filter.near.flatMap { $0.isValid ? $0 : nil }
         let days = max(0, min(filter.searchDays, 3_660))
         var found: [FreeSlot] = []
         for (i, station) in catalog.stations.enumerated() {
             if let city, TextFolding.fold(station.city) != city { continue }
-            let sockets = station.sockets.indices.filter { filter.accepts(station.sockets[$0]) }
+            let sockets = station.sockets.indices.filter { filter.accepts(station.sockets[$0], connector: connector) }
             if sockets.isEmpty { continue }
             let index = Int32(i)
             let zone = catalog.zones[Int(catalog.zoneOfStation[i])]
