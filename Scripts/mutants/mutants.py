@@ -327,6 +327,27 @@ MUTANTS = [
         edits=[("            if hold.state == .held { entries.append(", "            if hold.state == .held, h < 0 { entries.append(")],
     ),
     dict(
+        name="reminder-move-unindexed",
+        describe="a reschedule moves a booking with a reminder to another hour without indexing its reminder there: remindersDue no longer finds it",
+        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        filter="LifecycleProperties|ReminderTests",
+        edits=[("        slots.indexReminder(of: record, previousStart: old.start)\n", "")],
+    ),
+    dict(
+        name="reminder-window-first-hour",
+        describe="remindersDue walks only the first hour of a window shorter than the hours indexed, missing the reminders of its later hours",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        filter="ReminderProperties|InvariantProperties|ReminderTests",
+        edits=[("            for hour in first...last {", "            for hour in first...first {")],
+    ),
+    dict(
+        name="reminder-prune-drops-live",
+        describe="a release prunes the reminder index against the hour after each entry's, dropping every live reminder",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        filter="RetentionProperties|ReminderTests",
+        edits=[("            let live = Set(bucket.filter { remindsInHour(Int($0), hour) }).sorted()\n", "            let live = Set(bucket.filter { remindsInHour(Int($0), hour + 1) }).sorted()\n")],
+    ),
+    dict(
         name="released-hold-unknown",
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
         file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",

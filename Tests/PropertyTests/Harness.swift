@@ -42,6 +42,17 @@ struct Step {
     var schedulerOutcome: Outcome?
     /// The scheduler's bookings with their ids mapped to the model's, sorted by id.
     var schedulerBookings: [Booking]?
+    /// The reminders due in a window drawn for the step (``Runner/reminderWindow(_:now:)``), after
+    /// it: the ledger's, the model's, and the scheduler's with ids mapped to the model's.
+    var reminders: DueReminders
+}
+
+/// What each face says is due in one window.
+struct DueReminders {
+    var window: Range<Instant>
+    var ledger: [Reminder]
+    var model: [Reminder]
+    var scheduler: [Reminder]?
 }
 
 /// Runs command sequences against a ``Ledger`` and the ``ReferenceModel`` (and, optionally, a
@@ -82,6 +93,10 @@ struct Runner {
             schedulerOutcome = schedulerOutcome.map(normalize)
             schedulerBookings = scheduler.allBookings.map { normalize($0) }.sorted { $0.id < $1.id }
         }
+        let window = Self.reminderWindow(raw, now: at)
+        let reminders = DueReminders(
+            window: window, ledger: ledger.remindersDue(in: window), model: model.remindersDue(in: window),
+            scheduler: scheduler.map { normalize($0.remindersDue(in: window)) })
         switch command {
         case .reserve(let r): history.append(r)
         case .advance(let seconds): now = Instant(secondsSinceEpoch: now.secondsSinceEpoch + seconds)
@@ -91,7 +106,25 @@ struct Runner {
         return Step(
             index: index, command: command, now: at, before: before, after: ledger, outcome: outcome,
             modelOutcome: modelOutcome, model: model, schedulerOutcome: schedulerOutcome,
-            schedulerBookings: schedulerBookings)
+            schedulerBookings: schedulerBookings, reminders: reminders)
+    }
+
+    /// A window of reminders drawn from a command's fields: from 12 hours before `now` to 30 hours
+    /// after, 45 minutes to 3 hours long (so its ends fall on and off whole hours), or, for one
+    /// draw in five, every instant.
+    static func reminderWindow(_ raw: RawCommand, now: Instant) -> Range<Instant> {
+        guard raw.request < 4 else { return Instant(secondsSinceEpoch: .min)..<Instant(secondsSinceEpoch: .max) }
+        let from = now.secondsSinceEpoch + (Int64(raw.hour) - 12) * 3_600 + Int64(raw.day) * 21_600
+        return Instant(secondsSinceEpoch: from)..<Instant(secondsSinceEpoch: from + Int64(raw.socket + 1) * 2_700)
+    }
+
+    /// Reminders with the scheduler's booking ids mapped to the model's, in the model's order
+    /// (time, then booking id).
+    func normalize(_ due: [Reminder]) -> [Reminder] {
+        due.map {
+            Reminder(booking: mapToModel($0.booking) ?? BookingID(0), user: $0.user, slot: $0.slot, fireAt: $0.fireAt)
+        }
+        .sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }
     }
 
     static func apply(_ command: Command, to ledger: inout Ledger, at now: Instant) -> Outcome {

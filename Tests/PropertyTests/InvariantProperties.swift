@@ -246,7 +246,16 @@ func checkMatchesModel(_ step: Step) -> Bool {
         #expect(schedulerBookings == held, "scheduler and model bookings differ")
         ok = ok && schedulerOutcome == step.modelOutcome && schedulerBookings == held
     }
-    return ok
+    return ok && checkRemindersMatchModel(step.reminders)
+}
+
+/// I10 for reminders: every face finds the reminders the model says fall due in the window.
+func checkRemindersMatchModel(_ due: DueReminders) -> Bool {
+    #expect(due.ledger == due.model, "ledger reminders in \(due.window): \(due.ledger); model \(due.model)")
+    #expect(
+        due.scheduler ?? due.model == due.model,
+        "scheduler reminders in \(due.window): \(due.scheduler ?? []); model \(due.model)")
+    return due.ledger == due.model && due.scheduler ?? due.model == due.model
 }
 
 /// The first accepted request for a (user, request id).

@@ -97,6 +97,7 @@ extension Decisions {
         slots.occupy(ref, block: block, record: record)
         slots.records[record].ref = ref
         slots.records[record].start = start
+        slots.indexReminder(of: record, previousStart: old.start)
         let u = users.findOrInsert(old.user)
         users.remove(id, from: u)
         users.add(id, start: start, to: u)

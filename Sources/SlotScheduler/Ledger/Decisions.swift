@@ -72,6 +72,7 @@ enum Decisions {
         let id = slots.bookingID(record: record)
         slots.records.append(BookingRecord(request, start: start, createdAt: now, status: .active))
         slots.occupy(request.ref, block: block, record: record)
+        if request.reminder != nil { slots.indexReminder(of: record) }
         users.add(id, start: start, to: u)
         remember(request, booking: id, record: record, slots: &slots, users: &users)
         slots.log(kind, record, at: now)

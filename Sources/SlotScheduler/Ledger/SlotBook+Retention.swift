@@ -58,6 +58,7 @@ extension SlotBook {
         }
         releaseScan = index
         records.drop(before: index)
+        pruneReminders()
         active += releaseHolds(before: cutoff)
         journalBase += journal.count
         journal.removeAll()

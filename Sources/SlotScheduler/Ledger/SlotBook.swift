@@ -63,6 +63,8 @@ struct SlotBook: Sendable {
     var lastHold: [HoldKey: Int32] = [:]
     /// Record → the `now` it was checked in at (see `Decisions+CheckIn.swift`).
     var checkIns: [Int32: Int64] = [:]
+    /// Hour → the records whose reminder fires in it (see `SlotBook+Reminders.swift`).
+    var reminders: [Int64: [Int32]] = [:]
 
     static let shardShift: UInt64 = 40
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.

@@ -116,4 +116,11 @@ public struct Reminder: Hashable, Codable, Sendable {
     public var user: UserID
     public var slot: Slot
     public var fireAt: Instant
+
+    public init(booking: BookingID, user: UserID, slot: Slot, fireAt: Instant) {
+        self.booking = booking
+        self.user = user
+        self.slot = slot
+        self.fireAt = fireAt
+    }
 }

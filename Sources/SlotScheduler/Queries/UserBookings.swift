@@ -76,7 +76,9 @@ extension Ledger {
 
     /// Reminders that fall due in `window` (lower bound included), by time then booking id.
     ///
-    /// - Complexity: O(*n*) in the bookings held (not released).
+    /// - Complexity: O(*e* + *r* log *r*): *e* reminders indexed in the hours the window covers
+    ///   (or every one indexed, for a window longer than that), *r* of them due; not the bookings
+    ///   held.
     public func remindersDue(in window: Range<Instant>) -> [Reminder] {
         slots.remindersDue(in: window, catalog: rules.catalog).sorted {
             ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking)
@@ -86,23 +88,5 @@ extension Ledger {
     /// For each station matching `filter`, its earliest free slot at `now`; see ``SlotFilter``.
     public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) -> [FreeSlot] {
         FreeSlot.search(filter, rules: rules, now: now) { station, body in body(slots) }
-    }
-}
-
-extension SlotBook {
-    func remindersDue(in window: Range<Instant>, catalog: Catalog) -> [Reminder] {
-        var result: [Reminder] = []
-        for index in records.indices where !isReleased(record: index) {
-            let record = records[index]
-            guard record.status == .active, record.reminder >= 0 else { continue }
-            let fireAt = Instant(record.start - Int64(record.reminder))
-            if window.contains(fireAt) {
-                result.append(
-                    Reminder(
-                        booking: bookingID(record: index), user: record.user, slot: catalog.slot(record.ref),
-                        fireAt: fireAt))
-            }
-        }
-        return result
     }
 }

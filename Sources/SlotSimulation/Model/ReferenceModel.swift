@@ -622,6 +622,18 @@ package struct ReferenceModel: Sendable {
         return (mine.filter { $0.end > now }, mine.filter { $0.end <= now }.reversed())
     }
 
+    /// The reminders that fall due in `window`: of every active booking held that asked for one,
+    /// when it fires (its start minus the offset), by that time then booking id.
+    package func remindersDue(in window: Range<Instant>) -> [Reminder] {
+        heldBookings.compactMap { booking -> Reminder? in
+            guard booking.status == .active, let fireAt = booking.reminderAt, window.contains(fireAt) else {
+                return nil
+            }
+            return Reminder(booking: booking.id, user: booking.user, slot: booking.slot, fireAt: fireAt)
+        }
+        .sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }
+    }
+
     /// How many bookings are active.
     package var activeCount: Int { activeOf.values.reduce(0) { $0 + $1.count } }
 }
