@@ -17,6 +17,9 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
   - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
     once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
     the end of the connection.
+  - a request asking to upgrade (Connection: Upgrade, Upgrade: websocket or h2c) is answered
+    as if it had not asked, and the connection closed at once: NIO parses nothing after such a
+    request, so the next request on the connection would wait unanswered.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -165,6 +168,22 @@ def connect_requests(c):
                  f"got {data[:200]!r} (closed: {closed}, {took:.1f} s)")
 
 
+def upgrade_requests(c):
+    for protocol in [b"websocket", b"h2c", b"foo"]:
+        connection = c.connect()
+        started = time.monotonic()
+        try:
+            connection.sendall(b"GET /stations?pageSize=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: "
+                               + protocol + b"\r\n\r\nGET /stations HTTP/1.1\r\nHost: x\r\n\r\n")
+            data, closed = read_all(connection, 3)
+        finally:
+            connection.close()
+        took = time.monotonic() - started
+        c.expect(f"Upgrade: {protocol.decode()}: 200, then closed at once",
+                 data.startswith(b"HTTP/1.1 200") and closed and took < 2,
+                 f"got {data[:100]!r}... (closed: {closed}, {took:.1f} s)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
@@ -173,6 +192,7 @@ def main():
     c = Checker(args.url)
     unreadable_requests(c)
     connect_requests(c)
+    upgrade_requests(c)
     idle_connections(c, args.idle_timeout)
     for failure in c.failures:
         print("FAIL", failure)
