@@ -17,6 +17,10 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
   - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
     once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
     the end of the connection.
+  - an integer field written as a number that is not an integer is a 400 even where a double
+    would round it to one ("hour": 1e-400, "user": 17.000000000000001, "reminderSeconds":
+    3600.0000000000001), while integers in any JSON spelling (7e0, 0.7e1, 7.0, -0.0) are read as
+    such; on LDN-1 socket 2 six days ahead, as users 6001-6009 (no other check books there);
   - a request asking to upgrade (Connection: Upgrade, Upgrade: websocket or h2c) is answered
     as if it had not asked, and the connection closed at once: NIO parses nothing after such a
     request, so the next request on the connection would wait unanswered.
@@ -25,10 +29,12 @@ Exits 0 when every check passed; the last line is "N passed, M failed".
 """
 
 import argparse
+import datetime
 import json
 import socket
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -184,6 +190,40 @@ def upgrade_requests(c):
                  f"got {data[:100]!r}... (closed: {closed}, {took:.1f} s)")
 
 
+def post(c, path, body):
+    request = urllib.request.Request(c.url + path, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def inexact_integers(c):
+    date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).date().isoformat()
+
+    def hold(user, hour, extra=""):
+        return ('{"user":%s,"station":"LDN-1","socket":"2","date":"%s","hour":%s%s}'
+                % (user, date, hour, extra)).encode()
+
+    for what, body in [("hour 1e-400", hold(6001, "1e-400")),
+                       ("hour 1e-5", hold(6002, "1e-5")),
+                       ("hour 9.0000000000000001", hold(6003, "9.0000000000000001")),
+                       ("user 17.000000000000001", hold("17.000000000000001", 10)),
+                       ("user 6004 + 1e-300", hold("6004.0000000000000000001", 11)),
+                       ("reminderSeconds 3600.0000000000001", hold(6005, 12, ',"reminderSeconds":3600.0000000000001'))]:
+        status, answer = post(c, "/holds", body)
+        c.expect(f"{what}: 400 malformedRequest", status == 400 and answer.get("reason") == "malformedRequest",
+                 f"got {status} {answer!r:.200}")
+    for user, (spelling, hour) in enumerate([("7e0", 7), ("0.7e1", 7), ("8.000", 8), ("-0.0", 0)], start=6006):
+        status, answer = post(c, "/holds", hold(user, spelling))
+        c.expect(f"hour {spelling}: held at {hour}", status == 201 and answer["slot"]["hour"] == hour,
+                 f"got {status} {answer!r:.200}")
+        if status == 201:
+            post(c, "/holds/release", hold(user, hour))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
@@ -193,6 +233,7 @@ def main():
     unreadable_requests(c)
     connect_requests(c)
     upgrade_requests(c)
+    inexact_integers(c)
     idle_connections(c, args.idle_timeout)
     for failure in c.failures:
         print("FAIL", failure)

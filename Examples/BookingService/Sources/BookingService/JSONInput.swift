@@ -1,11 +1,28 @@
 import Foundation
 import SlotScheduler
 
+/// A request body: its JSON object, and the fields of it that are integers.
+protocol JSONRequestBody: Decodable {
+    /// The fields whose values must be whole numbers (``JSONIntegers``).
+    static var integerFields: Set<String> { get }
+}
+
 /// Reading a JSON request body into a `Decodable` body type: anything that is not such an object
 /// is a 400 (`malformedRequest`) saying which field and why, in English and Turkish.
 enum JSONInput {
-    /// Decodes `data` as `type`.
-    static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
+    /// Decodes `data` as `type`; an integer field written as a number that is not whole (which
+    /// the decoder would round to one) is a 400 too.
+    static func decode<T: JSONRequestBody>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
+        let value = try decoded(T.self, data)
+        if let (field, literal) = JSONIntegers.inexact(in: data, fields: T.integerFields) {
+            let shown = literal.count > 40 ? literal.prefix(40) + "…" : literal
+            throw APIError.malformed(
+                "Field \(field) must be an integer, not \(shown).", "\(field) alanı tam sayı olmalı, \(shown) değil.")
+        }
+        return value
+    }
+
+    private static func decoded<T: Decodable>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {

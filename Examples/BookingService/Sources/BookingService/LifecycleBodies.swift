@@ -6,7 +6,9 @@ import SlotScheduler
 /// `{"user":17,"station":"IST-1","socket":"A","date":"2026-12-01","hour":14}`, with
 /// `reminderSeconds` (a hold) or `requestID` (a reschedule) where the operation takes them.
 /// Fields not listed are ignored.
-struct SlotBody: Decodable {
+struct SlotBody: JSONRequestBody {
+    static let integerFields: Set<String> = ["user", "hour", "reminderSeconds"]
+
     var user: UInt64
     var station: String
     var socket: String
@@ -29,7 +31,9 @@ struct SlotBody: Decodable {
 
 /// The body of `POST /bookings/{id}/check-in`: the user asking (the owner), `{"user":17}`.
 /// Fields not listed are ignored.
-struct UserBody: Decodable {
+struct UserBody: JSONRequestBody {
+    static let integerFields: Set<String> = ["user"]
+
     var user: UInt64
 
     static func decode(_ data: Data) throws(APIError) -> UserBody { try JSONInput.decode(UserBody.self, data) }
@@ -38,7 +42,9 @@ struct UserBody: Decodable {
 /// The body of `POST /reservations/any-socket`:
 /// `{"user":17,"station":"IST-1","connector":"CCS","minimumPowerKW":50,"date":"2026-12-01","hour":14}`
 /// (`minimumPowerKW`, `requestID` and `reminderSeconds` optional). The service picks the socket.
-struct AnySocketBody: Decodable {
+struct AnySocketBody: JSONRequestBody {
+    static let integerFields: Set<String> = ["user", "hour", "reminderSeconds"]
+
     var user: UInt64
     var station: String
     var connector: String

@@ -4,7 +4,9 @@ import SlotScheduler
 /// The body of `POST /reservations`:
 /// `{"user":17,"station":"IST-1","socket":"A","date":"2026-12-01","hour":14,"requestID":"r-1"}`
 /// (`requestID` and `reminderSeconds` optional). Fields not listed are ignored.
-struct ReservationBody: Decodable {
+struct ReservationBody: JSONRequestBody {
+    static let integerFields: Set<String> = ["user", "hour", "reminderSeconds"]
+
     var user: UInt64
     var station: String
     var socket: String
