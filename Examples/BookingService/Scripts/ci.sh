@@ -65,7 +65,7 @@ timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
 
-echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections and trickled requests closed; inexact integers refused"
+echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections and trickled requests closed; inexact integers refused; 100 Continue"
 timeout 120 python3 Scripts/hostile_check.py --url "$URL"
 
 echo "--- schemathesis (all checks, schemathesis.toml here)"

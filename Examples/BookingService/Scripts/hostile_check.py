@@ -17,6 +17,8 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
   - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
     once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
     the end of the connection.
+  - a client that sends `Expect: 100-continue` and waits for the 100 before its body gets it
+    (then its answer); one announcing more than 16 KiB gets the 413 at once instead;
   - an integer field written as a number that is not an integer is a 400 even where a double
     would round it to one ("hour": 1e-400, "user": 17.000000000000001, "reminderSeconds":
     3600.0000000000001), while integers in any JSON spelling (7e0, 0.7e1, 7.0, -0.0) are read as
@@ -224,6 +226,39 @@ def inexact_integers(c):
             post(c, "/holds/release", hold(user, hour))
 
 
+def expect_continue(c):
+    connection = c.connect()
+    try:
+        connection.sendall(b"POST /bookings/999999999/check-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: 13\r\nExpect: 100-continue\r\n\r\n")
+        connection.settimeout(2)
+        try:
+            interim = connection.recv(65536)
+        except socket.timeout:
+            interim = b""
+        c.expect("Expect: 100-continue: 100 before the body", interim.startswith(b"HTTP/1.1 100"), f"got {interim!r:.100}")
+        connection.sendall(b'{"user":5001}')
+        connection.sendall(b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data, _ = read_all(connection, 3)
+        c.expect("Expect: 100-continue: then the answer", b"HTTP/1.1 404" in data and b"unknownBooking" in data,
+                 f"got {data[:200]!r}")
+    finally:
+        connection.close()
+    connection = c.connect()
+    try:
+        connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+                           b"Expect: 100-continue\r\n\r\n")
+        connection.settimeout(2)
+        try:
+            answer = connection.recv(65536)
+        except socket.timeout:
+            answer = b""
+        c.expect("Expect: 100-continue with 100000 bytes: 413 at once", answer.startswith(b"HTTP/1.1 413"),
+                 f"got {answer!r:.100}")
+    finally:
+        connection.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
@@ -234,6 +269,7 @@ def main():
     connect_requests(c)
     upgrade_requests(c)
     inexact_integers(c)
+    expect_continue(c)
     idle_connections(c, args.idle_timeout)
     for failure in c.failures:
         print("FAIL", failure)

@@ -71,7 +71,7 @@ struct BookingServer: AsyncParsableCommand {
                 configuration: .init(
                     additionalChannelHandlers: [
                         RequestDeadline(limit: .seconds(Int64(idleTimeout))), UnreadableRequestAnswer(),
-                        CloseAfterUpgrade(),
+                        CloseAfterUpgrade(), ContinueAnswer(),
                     ],
                     idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
