@@ -316,6 +316,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     retentionBenchmarks()
+    reminderBenchmarks()
 
     // Memory: resident bytes per active booking with 10 M bookings (each slot filled in order,
     // users round robin so nobody reaches the limit), with and without the event journal.
