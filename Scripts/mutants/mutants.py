@@ -348,6 +348,13 @@ MUTANTS = [
         edits=[("            let live = Set(bucket.filter { remindsInHour(Int($0), hour) }).sorted()\n", "            let live = Set(bucket.filter { remindsInHour(Int($0), hour + 1) }).sorted()\n")],
     ),
     dict(
+        name="release-keeps-chunks-behind-front",
+        describe="a release frees only the chunks of records in front of the first one still held: a booking far ahead keeps every record made after it in memory",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Retention.swift",
+        filter="RetentionFarAheadTests",
+        edits=[("            records.free(chunkOf: chunk.lowerBound)\n", "")],
+    ),
+    dict(
         name="released-hold-unknown",
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
         file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",

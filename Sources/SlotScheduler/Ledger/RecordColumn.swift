@@ -7,8 +7,10 @@
 /// moved to the front of storage that kept its capacity, and a year's run held 1.18x-1.22x the
 /// resident bytes of a month's, the retention benchmark). Dropping chunks from the front keeps
 /// every later index, so cells, journal entries and booking ids that name a record by index stay
-/// valid across a release.
-struct RecordColumn<Record: Sendable>: Sendable {
+/// valid across a release. A chunk behind the first record still held is freed too once all its
+/// records are released (``free(chunkOf:)``): a booking made for a date far ahead does not keep
+/// every record made after it. A read of a freed chunk's record gives ``StoredRecord/released``.
+struct RecordColumn<Record: StoredRecord>: Sendable {
     static var chunkShift: Int { 12 }
     static var chunkSize: Int { 1 << chunkShift }
     static var chunkMask: Int { chunkSize - 1 }
@@ -35,20 +37,24 @@ struct RecordColumn<Record: Sendable>: Sendable {
     var isEmpty: Bool { count == base }
 
     /// Records held in memory: those of the chunks not freed, released or not.
-    var storedCount: Int { count &- (firstChunk &<< Self.chunkShift) }
+    /// - Complexity: O(chunks).
+    var storedCount: Int { full.reduce(tail.count) { $0 &+ $1.count } }
 
     /// - Complexity: O(1): a comparison, then one array read (the tail) or two.
     @inline(__always)
     subscript(index: Int) -> Record {
         get {
-            index >= tailStart
-                ? tail[index &- tailStart] : full[(index &>> Self.chunkShift) &- firstChunk][index & Self.chunkMask]
+            if index >= tailStart { return tail[index &- tailStart] }
+            let chunk = (index &>> Self.chunkShift) &- firstChunk
+            return full[chunk].isEmpty ? Record.released : full[chunk][index & Self.chunkMask]
         }
         set {
             if index >= tailStart {
                 tail[index &- tailStart] = newValue
             } else {
-                full[(index &>> Self.chunkShift) &- firstChunk][index & Self.chunkMask] = newValue
+                // A freed chunk's records are released: nothing changes them any more.
+                let chunk = (index &>> Self.chunkShift) &- firstChunk
+                if !full[chunk].isEmpty { full[chunk][index & Self.chunkMask] = newValue }
             }
         }
     }
@@ -100,6 +106,22 @@ struct RecordColumn<Record: Sendable>: Sendable {
         firstChunk &+= free
     }
 
+    /// The indices of each full chunk still stored (the tail excepted), from ``base`` on.
+    var storedChunks: [Range<Int>] {
+        full.indices.compactMap { k in
+            guard !full[k].isEmpty else { return nil }
+            let first = (k &+ firstChunk) &<< Self.chunkShift
+            return max(first, base)..<(first &+ Self.chunkSize)
+        }
+    }
+
+    /// Frees the full chunk holding `index` (one of ``storedChunks``), whose records must all be
+    /// released: later reads of them give ``StoredRecord/released``.
+    mutating func free(chunkOf index: Int) {
+        precondition(index >= base && index < tailStart)
+        full[(index &>> Self.chunkShift) &- firstChunk] = []
+    }
+
     /// Skips record indices up to `index` with nothing stored (a restore that starts after
     /// released records), `filler` standing in for the skipped ones of the tail chunk; only while
     /// nothing is stored (``isEmpty``).
@@ -112,4 +134,10 @@ struct RecordColumn<Record: Sendable>: Sendable {
         tail.append(contentsOf: repeatElement(filler, count: index & Self.chunkMask))
         base = index
     }
+}
+
+/// A record a ``RecordColumn`` stores: with a value that stands for a released one.
+protocol StoredRecord: Sendable {
+    /// A record its book reads as released (dated before every date), and as nobody's.
+    static var released: Self { get }
 }

@@ -83,7 +83,7 @@ extension SlotBook {
 }
 
 /// One hold as stored.
-struct HoldRecord: Sendable, Equatable {
+struct HoldRecord: StoredRecord, Equatable {
     var user: UserID
     var start: Int64
     var createdAt: Int64
@@ -96,6 +96,11 @@ struct HoldRecord: Sendable, Equatable {
     var booking: Int32
 
     enum State: UInt8, Sendable { case held, confirmed, released }
+
+    /// A released hold dated before every date, of nobody's, for no booking.
+    static let released = HoldRecord(
+        user: 0, start: 0, createdAt: 0, expiresAt: 0, ref: SlotRef(station: 0, socket: 0, day: .min, hour: 0),
+        reminder: -1, state: .released, booking: -1)
 }
 
 /// A user and a slot: the key of a user's latest hold of that slot.

@@ -25,7 +25,8 @@ extension SlotBook {
     /// - Complexity: O(*d* · sockets · 24 + *r* + *h*) for *d* released days with blocks, *r* records
     ///   newly found released at the front, amortised (the copies that drop stored records and
     ///   that compact blocks are made only once the released part is a quarter, or half, of them),
-    ///   and *h* holds (`releaseHolds`).
+    ///   *h* holds (`releaseHolds`), the request ids and check-ins held (`forgetReleasedRecords`),
+    ///   and the records and holds stored (`freeReleasedChunks`).
     mutating func releaseDays(before cutoff: Int32) -> (active: [ReleasedBooking], requests: [ForgottenRequest]) {
         guard cutoff > releasedBefore else { return ([], []) }
         var active: [ReleasedBooking] = []
@@ -45,21 +46,14 @@ extension SlotBook {
             firstDay += Int32(end)
         }
         releasedBefore = cutoff
-        var requests: [ForgottenRequest] = []
+        let requests = forgetReleasedRecords(before: cutoff)
         var index = max(releaseScan, records.base)
-        while index < records.count, records[index].ref.day < cutoff {
-            if !checkIns.isEmpty { checkIns[Int32(truncatingIfNeeded: index)] = nil }
-            if let id = requestIDs.removeValue(forKey: Int32(truncatingIfNeeded: index)) {
-                requests.append(
-                    ForgottenRequest(
-                        key: UserBook.RequestKey(user: records[index].user, id: id), booking: bookingID(record: index)))
-            }
-            index += 1
-        }
+        while index < records.count, records[index].ref.day < cutoff { index += 1 }
         releaseScan = index
         records.drop(before: index)
-        pruneReminders()
         active += releaseHolds(before: cutoff)
+        freeReleasedChunks(before: cutoff)
+        pruneReminders()
         journalBase += journal.count
         journal.removeAll()
         changes.removeAll()
@@ -67,6 +61,39 @@ extension SlotBook {
         firstMove.removeAll()
         if freeBlocks.count * 2 > words.count / max(1, regular.count) { compactBlocks() }
         return (active, requests)
+    }
+
+    /// Forgets the request ids and check-ins of the records dated before `cutoff`, wherever they
+    /// are stored (behind a record still held too), in record order.
+    /// - Returns: the request ids forgotten, for the users' books to forget.
+    /// - Complexity: O(*q* + *c* + *r* log *r*) for *q* request ids and *c* check-ins held, *r* of
+    ///   the ids forgotten.
+    private mutating func forgetReleasedRecords(before cutoff: Int32) -> [ForgottenRequest] {
+        let released = requestIDs.keys.filter { records[Int($0)].ref.day < cutoff }.sorted()
+        var requests: [ForgottenRequest] = []
+        for record in released {
+            guard let id = requestIDs.removeValue(forKey: record) else { continue }
+            let index = Int(record)
+            requests.append(
+                ForgottenRequest(
+                    key: UserBook.RequestKey(user: records[index].user, id: id), booking: bookingID(record: index)))
+        }
+        if !checkIns.isEmpty { checkIns = checkIns.filter { records[Int($0.key)].ref.day >= cutoff } }
+        return requests
+    }
+
+    /// Frees each stored chunk of records, and of holds, whose records are all released, though
+    /// an earlier one is still held (made before for a later date, it stops `records.drop` and
+    /// `holds.drop`). Nothing names their records any more: request ids and check-ins were
+    /// forgotten (``forgetReleasedRecords(before:)``), cells and journal lines released.
+    /// - Complexity: O(records and holds stored).
+    private mutating func freeReleasedChunks(before cutoff: Int32) {
+        for chunk in records.storedChunks where chunk.allSatisfy({ records[$0].ref.day < cutoff }) {
+            records.free(chunkOf: chunk.lowerBound)
+        }
+        for chunk in holds.storedChunks where chunk.allSatisfy({ holds[$0].ref.day < cutoff }) {
+            holds.free(chunkOf: chunk.lowerBound)
+        }
     }
 
     /// Forgets the holds of the released days: each one's user-slot key and, for a hold never

@@ -50,7 +50,7 @@ struct SlotBook: Sendable {
     var moves: [MoveRecord] = []
     /// Record → its first entry in `moves`: where it was made, for its ``Event/reserved(_:)``.
     var firstMove: [Int32: Int32] = [:]
-    /// Records before this index were checked for request ids to forget by a release.
+    /// Records before this index are all released: where a release looks for the new front.
     var releaseScan = 0
     /// After a restore across layouts from a snapshot with released bookings: the highest id
     /// number each (epoch, shard) group had assigned; ids of such a group up to it that no
@@ -234,7 +234,7 @@ struct SlotBook: Sendable {
 }
 
 /// One booking as stored: 48 bytes.
-struct BookingRecord: Sendable, Equatable {
+struct BookingRecord: StoredRecord, Equatable {
     var user: UserID
     var start: Int64
     var createdAt: Int64
@@ -248,6 +248,8 @@ struct BookingRecord: Sendable, Equatable {
     static let placeholder = BookingRecord(
         user: 0, start: 0, createdAt: 0, ref: SlotRef(station: 0, socket: 0, day: .min, hour: 0), reminder: -1,
         status: .cancelled)
+
+    static var released: BookingRecord { placeholder }
 }
 
 extension BookingRecord {
