@@ -115,6 +115,9 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
         }
     }
 
+    /// The indices of the records still stored, from ``base`` on: ``storedChunks``, then the tail.
+    var storedRanges: [Range<Int>] { storedChunks + [max(tailStart, base)..<count] }
+
     /// Frees the full chunk holding `index` (one of ``storedChunks``), whose records must all be
     /// released: later reads of them give ``StoredRecord/released``.
     mutating func free(chunkOf index: Int) {

@@ -97,22 +97,24 @@ extension SlotBook {
     }
 
     /// Forgets the holds of the released days: each one's user-slot key and, for a hold never
-    /// confirmed nor released, its entry in its user's list (returned). Visits every stored hold;
-    /// those in front of the first one of a date not released leave `holds` (nothing names them
-    /// any more: their cells, keys, entries and journal lines are gone), freeing their chunks.
-    /// - Complexity: O(*h*) in the holds made since the first one of a date not released: about
-    ///   the holds of the open horizon (a hold's date is at most the horizon after it was made).
+    /// confirmed nor released, its entry in its user's list (returned). Visits every stored hold
+    /// (not those of chunks already freed); those in front of the first one of a date not
+    /// released leave `holds` (nothing names them any more: their cells, keys, entries and
+    /// journal lines are gone), freeing their chunks.
+    /// - Complexity: O(*h*) in the holds stored, plus those newly in front: about the holds of the
+    ///   open horizon (a hold's date is at most the horizon after it was made), and with an
+    ///   unlimited one those of the chunks a hold far ahead keeps (`freeReleasedChunks`).
     private mutating func releaseHolds(before cutoff: Int32) -> [ReleasedBooking] {
         var entries: [ReleasedBooking] = []
-        var front = holds.base
-        for h in holds.indices {
+        for h in holds.storedRanges.joined() {
             let hold = holds[h]
             guard hold.ref.day < cutoff else { continue }
-            if front == h { front = h + 1 }
             let key = HoldKey(user: hold.user, ref: hold.ref)
             if lastHold[key] == Int32(truncatingIfNeeded: h) { lastHold[key] = nil }
             if hold.state == .held { entries.append(ReleasedBooking(user: hold.user, booking: holdEntryID(h))) }
         }
+        var front = holds.base
+        while front < holds.count, holds[front].ref.day < cutoff { front += 1 }
         holds.drop(before: front)
         return entries
     }
