@@ -25,8 +25,10 @@ func trimmedResidentBytes() -> Int {
 /// after `malloc_trim` (which does not count what the allocator keeps after frees).
 ///
 /// Run for 30 and for 365 days in the same benchmark run: retention must keep the second
-/// within 1.2x of the first.
-func retentionRun(days: Int) throws -> (bytes: Int, allocated: Int, bookings: Int) {
+/// within 1.2x of the first. With `farAhead`, the horizon is unlimited (the attempts still aim
+/// at the next 30 days) and the first booking is for a date two years ahead: it must not keep
+/// the records made after it.
+func retentionRun(days: Int, farAhead: Bool = false) throws -> (bytes: Int, allocated: Int, bookings: Int) {
     // The standard workload's stations, without its 10 M attempts (which would dwarf the ledger).
     let stations = (0..<Workload.stationCount).map { s in
         Station(
@@ -36,13 +38,18 @@ func retentionRun(days: Int) throws -> (bytes: Int, allocated: Int, bookings: In
             })
     }
     let rules = try Rules(
-        catalog: try Catalog(stations), policy: Policy(maxUpcomingBookings: Workload.limit, horizon: .rollingDays(30)))
+        catalog: try Catalog(stations),
+        policy: Policy(maxUpcomingBookings: Workload.limit, horizon: farAhead ? .unlimited : .rollingDays(30)))
     let catalog = rules.catalog
     let first = try LocalDate(year: 2026, month: 1, day: 1)
     var rng = SplitMix64(seed: 7)
     let before = residentBytes()
     let trimmedBefore = trimmedResidentBytes()
     var ledger = Ledger(rules: rules, journaling: false, expectedUsers: 100_000)
+    if farAhead {
+        let slot = Slot(station: "ST-0", socket: "0", date: first.adding(days: 730), hour: 12)
+        _ = try ledger.reserve(ReservationRequest(slot: slot, user: 100_000), at: Instant.utc(first, hour: 6))
+    }
     for d in 0..<days {
         let now = Instant.utc(first.adding(days: d), hour: 6)
         for k in 0..<20_000 {
@@ -72,15 +79,16 @@ let allocatedMetric = BenchmarkMetric.custom(
 let heldMetric = BenchmarkMetric.custom("bookings held", polarity: .prefersSmaller, useScalingFactor: false)
 
 func retentionBenchmarks() {
-    for days in [30, 365] {
+    for (days, farAhead) in [(30, false), (365, false), (30, true), (365, true)] {
+        let horizon = farAhead ? "unlimited horizon, one booking 2 years ahead" : "30-day horizon"
         Benchmark(
-            "Memory after \(days) days, 30-day horizon, retention on",
+            "Memory after \(days) days, \(horizon), retention on",
             configuration: .init(
                 metrics: [.peakMemoryResident, residentMetric, allocatedMetric, heldMetric], timeUnits: .milliseconds,
                 maxIterations: 1)
         ) { benchmark in
             do {
-                let (bytes, allocated, held) = try retentionRun(days: days)
+                let (bytes, allocated, held) = try retentionRun(days: days, farAhead: farAhead)
                 benchmark.measurement(residentMetric, bytes)
                 benchmark.measurement(allocatedMetric, allocated)
                 benchmark.measurement(heldMetric, held)
