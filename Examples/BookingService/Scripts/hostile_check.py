@@ -226,16 +226,21 @@ def inexact_integers(c):
             post(c, "/holds/release", hold(user, hour))
 
 
+def recv_within(connection, seconds):
+    """What the service sends first within `seconds`, or b"" if nothing comes."""
+    connection.settimeout(seconds)
+    try:
+        return connection.recv(65536)
+    except socket.timeout:
+        return b""
+
+
 def expect_continue(c):
     connection = c.connect()
     try:
         connection.sendall(b"POST /bookings/999999999/check-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                            b"Content-Length: 13\r\nExpect: 100-continue\r\n\r\n")
-        connection.settimeout(2)
-        try:
-            interim = connection.recv(65536)
-        except socket.timeout:
-            interim = b""
+        interim = recv_within(connection, 2)
         c.expect("Expect: 100-continue: 100 before the body", interim.startswith(b"HTTP/1.1 100"), f"got {interim!r:.100}")
         connection.sendall(b'{"user":5001}')
         connection.sendall(b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -248,11 +253,7 @@ def expect_continue(c):
     try:
         connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
                            b"Expect: 100-continue\r\n\r\n")
-        connection.settimeout(2)
-        try:
-            answer = connection.recv(65536)
-        except socket.timeout:
-            answer = b""
+        answer = recv_within(connection, 2)
         c.expect("Expect: 100-continue with 100000 bytes: 413 at once", answer.startswith(b"HTTP/1.1 413"),
                  f"got {answer!r:.100}")
     finally:
