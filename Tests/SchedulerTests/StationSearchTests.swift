@@ -55,6 +55,21 @@ struct StationSearchTests {
         #expect(Self.ids(try catalog.search(StationQuery(city: "istanbul", connector: .ccs))) == [])
     }
 
+    /// A 64 KiB connector name (not length-limited like the texts) normalizing to `type2` finds what
+    /// `type-2` finds, in the catalogs of a ledger and a scheduler; a 64 KiB name that does not
+    /// normalize to a catalog connector finds nothing. The search normalizes it once, not once per socket.
+    @Test func longConnectorNamesMatchAsNormalized() throws {
+        let long = ConnectorType("TY" + String(repeating: "- _", count: 65_532 / 3) + "pe 2")
+        #expect(long.rawValue.utf8.count >= 65_532 && long.normalized == "type2")
+        let miss = ConnectorType("Type 2" + String(repeating: "x", count: 65_530))
+        for catalog in [try Fixture.ledger().catalog, try Fixture.scheduler().rules.catalog] {
+            #expect(Self.ids(try catalog.search(StationQuery(connector: long))) == ["IZM", "LON", "IST"])
+            #expect(Self.ids(try catalog.search(StationQuery(city: "İSTANBUL", connector: long))) == ["IST"])
+            #expect(try catalog.search(StationQuery(connector: miss)).stations.isEmpty)
+            #expect(try catalog.search(StationQuery(connector: miss)).totalCount == 0)
+        }
+    }
+
     /// Facilities match folded and all requested facilities must be offered.
     @Test func facilities() throws {
         let catalog = try Catalog(Fixture.stations)

@@ -111,23 +111,22 @@ extension Catalog {
     /// facilities, a `near` that is not on Earth and NaN numbers. A page past the end, however far
     /// (`Int.max`), is empty.
     ///
-    /// - Complexity: O(*n* log *n*) in the number of stations.
+    /// - Complexity: O(*n* log *n*) in the number of stations, plus their sockets, plus the
+    ///   query's texts and connector name once each (not once per station or socket).
     public func search(_ query: StationQuery) throws(InvalidValue) -> StationPage {
         try query.validate()
         let text = query.text.map(TextFolding.fold) ?? ""
         let city = query.city.map(TextFolding.fold)
         let facilities = query.facilities.map(TextFolding.fold)
+        // Not length-limited like the texts above: normalized once, not once per socket.
+        let connector = query.connector?.normalized
         var matches: [(StationMatch, String)] = []
         for station in stations {
             let name = TextFolding.fold(station.name)
             let stationCity = TextFolding.fold(station.city)
             if !text.isEmpty, !name.contains(text), !stationCity.contains(text) { continue }
             if let city, stationCity != city { continue }
-            if let connector = query.connector,
-                !station.sockets.contains(where: { $0.connector.normalized == connector.normalized })
-            {
-                continue
-            }
+            if let connector, !station.sockets.contains(where: { $0.connector.normalized == connector }) { continue }
             if let power = query.minimumPowerKW, !station.sockets.contains(where: { $0.powerKW >= power }) { continue }
             let offered = Set(station.facilities.map(TextFolding.fold))
             if !facilities.allSatisfy(offered.contains) { continue }
