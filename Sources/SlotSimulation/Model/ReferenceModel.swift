@@ -570,8 +570,9 @@ package struct ReferenceModel: Sendable {
     /// reserve of it.
     package mutating func reserveAny(_ request: AnySocketRequest, at now: Instant) -> ModelResult<Booking> {
         guard let station = station(request.station) else { return .failure(.unknownStation) }
+        let connector = request.connector.normalized  // once, not once per socket
         let matching = station.sockets.filter {
-            $0.connector.normalized == request.connector.normalized && $0.powerKW >= request.minimumPowerKW
+            $0.connector.normalized == connector && $0.powerKW >= request.minimumPowerKW
         }
         guard !matching.isEmpty else { return .failure(.unknownSocket) }
         guard (0...23).contains(request.hour) else { return .failure(.invalidHour) }
