@@ -15,15 +15,15 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
     static var chunkSize: Int { 1 << chunkShift }
     static var chunkMask: Int { chunkSize - 1 }
 
+    /// The last chunk, which appends go to, and the record index of its first slot (slots
+    /// before a restore's first record hold placeholders).
+    private var tail = Column<Record>()
+    private var tailStart = 0
     /// Records `0..<base` were released and are not read (those of a chunk not yet freed may
     /// still be stored).
     private(set) var base = 0
-    /// The last chunk, which appends go to, and the record index of its first slot (slots
-    /// before a restore's first record hold placeholders).
-    private var tail = ContiguousArray<Record>()
-    private var tailStart = 0
     /// The full chunks before the tail, from chunk number `firstChunk` on.
-    private var full: [ContiguousArray<Record>] = []
+    private var full: [Column<Record>] = []
     private var firstChunk = 0
 
     /// The record index the next record gets: every record ever made, released ones included.
@@ -68,7 +68,7 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
     /// Moves the full tail to `full` and starts the next chunk, with the room of one `prefault` made.
     @inline(never)
     private mutating func startChunk() {
-        var next = spare.popLast() ?? ContiguousArray()
+        var next = spare.popLast() ?? Column()
         next.reserveCapacity(Self.chunkSize)
         swap(&next, &tail)
         full.append(next)
@@ -76,20 +76,15 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
     }
 
     /// Empty chunks with their room reserved and faulted in (``prefault(_:with:)``).
-    private var spare: [ContiguousArray<Record>] = []
+    private var spare: [Column<Record>] = []
 
     /// Reserves room for `capacity` more records in whole chunks, faulting the pages in now.
     mutating func prefault(_ capacity: Int, with filler: Record) {
-        if tail.capacity < Self.chunkSize {
-            var room = ContiguousArray(repeating: filler, count: Self.chunkSize)
-            room.removeAll(keepingCapacity: true)
-            room.append(contentsOf: tail)
-            tail = room
-        }
+        tail.prefault(Self.chunkSize &- tail.count, with: filler)
         let chunks = (capacity &- (Self.chunkSize &- tail.count) &+ Self.chunkMask) &>> Self.chunkShift
         while spare.count < chunks {
-            var room = ContiguousArray(repeating: filler, count: Self.chunkSize)
-            room.removeAll(keepingCapacity: true)
+            var room = Column<Record>()
+            room.prefault(Self.chunkSize, with: filler)
             spare.append(room)
         }
     }
@@ -122,7 +117,7 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
     /// released: later reads of them give ``StoredRecord/released``.
     mutating func free(chunkOf index: Int) {
         precondition(index >= base && index < tailStart)
-        full[(index &>> Self.chunkShift) &- firstChunk] = []
+        full[(index &>> Self.chunkShift) &- firstChunk] = Column()
     }
 
     /// Skips record indices up to `index` with nothing stored (a restore that starts after
@@ -140,7 +135,7 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
 }
 
 /// A record a ``RecordColumn`` stores: with a value that stands for a released one.
-protocol StoredRecord: Sendable {
+protocol StoredRecord: Sendable, BitwiseCopyable {
     /// A record its book reads as released (dated before every date), and as nobody's.
     static var released: Self { get }
 }

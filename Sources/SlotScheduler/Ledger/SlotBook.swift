@@ -5,6 +5,10 @@
 struct SlotBook: Sendable {
     // The fields the reservation path reads come first, so that with the lock word they fill
     // one 128-byte line pair of a `Scheduler` shard cell (see `LockedCells`); the rest after.
+    // First of all the two it writes, the journal and the records: their counts (`Column`) then
+    // share the 64-byte line of the lock word, which the call has already written.
+    var journal = Column<JournalEntry>()
+    var records = RecordColumn<BookingRecord>()
     /// High bits of every booking id this book assigns: its epoch and shard number (see
     /// `SlotBook+Restore.swift`).
     var idPrefix: UInt64
@@ -30,8 +34,6 @@ struct SlotBook: Sendable {
     /// ``holdBit`` set (see `SlotBook+Holds.swift`); blocks end to end, so a cell is
     /// `(block * sockets + socket) * 24 + hour`.
     var cells: [UInt32] = []
-    var records = RecordColumn<BookingRecord>()
-    var journal: [JournalEntry] = []
     let journaling: Bool
     let shard: UInt64
     /// `restoredIDs` inverted: id → record.
@@ -223,11 +225,11 @@ struct SlotBook: Sendable {
         guard bookings > 0 else { return }
         records.prefault(bookings, with: .placeholder)
         if journaling {
-            journal = Array(repeating: JournalEntry(kind: .reserved, reference: 0, at: 0), count: bookings)
-            journal.removeAll(keepingCapacity: true)
+            journal.prefault(bookings, with: JournalEntry(kind: .reserved, reference: 0, at: 0))
         }
     }
 
+    @inline(__always)
     mutating func log(_ kind: JournalEntry.Kind, _ reference: Int, at now: Int64) {
         if journaling { journal.append(JournalEntry(kind: kind, reference: Int32(reference), at: now)) }
     }

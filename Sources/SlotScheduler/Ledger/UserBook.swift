@@ -8,16 +8,18 @@
 struct UserBook: Sendable {
     // The fields the reservation path reads come first, so that with the lock word they fill
     // one cache line of a `Scheduler` stripe cell (see `LockedCells`); the rest after.
+    // First the fields a reservation writes, on the lock word's line: the entries' count
+    // (`Column`), the free list and the total.
+    var entries = Column<UserEntry>()
+    var freeEntry: Int32 = -1
+    /// Active bookings of every user together, past ones included.
+    var activeTotal = 0
     /// The user ids below this value are direct.
     let directLimit: UInt64
     /// Direct index of a direct id: `id >> idShift` (the ``Scheduler`` stripes ids by low bits).
     let idShift: UInt64
     /// Direct states first, then one state per table slot.
     var states: [UserState]
-    var entries: [UserEntry] = []
-    var freeEntry: Int32 = -1
-    /// Active bookings of every user together, past ones included.
-    var activeTotal = 0
     private let directCount: Int
     /// Table slot → hashed user id, or 0 for an empty slot (id 0 is always direct).
     private var keys: [UInt64]
@@ -150,8 +152,7 @@ struct UserBook: Sendable {
     mutating func prefault(users: Int, bookings: Int) {
         while (hashedCount + users) * 2 > mask { grow() }
         guard bookings > 0 else { return }
-        entries = Array(repeating: UserEntry(booking: BookingID(0), start: 0, next: -1), count: bookings)
-        entries.removeAll(keepingCapacity: true)
+        entries.prefault(bookings, with: UserEntry(booking: BookingID(0), start: 0, next: -1))
     }
 
     /// How many of the user's active bookings have not ended at `now`, or, when that is below

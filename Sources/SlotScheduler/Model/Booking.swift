@@ -15,7 +15,7 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     /// `reserved` event that made it.
     public var checkedInAt: Instant?
 
-    public enum Status: String, Hashable, Codable, Sendable {
+    public enum Status: String, Hashable, Codable, Sendable, BitwiseCopyable {
         case active, cancelled, displaced
     }
 

@@ -38,7 +38,7 @@ public struct SocketID: RawRepresentable, Hashable, Comparable, Codable, Sendabl
 /// Identifies a user: your user table's numeric key.
 ///
 /// A fixed-size integer keeps the per-user limit check free of string hashing.
-public struct UserID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
+public struct UserID: RawRepresentable, Hashable, Comparable, Codable, Sendable, BitwiseCopyable,
     ExpressibleByIntegerLiteral, LosslessStringConvertible
 {
     public var rawValue: UInt64
@@ -55,7 +55,9 @@ public struct UserID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
 }
 
 /// Identifies a booking. Assigned by the scheduler, never reused.
-public struct BookingID: RawRepresentable, Hashable, Comparable, Codable, Sendable, LosslessStringConvertible {
+public struct BookingID: RawRepresentable, Hashable, Comparable, Codable, Sendable, BitwiseCopyable,
+    LosslessStringConvertible
+{
     public var rawValue: UInt64
     @_disfavoredOverload public init(rawValue: UInt64) { self.rawValue = rawValue }
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }

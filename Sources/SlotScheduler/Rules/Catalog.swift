@@ -190,7 +190,7 @@ public struct Catalog: Sendable {
 }
 
 /// A slot interned to integers by ``Catalog/resolve(_:)``: the currency of the fast path.
-public struct SlotRef: Hashable, Sendable {
+public struct SlotRef: Hashable, Sendable, BitwiseCopyable {
     public let station: Int32
     /// Flat socket index over the whole catalog.
     public let socket: Int32
