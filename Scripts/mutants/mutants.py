@@ -334,6 +334,13 @@ MUTANTS = [
         edits=[("        slots.indexReminder(of: record, previousStart: old.start)\n", "")],
     ),
     dict(
+        name="reminder-cancelled-still-due",
+        describe="remindersDue still lists the reminder of a cancelled or displaced booking (the schedule-sim reminder check, I10, must catch it)",
+        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        filter="ReminderStepTests",
+        edits=[("        guard !isReleased(record: record), records[record].status == .active,\n", "        guard !isReleased(record: record),\n")],
+    ),
+    dict(
         name="reminder-window-first-hour",
         describe="remindersDue walks only the first hour of a window shorter than the hours indexed, missing the reminders of its later hours",
         file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",

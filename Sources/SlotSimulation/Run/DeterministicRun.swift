@@ -200,10 +200,11 @@ struct DeterministicRun {
 
     /// A reservation through the full API, with an optional request id. Returns the outcome.
     @discardableResult
-    mutating func reserveSlow(cell: Int32, userID: UInt64, requestID: RequestID?, now: Int64, kind: OpRecord.Kind)
-        -> (Rejection.Reason?, UInt64)
-    {
-        let request = ReservationRequest(slot: p.slot(ofCell: cell), user: UserID(userID), requestID: requestID)
+    mutating func reserveSlow(
+        cell: Int32, userID: UInt64, requestID: RequestID?, reminder: Duration? = nil, now: Int64, kind: OpRecord.Kind
+    ) -> (Rejection.Reason?, UInt64) {
+        let request = ReservationRequest(
+            slot: p.slot(ofCell: cell), user: UserID(userID), requestID: requestID, reminder: reminder)
         let decision = decide(request, now: now)
         var actual: Rejection.Reason?
         var booking: UInt64 = 0
@@ -399,7 +400,8 @@ struct DeterministicRun {
         switch command {
         case .reserve(let request, let cell, _):
             let (reason, booking) = reserveSlow(
-                cell: cell, userID: step.user, requestID: request.requestID, now: step.now, kind: .step)
+                cell: cell, userID: step.user, requestID: request.requestID, reminder: request.reminder, now: step.now,
+                kind: .step)
             return StepResult(got: reason?.rawValue ?? "accepted", booking: booking)
         case .cancel(let booking):
             guard let booking, let b = modelIndex(of: booking) else {
@@ -519,6 +521,37 @@ struct DeterministicRun {
                 "the scheduler holds \(got) active bookings but the accepted, cancelled and displaced commands leave \(want): a refused or reported command changed the state"
             )
         }
+        checkReminders()
+    }
+
+    /// The most reminders whose own windows ``checkReminders()`` asks about, so that the check
+    /// costs O(256 × reminders) at most.
+    static let reminderWindowsChecked = 256
+
+    /// I10 for reminders: the reminders due over all time, and in three windows around each of the
+    /// first ``reminderWindowsChecked`` (its second, the half hour either side, its clock hour),
+    /// are the model's. The model is walked once; each window's share is taken from that walk.
+    mutating func checkReminders() {
+        let all = Instant(secondsSinceEpoch: -(1 << 40))..<Instant(secondsSinceEpoch: 1 << 40)
+        let expected = model.remindersDue(in: all)
+        compareReminders(in: all, expected: expected)
+        for reminder in expected.prefix(Self.reminderWindowsChecked) where !stopped {
+            let fire = reminder.fireAt.secondsSinceEpoch
+            let hour = fire - ((fire % 3_600) + 3_600) % 3_600
+            for (from, to) in [(fire, fire + 1), (fire - 1_800, fire + 1_800), (hour, hour + 3_600)] {
+                let window = Instant(secondsSinceEpoch: from)..<Instant(secondsSinceEpoch: to)
+                compareReminders(in: window, expected: expected.filter { window.contains($0.fireAt) })
+            }
+        }
+    }
+
+    private mutating func compareReminders(in window: Range<Instant>, expected: [Reminder]) {
+        let got = ledger.remindersDue(in: window)
+        guard got != expected else { return }
+        violate(
+            .I10,
+            "reminders due in [\(window.lowerBound.secondsSinceEpoch), \(window.upperBound.secondsSinceEpoch)): the scheduler gives \(got.map { "\($0.booking)@\($0.fireAt.secondsSinceEpoch)" }), the model \(expected.map { "\($0.booking)@\($0.fireAt.secondsSinceEpoch)" })"
+        )
     }
 
     func report() -> Report {

@@ -56,7 +56,8 @@ struct ScriptedSteps {
             }
             return .reserve(
                 ReservationRequest(
-                    slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID),
+                    slot: p.slot(ofCell: step.cell), user: UserID(step.user), requestID: step.step.requestID,
+                    reminder: step.step.reminderSeconds.map { .seconds($0) }),
                 cell: step.cell, repeatOf: repeatOf)
         case .cancel: return .cancel(booking: stepBookings[step.target])
         case .checkIn: return .checkIn(booking: stepBookings[step.target])

@@ -258,13 +258,17 @@ public struct Step: Codable, Sendable, Equatable {
     /// For `anySocket`: the connector the socket must have, and the least power in kW (default 0).
     public var connector: String?
     public var minimumPowerKW: Double?
+    /// For `reserve`: a reminder this many seconds before the start.
+    public var reminderSeconds: Int64?
 
     public init(
         op: Kind, at: Timestamp? = nil, user: UInt64? = nil, station: StationID? = nil, socket: SocketID? = nil,
         date: LocalDate? = nil, hour: Int? = nil, requestID: RequestID? = nil, label: String? = nil,
         booking: String? = nil, hours: HourSet? = nil, onBookings: DisplacementRule? = nil, expect: String? = nil,
-        expectDisplaced: [String]? = nil, note: String? = nil, connector: String? = nil, minimumPowerKW: Double? = nil
+        expectDisplaced: [String]? = nil, note: String? = nil, connector: String? = nil, minimumPowerKW: Double? = nil,
+        reminderSeconds: Int64? = nil
     ) {
+        self.reminderSeconds = reminderSeconds
         self.connector = connector
         self.minimumPowerKW = minimumPowerKW
         self.op = op
