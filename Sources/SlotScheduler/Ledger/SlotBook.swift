@@ -3,10 +3,11 @@
 /// The whole catalog in a ``Ledger``; one shard of stations in a ``Scheduler``. Occupancy is a
 /// page per local date holding one cell per (socket, hour): checking a slot is one array load.
 struct SlotBook: Sendable {
-    // The fields the reservation path reads come first, so that with the lock word they fill
-    // one 128-byte line pair of a `Scheduler` shard cell (see `LockedCells`); the rest after.
-    // First of all the two it writes, the journal and the records: their counts (`Column`) then
-    // share the 64-byte line of the lock word, which the call has already written.
+    // Field order is layout (see `LockedCells`, `BookLayoutTests`): the journal and the records,
+    // which a reservation appends to, come first, so that their counts (`Column`) share the
+    // 64-byte line of a `Scheduler` shard cell's lock word, which the call has already written;
+    // then the fields it only reads (ids, day index, words, cells), which end in the cell's second
+    // 128-byte block; the rest after.
     var journal = Column<JournalEntry>()
     var records = RecordColumn<BookingRecord>()
     /// High bits of every booking id this book assigns: its epoch and shard number (see

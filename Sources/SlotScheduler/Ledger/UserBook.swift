@@ -6,10 +6,10 @@
 /// open-addressing table after the direct region. A user's *index* is stable until the table
 /// grows (inside ``findOrInsert(_:)``).
 struct UserBook: Sendable {
-    // The fields the reservation path reads come first, so that with the lock word they fill
-    // one cache line of a `Scheduler` stripe cell (see `LockedCells`); the rest after.
-    // First the fields a reservation writes, on the lock word's line: the entries' count
-    // (`Column`), the free list and the total.
+    // Field order is layout (see `LockedCells`, `BookLayoutTests`): what a reservation writes
+    // (the entries' count, the free list, the total) shares the 64-byte line of a `Scheduler`
+    // stripe cell's lock word; what it only reads follows, from the direct limit to `states`,
+    // which starts the next line; the rest after.
     var entries = Column<UserEntry>()
     var freeEntry: Int32 = -1
     /// Active bookings of every user together, past ones included.
