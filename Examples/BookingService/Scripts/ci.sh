@@ -2,7 +2,7 @@
 # CI for the example service: release build, start it on a free port with the bundled scenario
 # (a rolling horizon, so it books "now" on any day), validate openapi.yaml, run the
 # load-and-check and lifecycle-check scripts and schemathesis against it, and check it is still
-# up; then the same load (and a live hold) on a durable journal, `kill -9`, a restart on the same
+# up; then a connection flood against a service under a low descriptor limit; then the same load (and a live hold) on a durable journal, `kill -9`, a restart on the same
 # directory, and every booking answered 201 (and the hold) checked again. The service is stopped however the script ends. Run from
 # anywhere; `.ci/run` calls it under a timeout.
 set -euo pipefail
@@ -25,10 +25,16 @@ stop() {
 }
 trap 'stop; rm -rf "$WORK"' EXIT
 
-# Starts the service with extra arguments "$@"; sets PID and URL once it listens.
+# Starts the service with extra arguments "$@" (under a descriptor limit of $DESCRIPTORS, if
+# set); sets PID and URL once it listens.
 start() {
     local log="$WORK/service.log" address=
-    .build/release/BookingService --scenario "$SCENARIO" --port 0 "$@" >"$log" 2>&1 &
+    if [ -n "${DESCRIPTORS:-}" ]; then
+        (ulimit -n "$DESCRIPTORS" && exec .build/release/BookingService --scenario "$SCENARIO" --port 0 "$@") \
+            >"$log" 2>&1 &
+    else
+        .build/release/BookingService --scenario "$SCENARIO" --port 0 "$@" >"$log" 2>&1 &
+    fi
     PID=$!
     for _ in $(seq 1 300); do
         address=$(sed -n 's/^listening on \(.*\)$/\1/p' "$log" | head -1)
@@ -80,6 +86,11 @@ import sys, urllib.request
 assert urllib.request.urlopen(sys.argv[1] + "/stations", timeout=10).status == 200
 print("GET /stations: 200")
 PY
+stop
+
+echo "--- connection flood: 600 silent connections against a descriptor limit of 256"
+DESCRIPTORS=256 start
+timeout 60 python3 Scripts/hostile_check.py --url "$URL" --flood 600
 stop
 
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"

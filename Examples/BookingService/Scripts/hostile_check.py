@@ -27,6 +27,14 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     as if it had not asked, and the connection closed at once: NIO parses nothing after such a
     request, so the next request on the connection would wait unanswered.
 
+With --flood N, only this instead (Scripts/ci.sh runs it against a service under a descriptor
+limit of 256, with --flood 600):
+
+  - a flood of N silent connections, more than the service keeps: it goes on accepting, closes the
+    flood's oldest connections to make room (not its newest), serves another client at once, and
+    does not close a connection whose request it is reading. Without that, once the descriptors
+    are used up, `accept` fails and every other client waits until the idle timeout.
+
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
 
@@ -260,18 +268,76 @@ def expect_continue(c):
         connection.close()
 
 
+def connection_flood(c, count):
+    """More connections than the service may keep (run it under a low descriptor limit): the
+    flood's silent connections make room for each other, so another client is still served at
+    once, and a connection whose request is being read is not closed to make room."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, count + 256)), hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    busy = c.connect()
+    busy.sendall(b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 2\r\n\r\n{")
+    time.sleep(0.2)
+    flood = []
+    try:
+        for _ in range(count):
+            try:
+                flood.append(c.connect())
+            except OSError as error:
+                c.expect("the service keeps accepting during the flood", False,
+                         f"connection {len(flood) + 1} of {count}: {error}")
+                break
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(c.url + "/stations", timeout=3) as response:
+                served = response.status == 200
+        except OSError as error:
+            served = False
+            print(f"  another client after {count} connections: {error}")
+        took = time.monotonic() - started
+        c.expect(f"another client served at once after {len(flood)} silent connections", served and took < 2,
+                 f"(served: {served}, {took:.1f} s)")
+        time.sleep(0.5)
+        closed = sum(closed_by_server(x) for x in flood)
+        c.expect("the flood's oldest connections closed to make room", closed > 0,
+                 f"{closed} of {len(flood)} closed")
+        c.expect("the flood's newest connection kept", flood and not closed_by_server(flood[-1]))
+        busy.setblocking(True)
+        busy.sendall(b"}")
+        answer = recv_within(busy, 3)
+        c.expect("a request being read is not closed to make room", answer.startswith(b"HTTP/1.1 "),
+                 f"got {answer!r:.100}")
+    finally:
+        busy.close()
+        for connection in flood:
+            connection.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
     parser.add_argument("--idle-timeout", type=float, default=10, help="the service's --idle-timeout, seconds")
+    parser.add_argument("--flood", type=int, metavar="N",
+                        help="only open N silent connections, more than the service keeps (see connection_flood)")
     args = parser.parse_args()
     c = Checker(args.url)
+    if args.flood:
+        connection_flood(c, args.flood)
+        return report(c)
     unreadable_requests(c)
     connect_requests(c)
     upgrade_requests(c)
     inexact_integers(c)
     expect_continue(c)
     idle_connections(c, args.idle_timeout)
+    return report(c)
+
+
+def report(c):
     for failure in c.failures:
         print("FAIL", failure)
     print(f"{c.passed} passed, {len(c.failures)} failed")

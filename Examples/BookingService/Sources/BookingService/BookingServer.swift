@@ -43,10 +43,21 @@ struct BookingServer: AsyncParsableCommand {
             """)
     var idleTimeout: Int = 10
 
+    @Option(
+        help: """
+            Keep at most this many connections open: one more closes the connection idle the \
+            longest (never one whose request is being read or answered). Default: the file \
+            descriptor limit, raised to its hard limit at start, less a quarter of it (at most 256).
+            """)
+    var maxConnections: Int?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
         guard (1...3_600).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be 1...3600 seconds, not \(idleTimeout)")
+        }
+        if let maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
         }
     }
 
@@ -65,11 +76,18 @@ struct BookingServer: AsyncParsableCommand {
         let routes = Routes(store: store, openAPI: spec)
         var logger = Logger(label: "BookingService")
         logger.logLevel = .info
+        let descriptors = DescriptorLimit.raised()
+        let budget = ConnectionBudget(
+            capacity: maxConnections ?? DescriptorLimit.connectionCapacity(descriptorLimit: descriptors ?? 1_024))
+        logger.info(
+            "connections",
+            metadata: ["max": "\(budget.capacity)", "descriptorLimit": "\(descriptors.map(String.init) ?? "unknown")"])
         let app = Application(
             router: routes.router(),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
+                        ConnectionShedding(budget: budget),
                         RequestDeadline(limit: .seconds(Int64(idleTimeout))), UnreadableRequestAnswer(),
                         CloseAfterUpgrade(), ContinueAnswer(),
                     ],
