@@ -121,6 +121,17 @@ func acceptedOneByOne(_ ledger: inout Ledger, _ attempts: [(SlotRef, UserID)], _
     return accepted
 }
 
+/// `Ledger.attempt(_:at:)` on batches of 1,024 of `attempts[range]`; returns how many were accepted.
+func acceptedInBatches(_ ledger: inout Ledger, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant)
+    -> Int
+{
+    var accepted = 0
+    for i in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
+        accepted += ledger.attempt(attempts[i..<min(i + 1024, range.upperBound)], at: now).count(where: \.isAccepted)
+    }
+    return accepted
+}
+
 /// One benchmark iteration on a ledger kept in `state`: `make` builds it when there is none or
 /// the attempts are used up; `run` makes the next 1 M attempts, timed.
 func ledgerIteration(
@@ -233,25 +244,9 @@ let benchmarks: @Sendable () -> Void = {
     let batchState = State()
     Benchmark("Ledger.attempt, batches of 1024, 1 thread", configuration: throughputConfiguration()) { benchmark in
         let w = workload()
-        if batchState.ledger == nil || batchState.cursor >= w.attempts.count {
-            batchState.ledger = try? w.makeLedger()
-            batchState.cursor = 0
+        ledgerIteration(benchmark, batchState, total: w.attempts.count, make: { try w.makeLedger() }) {
+            acceptedInBatches(&$0, w.attempts, $1, at: w.now)
         }
-        guard var ledger = batchState.ledger else { return }
-        batchState.ledger = nil
-        let start = batchState.cursor
-        var accepted = 0
-        measureRate(benchmark, count: attemptsPerIteration) {
-            let end = start + attemptsPerIteration
-            for i in stride(from: start, to: end, by: 1024) {
-                for result in ledger.attempt(w.attempts[i..<min(i + 1024, end)], at: w.now) where result.isAccepted {
-                    accepted += 1
-                }
-            }
-        }
-        blackHole(accepted)
-        batchState.ledger = ledger
-        batchState.cursor += attemptsPerIteration
     }
 
     // The public string-keyed API, for comparison: resolves ids and builds a Booking or Rejection.
@@ -315,6 +310,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    pairedBenchmarks()
     retentionBenchmarks()
     reminderBenchmarks()
 
