@@ -41,8 +41,9 @@ struct BatchTests {
         #expect(batched.activeBookingCount == single.activeBookingCount)
     }
 
-    /// The scheduler decides a batch shard by shard, in batch order within a shard: the same
-    /// results as single attempts made in that order.
+    /// The scheduler decides a batch shard by shard, from the shard of the batch's first attempt
+    /// on (wrapping around), in batch order within a shard: the same results as single attempts
+    /// made in that order.
     @Test func schedulerBatchMatchesSingleAttemptsInShardOrder() throws {
         let stations: [(StationID, SocketID)] = [("LON", "1"), ("LON", "2"), ("LHR", "A"), ("IST", "1"), ("CKR", "1")]
         var state: UInt64 = 11
@@ -54,16 +55,20 @@ struct BatchTests {
         let single = try Fixture.scheduler(shards: 3)
         let day = try Fixture.day()
         let now = Instant.utc(day.adding(days: -1), hour: 12)
-        let attempts = try (0..<400).map { _ in
+        var attempts = try (0..<400).map { _ in
             let (station, socket) = stations[next(stations.count)]
             let slot = Fixture.slot(station, socket, day.adding(days: next(2)), next(24))
             return (try batched.rules.catalog.resolve(slot), UserID(UInt64(next(25))))
         }
+        // Led by an attempt outside shard 0, so that the order differs from plain shard order.
+        let lead = try #require(attempts.firstIndex { $0.0.station % 3 != 0 })
+        attempts.insert(attempts.remove(at: lead), at: 0)
         let got = batched.attempt(attempts[...], at: now)
-        // The documented order: by shard (station index modulo 3), stable.
-        let order = attempts.indices.sorted {
-            (Int(attempts[$0].0.station) % 3, $0) < (Int(attempts[$1].0.station) % 3, $1)
-        }
+        // The documented order: by shard (station index modulo 3) counted from the first
+        // attempt's, stable.
+        let first = Int(attempts[0].0.station) % 3
+        func rank(_ i: Int) -> Int { (Int(attempts[i].0.station) % 3 - first + 3) % 3 }
+        let order = attempts.indices.sorted { (rank($0), $0) < (rank($1), $1) }
         var expected = [ReservationAttempt?](repeating: nil, count: attempts.count)
         for i in order { expected[i] = single.attempt(attempts[i].0, for: attempts[i].1, at: now) }
         #expect(got == expected.compactMap { $0 })
