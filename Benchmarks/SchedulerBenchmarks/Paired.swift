@@ -121,6 +121,10 @@ func pairedBenchmarks() {
             { PairedState(.scheduler(threads: 1, batched: false), over: .ledger(batched: false)) }
         ),
         (
+            "Paired: Scheduler batches ÷ Ledger batches, 1 thread",
+            { PairedState(.scheduler(threads: 1, batched: true), over: .ledger(batched: true)) }
+        ),
+        (
             "Paired: Ledger.attempt, batches of 1024 ÷ Floor, 1 thread",
             { PairedState(.ledger(batched: true), over: .floor) }
         ),

@@ -35,8 +35,12 @@ import Darwin
 /// ``withLockIfFree(_:_:)``, between taking and releasing its own lock word, so no two threads
 /// touch it at once; the allocation is immutable after `init` and freed in `deinit`, when no
 /// call can be running.
-final class LockedCells<Value>: @unchecked Sendable {
+final class LockedCells<Value: PrefetchHinting>: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
+    /// Each value's ``PrefetchHinting/prefetchHint``, published after every use of its lock for
+    /// threads that do not hold it: apart from the cells, and written only when it changes, so
+    /// these lines stay shared between the cores.
+    private let hints: UnsafeMutablePointer<Atomic<UInt>>
     /// Bytes from one cell to the next: a multiple of ``lineSize``.
     private let cellSize: Int
     /// Bytes from a cell's start (its lock word) to its value.
@@ -59,10 +63,12 @@ final class LockedCells<Value>: @unchecked Sendable {
         base = .allocate(
             byteCount: max(1, cellSize * values.count),
             alignment: max(Self.lineSize, MemoryLayout<Atomic<UInt32>>.alignment, valueAlign))
+        hints = .allocate(capacity: max(1, values.count))
         for (i, value) in values.enumerated() {
             let cell = base + i * cellSize
             cell.bindMemory(to: Atomic<UInt32>.self, capacity: 1).initialize(to: Atomic(0))
             (cell + valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: value)
+            (hints + i).initialize(to: Atomic(value.prefetchHint))
         }
     }
 
@@ -72,6 +78,8 @@ final class LockedCells<Value>: @unchecked Sendable {
             cell.assumingMemoryBound(to: Atomic<UInt32>.self).deinitialize(count: 1)
             (cell + valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
         }
+        hints.deinitialize(count: count)
+        hints.deallocate()
         base.deallocate()
     }
 
@@ -116,7 +124,10 @@ final class LockedCells<Value>: @unchecked Sendable {
     ) throws(Failure) -> Result {
         let word = lockWord(index)
         if !Self.tryLock(word) { Self.lockContended(word) }
-        defer { word.pointee.store(0, ordering: .releasing) }
+        defer {
+            publishHint(index)
+            word.pointee.store(0, ordering: .releasing)
+        }
         return try body(&value(index).pointee)
     }
 
@@ -126,7 +137,26 @@ final class LockedCells<Value>: @unchecked Sendable {
     func withLockIfFree<Result>(_ index: Int, _ body: (inout Value) -> Result) -> Result? {
         let word = lockWord(index)
         guard word.pointee.load(ordering: .relaxed) == 0, Self.tryLock(word) else { return nil }
-        defer { word.pointee.store(0, ordering: .releasing) }
+        defer {
+            publishHint(index)
+            word.pointee.store(0, ordering: .releasing)
+        }
         return body(&value(index).pointee)
+    }
+
+    /// Value `index`'s last published ``PrefetchHinting/prefetchHint``, without its lock: it
+    /// may be out of date by the time it is used, which is harmless for a prefetch (the CPU
+    /// never faults on one) and for nothing else may it be used.
+    @inline(__always)
+    func hint(_ index: Int) -> UInt {
+        precondition(index >= 0 && index < count)
+        return hints[index].load(ordering: .relaxed)
+    }
+
+    /// Called with the lock held.
+    @inline(__always)
+    private func publishHint(_ index: Int) {
+        let hint = value(index).pointee.prefetchHint
+        if hints[index].load(ordering: .relaxed) != hint { hints[index].store(hint, ordering: .relaxed) }
     }
 }

@@ -32,7 +32,9 @@ extension Scheduler {
                 var owned: UInt64 = 0
                 for k in window..<end where self.rules.catalog.owns(batch[base + order[k]].0) {
                     owned |= 1 &<< UInt64(k &- window)
-                    slots.prefetch(batch[base + order[k]].0)
+                    let (ref, user) = batch[base + order[k]]
+                    slots.prefetch(ref)
+                    self.prefetchState(of: user, stripe: self.stripe(of: user))
                 }
                 for k in window..<end {
                     let (ref, user) = batch[base + order[k]]

@@ -1,0 +1,34 @@
+internal import CPrefetch
+
+/// A value behind a ``LockedCells`` lock that names an address worth asking the CPU for before
+/// the lock is taken, so that the cache miss overlaps the wait for the lock and the work done
+/// before the value is read.
+protocol PrefetchHinting {
+    /// The address (0 for none). Read under the lock; ``LockedCells`` publishes it after each use.
+    var prefetchHint: UInt { get }
+}
+
+extension SlotBook: PrefetchHinting {
+    var prefetchHint: UInt { 0 }
+}
+
+extension UserBook: PrefetchHinting {
+    /// The first user state: a direct id's state is at a fixed index from it.
+    var prefetchHint: UInt {
+        states.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    }
+}
+
+extension Scheduler {
+    /// Asks the CPU for `user`'s state in `stripe` when the id is direct (a hashed id's index
+    /// needs its stripe's table), without the stripe's lock and without waiting; changes nothing.
+    @inline(__always)
+    func prefetchState(of user: UserID, stripe: Int) {
+        guard user.rawValue < directLimit else { return }
+        let first = stripes.hint(stripe)
+        guard first != 0 else { return }
+        let index = UInt(truncatingIfNeeded: user.rawValue >> directShift)
+        slot_scheduler_prefetch(
+            UnsafeRawPointer(bitPattern: first &+ index &* UInt(MemoryLayout<UserBook.UserState>.stride)))
+    }
+}
