@@ -4,15 +4,20 @@ internal import CPrefetch
 /// the lock is taken, so that the cache miss overlaps the wait for the lock and the work done
 /// before the value is read.
 protocol PrefetchHinting {
+    /// Whether ``prefetchHint`` can be other than 0; if not, nothing is published.
+    static var hasPrefetchHint: Bool { get }
     /// The address (0 for none). Read under the lock; ``LockedCells`` publishes it after each use.
     var prefetchHint: UInt { get }
 }
 
 extension SlotBook: PrefetchHinting {
+    static var hasPrefetchHint: Bool { false }
     var prefetchHint: UInt { 0 }
 }
 
 extension UserBook: PrefetchHinting {
+    static var hasPrefetchHint: Bool { true }
+
     /// The first user state: a direct id's state is at a fixed index from it.
     var prefetchHint: UInt {
         states.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
