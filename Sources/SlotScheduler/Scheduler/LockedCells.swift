@@ -33,8 +33,8 @@ import Darwin
 ///
 /// `@unchecked Sendable`: a value is only read or written inside ``withLock(_:_:)`` or
 /// ``withLockIfFree(_:_:)``, between taking and releasing its own lock word, so no two threads
-/// touch it at once; the allocation is immutable after `init` and freed in `deinit`, when no
-/// call can be running.
+/// touch it at once; the hints are atomics, written under their cell's lock; the allocations
+/// are immutable after `init` and freed in `deinit`, when no call can be running.
 final class LockedCells<Value: PrefetchHinting>: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     /// Each value's ``PrefetchHinting/prefetchHint``, published after every use of its lock for
