@@ -17,7 +17,7 @@ import Darwin
 /// Builds the benchmarks' workload (300,000 attempts), makes the first 200,000 as a warm-up,
 /// then the next 100,000 in `measured(_:)`, one call each. Modes: `ledger`, `scheduler`,
 /// `ledger-history`, `scheduler-history` (the long-history workload of `Workload+History.swift`),
-/// `ledger-batches`, `scheduler-batches` (batches of 1,024).
+/// `ledger-batches`, `scheduler-batches` (batches of 1,024, `AttemptLoops.swift`).
 /// Divide the `measured` function's inclusive instruction count by 100,000. `PROFILE_WARMUP`
 /// (environment) sets another warm-up, to count a later, fuller window: at 5,000,000 about two
 /// thirds of the counted attempts are accepted, against 97 % after the default.
@@ -39,26 +39,6 @@ func loop(_ scheduler: Scheduler, _ attempts: ArraySlice<(SlotRef, UserID)>, at 
     return accepted
 }
 
-/// The same attempts in batches of 1,024 (`Ledger.attempt(_:at:)` on slices).
-@inline(never)
-func batches(_ ledger: inout Ledger, _ attempts: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> Int {
-    var accepted = 0
-    for i in stride(from: attempts.startIndex, to: attempts.endIndex, by: 1024) {
-        accepted += ledger.attempt(attempts[i..<min(i + 1024, attempts.endIndex)], at: now).count(where: \.isAccepted)
-    }
-    return accepted
-}
-
-@inline(never)
-func batches(_ scheduler: Scheduler, _ attempts: ArraySlice<(SlotRef, UserID)>, at now: Instant) -> Int {
-    var accepted = 0
-    for i in stride(from: attempts.startIndex, to: attempts.endIndex, by: 1024) {
-        accepted += scheduler.attempt(attempts[i..<min(i + 1024, attempts.endIndex)], at: now).count(
-            where: \.isAccepted)
-    }
-    return accepted
-}
-
 /// The counted loop: the only function `--toggle-collect='*measured*'` counts.
 @inline(never)
 func measured(_ body: () -> Int) -> Int { body() }
@@ -75,12 +55,12 @@ do {
         accepted = measured { loop(&ledger, attempts[warmUp...], at: w.now) }
     case "ledger-batches":
         var ledger = try w.makeLedger()
-        _ = batches(&ledger, attempts[..<warmUp], at: w.now)
-        accepted = measured { batches(&ledger, attempts[warmUp...], at: w.now) }
+        _ = acceptedInBatches(&ledger, attempts, 0..<warmUp, at: w.now)
+        accepted = measured { acceptedInBatches(&ledger, attempts, warmUp..<attempts.count, at: w.now) }
     case "scheduler-batches":
         let scheduler = try w.makeScheduler()
-        _ = batches(scheduler, attempts[..<warmUp], at: w.now)
-        accepted = measured { batches(scheduler, attempts[warmUp...], at: w.now) }
+        _ = acceptedInBatches(scheduler, attempts, 0..<warmUp, at: w.now)
+        accepted = measured { acceptedInBatches(scheduler, attempts, warmUp..<attempts.count, at: w.now) }
     case "scheduler", "scheduler-history":
         let layout = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
         let scheduler =

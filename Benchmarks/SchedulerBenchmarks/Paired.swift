@@ -63,16 +63,8 @@ final class PairedSide: @unchecked Sendable {
             self.ledger = ledger
         case .scheduler(let threads, let batched):
             guard let scheduler else { return .nan }
-            let share = range.count / threads
-            elapsed = clock.measure {
-                DispatchQueue.concurrentPerform(iterations: threads) { t in
-                    let mine = (range.lowerBound + t * share)..<(range.lowerBound + (t + 1) * share)
-                    blackHole(
-                        batched
-                            ? acceptedInBatches(scheduler, w.attempts, mine, at: w.now)
-                            : acceptedOneByOne(scheduler, w.attempts, mine, at: w.now))
-                }
-            }
+            let ranges = split(range, into: threads)
+            elapsed = clock.measure { runOnThreads(scheduler, [w.attempts], ranges, batched: batched, at: w.now) }
         }
         blackHole(accepted)
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

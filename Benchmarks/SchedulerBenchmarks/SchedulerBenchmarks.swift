@@ -73,27 +73,24 @@ func measureRate(_ benchmark: Benchmark, count: Int, _ body: () -> Void) {
     benchmark.measurement(attemptsPerCPUSecond, Int(Double(count) / max(cpu, 1e-9) / 1_000))
 }
 
-/// Runs `attempts[range]` one call each; returns how many were accepted.
-func acceptedOneByOne(
-    _ scheduler: Scheduler, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant
-) -> Int {
-    var accepted = 0
-    for i in range where scheduler.attempt(attempts[i].0, for: attempts[i].1, at: now).isAccepted {
-        accepted += 1
-    }
-    return accepted
+/// `range` cut into `parts` consecutive ranges of equal length (the remainder left out).
+func split(_ range: Range<Int>, into parts: Int) -> [Range<Int>] {
+    let share = range.count / parts
+    return (0..<parts).map { (range.lowerBound + $0 * share)..<(range.lowerBound + ($0 + 1) * share) }
 }
 
-/// Runs `attempts[range]` in batches of 1,024; returns how many were accepted.
-func acceptedInBatches(
-    _ scheduler: Scheduler, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant
-) -> Int {
-    var accepted = 0
-    for i in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
-        let batch = attempts[i..<min(i + 1024, range.upperBound)]
-        accepted += scheduler.attempt(batch, at: now).count(where: \.isAccepted)
+/// Makes attempts on `scheduler` from `ranges.count` threads together: thread *t* makes
+/// `lists[t % lists.count][ranges[t]]`, in batches of 1,024 or one call each.
+func runOnThreads(
+    _ scheduler: Scheduler, _ lists: [[(SlotRef, UserID)]], _ ranges: [Range<Int>], batched: Bool, at now: Instant
+) {
+    DispatchQueue.concurrentPerform(iterations: ranges.count) { t in
+        let attempts = lists[t % lists.count]
+        blackHole(
+            batched
+                ? acceptedInBatches(scheduler, attempts, ranges[t], at: now)
+                : acceptedOneByOne(scheduler, attempts, ranges[t], at: now))
     }
-    return accepted
 }
 
 nonisolated(unsafe) var sharedDisjointAttempts: [[(SlotRef, UserID)]]?
@@ -110,26 +107,6 @@ func longHistoryAttempts(_ w: Workload) -> [(SlotRef, UserID)] {
     let made = w.longHistoryAttempts
     sharedLongHistoryAttempts = made
     return made
-}
-
-/// One `Ledger.attempt` call per attempt of `attempts[range]`; returns how many were accepted.
-func acceptedOneByOne(_ ledger: inout Ledger, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant)
-    -> Int
-{
-    var accepted = 0
-    for i in range where ledger.attempt(attempts[i].0, for: attempts[i].1, at: now).isAccepted { accepted += 1 }
-    return accepted
-}
-
-/// `Ledger.attempt(_:at:)` on batches of 1,024 of `attempts[range]`; returns how many were accepted.
-func acceptedInBatches(_ ledger: inout Ledger, _ attempts: [(SlotRef, UserID)], _ range: Range<Int>, at now: Instant)
-    -> Int
-{
-    var accepted = 0
-    for i in stride(from: range.lowerBound, to: range.upperBound, by: 1024) {
-        accepted += ledger.attempt(attempts[i..<min(i + 1024, range.upperBound)], at: now).count(where: \.isAccepted)
-    }
-    return accepted
 }
 
 /// One benchmark iteration on a ledger kept in `state`: `make` builds it when there is none or
@@ -295,15 +272,12 @@ let benchmarks: @Sendable () -> Void = {
                 }
                 guard let scheduler = state.scheduler else { return }
                 let start = state.cursor
+                let ranges =
+                    disjoint
+                    ? Array(repeating: start..<(start + share), count: threads)
+                    : split(start..<(start + attemptsPerIteration), into: threads)
                 measureRate(benchmark, count: attemptsPerIteration) {
-                    DispatchQueue.concurrentPerform(iterations: threads) { t in
-                        let attempts = lists[disjoint ? t : 0]
-                        let mine = disjoint ? start..<(start + share) : (start + t * share)..<(start + (t + 1) * share)
-                        blackHole(
-                            batched
-                                ? acceptedInBatches(scheduler, attempts, mine, at: w.now)
-                                : acceptedOneByOne(scheduler, attempts, mine, at: w.now))
-                    }
+                    runOnThreads(scheduler, lists, ranges, batched: batched, at: w.now)
                 }
                 state.cursor += step
             }

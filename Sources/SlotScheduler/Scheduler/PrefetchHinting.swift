@@ -2,7 +2,7 @@ internal import CPrefetch
 
 /// A value behind a ``LockedCells`` lock that names an address worth asking the CPU for before
 /// the lock is taken, so that the cache miss overlaps the wait for the lock and the work done
-/// before the value is read.
+/// before the value is read. A value that names none conforms with the defaults.
 protocol PrefetchHinting {
     /// Whether ``prefetchHint`` can be other than 0; if not, nothing is published.
     static var hasPrefetchHint: Bool { get }
@@ -10,10 +10,12 @@ protocol PrefetchHinting {
     var prefetchHint: UInt { get }
 }
 
-extension SlotBook: PrefetchHinting {
+extension PrefetchHinting {
     static var hasPrefetchHint: Bool { false }
     var prefetchHint: UInt { 0 }
 }
+
+extension SlotBook: PrefetchHinting {}
 
 extension UserBook: PrefetchHinting {
     static var hasPrefetchHint: Bool { true }

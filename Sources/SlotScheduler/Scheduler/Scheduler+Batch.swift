@@ -29,7 +29,7 @@ extension Scheduler {
                 let s = first + step < shards.count ? first + step : first + step - shards.count
                 let group = order[starts[s]..<starts[s + 1]]
                 guard !group.isEmpty else { continue }
-                let done = shards.withLockIfFree(s) { slots in
+                let done: Void? = shards.withLockIfFree(s) { slots in
                     decide(group, of: batch, at: now, slots: &slots, into: results)
                 }
                 if done == nil { busy.append(s) }

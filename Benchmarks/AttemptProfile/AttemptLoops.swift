@@ -1,0 +1,1 @@
+../SchedulerBenchmarks/AttemptLoops.swift
