@@ -145,6 +145,7 @@ extension SlotBook {
         words = newWords
         cells = newCells
         freeBlocks = []
+        layoutVersion &+= 1
     }
 
     /// Whether `id` was made (or restored) here and then released.

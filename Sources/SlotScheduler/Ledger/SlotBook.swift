@@ -28,6 +28,9 @@ struct SlotBook: Sendable {
     var firstDay: Int32 = 0
     /// Days before this day number are released: no block, no held record, no new booking.
     var releasedBefore: Int32 = .min
+    /// Changes (wrapping) whenever a day gets a block or blocks move: what a ``Scheduler``'s
+    /// `SlotHints` compares to know that it must republish.
+    var layoutVersion: UInt32 = 0
     /// Per block, one ``SocketDay`` (open and taken hours, 8 bytes) per local socket, so the hot
     /// check stays in cache.
     var words: [SocketDay] = []
@@ -135,6 +138,7 @@ struct SlotBook: Sendable {
         if index >= dayBlock.count {
             dayBlock.append(contentsOf: [Int32](repeating: -1, count: index - dayBlock.count + 32))
         }
+        layoutVersion &+= 1
         if let free = freeBlocks.popLast() {
             dayBlock[index] = free
             reset(block: Int(free))

@@ -2,7 +2,8 @@ internal import CPrefetch
 
 /// A value behind a ``LockedCells`` lock that names an address worth asking the CPU for before
 /// the lock is taken, so that the cache miss overlaps the wait for the lock and the work done
-/// before the value is read. A value that names none conforms with the defaults.
+/// before the value is read. A value that names none conforms with the defaults: a shard's
+/// slot needs its day's block as well, which ``SlotHints`` publishes.
 protocol PrefetchHinting {
     /// Whether ``prefetchHint`` can be other than 0; if not, nothing is published.
     static var hasPrefetchHint: Bool { get }
