@@ -81,7 +81,8 @@ final class SlotHints: @unchecked Sendable {
     }
 
     /// Republishes where `book` (shard `shard`) keeps its days' slots if its layout changed
-    /// since the last call. Called with the shard's lock held.
+    /// since the last call. Called with the shard's lock held. `inout` though it only reads: a
+    /// borrowed book, from inside the stripe's closure, was copied (every array retained).
     @inline(__always)
     func publish(_ book: inout SlotBook, shard: Int) {
         let region = region(shard)
