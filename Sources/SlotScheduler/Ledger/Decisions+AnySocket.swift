@@ -49,7 +49,7 @@ extension Decisions {
         guard let day = candidates.first?.day else { return nil }
         let page = slots.pageIndex(day)
         return candidates.first { ref in
-            let word = slots.words[page &* slots.socketCount &+ slots.local(ref)]
+            let word = slots.words[slots.wordIndex(ref, block: page)]
             return word.isOpen(ref.hour) && slots.takenReason(ref, word: word, now: now) == nil
         }
     }

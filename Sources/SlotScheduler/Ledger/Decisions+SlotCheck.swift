@@ -15,7 +15,7 @@ extension Decisions {
         if let timeReason { return (timeReason, start, 0, none) }
         if ref.day < slots.releasedBefore { return (.slotInPast, start, 0, none) }
         let block = slots.pageIndex(ref.day)
-        let word = slots.words[block &* slots.socketCount &+ slots.local(ref)]
+        let word = slots.words[slots.wordIndex(ref, block: block)]
         if !word.isOpen(ref.hour) {
             return (word.openHours == 0 ? .socketClosed : .outsideOpeningHours, start, block, word)
         }

@@ -15,7 +15,7 @@ extension SlotBook {
     func holdIndex(_ ref: SlotRef) -> Int? {
         let socket = local(ref)
         guard socket >= 0, let block = existingBlock(ref.day) else { return nil }
-        let cell = cells[(block &* socketCount &+ socket) &* 24 &+ Int(ref.hour)]
+        let cell = cells[Self.cellIndex(word: wordIndex(block: block, socket: socket), hour: Int(ref.hour))]
         return cell & Self.holdBit == 0 ? nil : Int(cell & ~Self.holdBit)
     }
 
@@ -49,10 +49,10 @@ extension SlotBook {
 
     /// Marks `ref` held by hold `h`.
     mutating func occupy(_ ref: SlotRef, block: Int, hold h: Int) {
-        let w = block &* socketCount &+ local(ref)
+        let w = wordIndex(ref, block: block)
         words[w].setTaken(ref.hour, true)
         words[w].markHeld()
-        cells[w &* 24 &+ Int(ref.hour)] = UInt32(truncatingIfNeeded: h) | Self.holdBit
+        cells[Self.cellIndex(word: w, hour: Int(ref.hour))] = UInt32(truncatingIfNeeded: h) | Self.holdBit
     }
 
     /// The id under which hold `h` sits in its user's list in the ``UserBook``: the epoch

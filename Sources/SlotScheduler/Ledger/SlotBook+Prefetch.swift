@@ -5,14 +5,15 @@ extension SlotBook {
     /// block), without waiting for them; changes nothing.
     @inline(__always)
     func prefetch(_ ref: SlotRef) {
-        let socket = local(ref)
         guard let block = existingBlock(ref.day) else { return }
-        let word = block &* socketCount &+ socket
+        let word = wordIndex(ref, block: block)
         words.withUnsafeBufferPointer { words in
             if let base = words.baseAddress { slot_scheduler_prefetch(base + word) }
         }
         cells.withUnsafeBufferPointer { cells in
-            if let base = cells.baseAddress { slot_scheduler_prefetch(base + (word &* 24 &+ Int(ref.hour))) }
+            if let base = cells.baseAddress {
+                slot_scheduler_prefetch(base + Self.cellIndex(word: word, hour: Int(ref.hour)))
+            }
         }
     }
 }

@@ -31,7 +31,7 @@ extension SlotBook {
         guard cutoff > releasedBefore else { return ([], []) }
         var active: [ReleasedBooking] = []
         let end = min(max(0, Int(cutoff) - Int(firstDay)), dayBlock.count)
-        let perBlock = regular.count * 24
+        let perBlock = cellsPerBlock
         for i in 0..<end where dayBlock[i] >= 0 {
             let first = Int(dayBlock[i]) * perBlock
             // (A hold's cell: `releaseHolds` finds its hold.)
@@ -121,23 +121,23 @@ extension SlotBook {
 
     /// Gives block `block` the regular hours and no bookings (a released day's block, reused).
     mutating func reset(block: Int) {
-        let w = block * regular.count
+        let w = wordIndex(block: block, socket: 0)
         for s in regular.indices { words[w + s] = SocketDay(open: regular[s]) }
-        let first = w * 24
-        for cell in first..<(first + regular.count * 24) { cells[cell] = 0 }
+        let first = Self.cellIndex(word: w, hour: 0)
+        for cell in first..<(first + cellsPerBlock) { cells[cell] = 0 }
     }
 
     /// Moves the blocks in use to the front, in day order, and frees the rest of the storage.
     ///
     /// - Complexity: O(blocks in use · sockets · 24).
     private mutating func compactBlocks() {
-        let perBlock = regular.count * 24
+        let perBlock = cellsPerBlock
         var newWords: [SocketDay] = []
         var newCells: [UInt32] = []
         var next: Int32 = 0
         for i in dayBlock.indices where dayBlock[i] >= 0 {
             let old = Int(dayBlock[i])
-            newWords.append(contentsOf: words[(old * regular.count)..<((old + 1) * regular.count)])
+            newWords.append(contentsOf: words[wordIndex(block: old, socket: 0)..<wordIndex(block: old + 1, socket: 0)])
             newCells.append(contentsOf: cells[(old * perBlock)..<((old + 1) * perBlock)])
             dayBlock[i] = next
             next += 1

@@ -35,8 +35,8 @@ struct SlotBook: Sendable {
     /// check stays in cache.
     var words: [SocketDay] = []
     /// Per block, `socket * 24 + hour` → record index + 1, or 0 when free, or a hold index with
-    /// ``holdBit`` set (see `SlotBook+Holds.swift`); blocks end to end, so a cell is
-    /// `(block * sockets + socket) * 24 + hour`.
+    /// ``holdBit`` set (see `SlotBook+Holds.swift`); where a slot's word and cell are is
+    /// `SlotBook+Layout.swift`.
     var cells: [UInt32] = []
     let journaling: Bool
     let shard: UInt64
@@ -147,7 +147,7 @@ struct SlotBook: Sendable {
         let block = words.count / max(1, socketCount)
         dayBlock[index] = Int32(block)
         words.append(contentsOf: regular.lazy.map { SocketDay(open: $0) })
-        cells.append(contentsOf: repeatElement(0, count: regular.count * 24))
+        cells.append(contentsOf: repeatElement(0, count: cellsPerBlock))
         return block
     }
 
@@ -162,19 +162,19 @@ struct SlotBook: Sendable {
     /// Open hours of a local socket on `day`, without creating a block.
     func openHours(localSocket socket: Int, day: Int32) -> UInt32 {
         guard let block = existingBlock(day) else { return regular[socket] }
-        return words[block * socketCount + socket].openHours
+        return words[wordIndex(block: block, socket: socket)].openHours
     }
 
     /// Sets the open hours of a local socket in `block`.
     mutating func setOpenHours(_ mask: UInt32, localSocket socket: Int, block: Int) {
-        words[block * socketCount + socket].setOpenHours(mask)
+        words[wordIndex(block: block, socket: socket)].setOpenHours(mask)
     }
 
     /// The booking record occupying local `socket` at `hour` on `day` (`nil` for a free or held
     /// cell), without creating a block.
     func occupant(localSocket socket: Int, day: Int32, hour: Int) -> Int? {
         guard let block = existingBlock(day) else { return nil }
-        return Self.record(inCell: cells[(block * socketCount + socket) * 24 + hour])
+        return Self.record(inCell: cells[Self.cellIndex(word: wordIndex(block: block, socket: socket), hour: hour)])
     }
 
     /// The booking record a cell names, or `nil` for a free cell or a hold's.
@@ -188,9 +188,8 @@ struct SlotBook: Sendable {
     /// Marks `ref` occupied by `record`, or free when `record` is `nil`.
     @inline(__always)
     mutating func occupy(_ ref: SlotRef, block: Int, record: Int?) {
-        let socket = local(ref)
-        let w = block &* socketCount &+ socket
-        let cell = w &* 24 &+ Int(ref.hour)
+        let w = wordIndex(ref, block: block)
+        let cell = Self.cellIndex(word: w, hour: Int(ref.hour))
         words[w].setTaken(ref.hour, record != nil)
         cells[cell] = record.map { UInt32(truncatingIfNeeded: $0 &+ 1) } ?? 0
     }

@@ -11,12 +11,9 @@ extension Scheduler {
     /// ``reserve(_:at:)-(AnySocketRequest,_)``, saying whether the booking is new or a replay.
     public func book(_ request: AnySocketRequest, at now: Instant) throws(Rejection) -> Reservation {
         let resolved = try rules.resolved(request)
-        let stripe = stripe(of: resolved.user)
         let rules = rules
-        let result = shards.withLock(shard(of: resolved.candidates[0].station)) { slots in
-            stripes.withLock(stripe) { users in
-                Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
+        let result = withBooks(of: resolved.candidates[0], user: resolved.user) { slots, users in
+            Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         }
         switch result {
         case .success(let reservation): return reservation

@@ -59,10 +59,7 @@ extension Scheduler {
     private func locked<T>(
         _ ref: SlotRef, _ user: UserID, _ body: (Rules, inout SlotBook, inout UserBook) -> Result<T, Rejection>
     ) -> Result<T, Rejection> {
-        let stripe = stripe(of: user)
         let rules = rules
-        return shards.withLock(shard(of: ref.station)) { slots in
-            stripes.withLock(stripe) { users in body(rules, &slots, &users) }
-        }
+        return withBooks(of: ref, user: user) { slots, users in body(rules, &slots, &users) }
     }
 }

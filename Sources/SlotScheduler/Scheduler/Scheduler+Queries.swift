@@ -191,16 +191,13 @@ extension Scheduler {
         }
         guard let shard = target else { throw ReplayError(index: index, problem: "no shard holds this event") }
         let rules = rules
-        let stripe = stripe(of: user ?? 0)
-        let result: Result<Void, ReplayError> = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                do throws(ReplayError) {
-                    if skippingReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
-                    try Replay.apply(
-                        event, index: index, rules: rules, slots: &slots, users: &users, restoring: restoring)
-                    return .success(())
-                } catch { return .failure(error) }
-            }
+        let result: Result<Void, ReplayError> = withBooks(shard: shard, stripe: stripe(of: user ?? 0)) {
+            slots, users in
+            do throws(ReplayError) {
+                if skippingReleasedIDs, case .reserved(let booking) = event { slots.skipIDs(before: booking.id) }
+                try Replay.apply(event, index: index, rules: rules, slots: &slots, users: &users, restoring: restoring)
+                return .success(())
+            } catch { return .failure(error) }
         }
         if case .failure(let error) = result { throw error }
     }

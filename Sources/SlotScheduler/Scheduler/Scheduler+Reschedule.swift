@@ -13,12 +13,9 @@ extension Scheduler {
                 .unknownBooking, slot: request.slot, booking: request.booking, user: request.user,
                 requestID: request.requestID)
         }
-        let stripe = stripe(of: request.user)
         let rules = rules
-        let result = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
+        let result = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
+            Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         }
         switch result {
         case .success(let reservation): return reservation

@@ -116,12 +116,14 @@ final class SlotHints: @unchecked Sendable {
             return nil
         }
         let block = Int(UInt32(truncatingIfNeeded: tagged)) &- 1
-        let word = block &* socketCounts[shard] &+ Int(localSocket[Int(ref.socket)])
+        let word = SlotBook.wordIndex(
+            block: block, socket: Int(localSocket[Int(ref.socket)]), sockets: socketCounts[shard])
         let words = UInt(region[1].load(ordering: .relaxed))
         let cells = UInt(region[2].load(ordering: .relaxed))
         return (
             words &+ UInt(bitPattern: word &* MemoryLayout<SocketDay>.stride),
-            cells &+ UInt(bitPattern: (word &* 24 &+ Int(ref.hour)) &* MemoryLayout<UInt32>.stride)
+            cells
+                &+ UInt(bitPattern: SlotBook.cellIndex(word: word, hour: Int(ref.hour)) &* MemoryLayout<UInt32>.stride)
         )
     }
 
