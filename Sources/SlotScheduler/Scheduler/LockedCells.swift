@@ -153,6 +153,10 @@ final class LockedCells<Value: PrefetchHinting>: @unchecked Sendable {
         return hints[index].load(ordering: .relaxed)
     }
 
+    /// Asks the CPU for value `index`'s lock word, to be written, without waiting.
+    @inline(__always)
+    func prefetchLock(_ index: Int) { slot_scheduler_prefetch(UnsafeRawPointer(lockWord(index))) }
+
     /// Called with the lock held.
     @inline(__always)
     private func publishHint(_ index: Int) {
