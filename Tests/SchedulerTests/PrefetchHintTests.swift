@@ -70,6 +70,27 @@ struct PrefetchHintTests {
         #expect(scheduler.slotHints.addresses(of: unused, shard: shard) == nil, "a day without a block has no hint")
     }
 
+    /// Every decision that can give a day its block publishes it, as a reservation does: a hold,
+    /// an any-socket reservation and a reschedule take their locks the same way (`withBooks`).
+    @Test func holdsAnySocketReservationsAndReschedulesPublishTheDaysTheyOpen() throws {
+        let scheduler = try Fixture.scheduler(shards: 2)
+        let day = try Fixture.day()
+        let now = Instant.utc(day.adding(days: -1), hour: 12)
+        let held = Fixture.slot(day, 10)
+        _ = try scheduler.hold(held, for: UserID(1), at: now)
+        let any = AnySocketRequest(
+            station: "LON", connector: .ccs, date: day.adding(days: 1), hour: 10, user: UserID(2))
+        let booking = try scheduler.reserve(any, at: now)
+        let target = Fixture.slot(day.adding(days: 2), 10)
+        _ = try scheduler.reschedule(RescheduleRequest(booking: booking.id, user: UserID(2), to: target), at: now)
+        for slot in [held, booking.slot, target] {
+            let ref = try scheduler.rules.catalog.resolve(slot)
+            let actual = try #require(Self.actualAddresses(of: ref, in: scheduler))
+            let hint = scheduler.slotHints.addresses(of: ref, shard: scheduler.shard(of: ref.station))
+            #expect(hint.map { [$0.word, $0.cell] } == [actual.word, actual.cell], "\(slot)")
+        }
+    }
+
     /// On the benchmarks' 64 shards, a year of days of one shard each keeps its own entry: with
     /// 128 entries per shard, every day shared one with another, and half the prefetches were lost.
     @Test func slotHintsKeepAYearOfDaysApartOnManyShards() throws {
