@@ -90,6 +90,21 @@ import Testing
         #expect(!found.value.isEmpty)
     }
 
+    /// An escaped high surrogate without its low half, in a key or a value, is refused as the
+    /// decoder refuses it (the scan's arithmetic overflowed on it and trapped before); an escaped
+    /// pair is one scalar.
+    @Test func loneHighSurrogateEscapeIsRefused() throws {
+        let base = String(decoding: try JSONSerialization.data(withJSONObject: try baseJSON()), as: UTF8.self)
+        for extra in ["\"\\uD800\\u0041\": 1,", "\"typo\": \"\\uDBFF\\uD800\",", "\"typo\": \"\\uD800\\n\","] {
+            let lone = try #require(error(Data(("{" + extra + base.dropFirst()).utf8)), "\(extra)")
+            #expect(lone.expected == "valid JSON", "\(lone)")
+            #expect(lone.file == "bad.json")
+        }
+        let pair = try #require(error(Data(("{\"\\uD83D\\uDE00\": 1," + base.dropFirst()).utf8)))
+        #expect(pair.path == "\u{1F600}", "\(pair)")
+        #expect(pair.expected.contains("one of"), "\(pair)")
+    }
+
     @Test func missingField() throws {
         let e = try error { $0["clock"] = nil }
         #expect(e?.path == "clock")

@@ -144,7 +144,14 @@ enum JSONScan {
                         {
                             i += 2
                             guard let low = hex4() else { return nil }
-                            unit = 0x10000 + ((unit - 0xD800) << 10) + (low &- 0xDC00)
+                            if (0xDC00..<0xE000).contains(low) {
+                                unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                            } else {
+                                // A high surrogate without its low half: a replacement character,
+                                // then the second escape as itself.
+                                if decode { scalars.append("\u{FFFD}") }
+                                unit = low
+                            }
                         }
                         if decode { scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}") }
                     } else if decode {
