@@ -230,6 +230,49 @@ struct RetentionTests {
         #expect(s.ledger.eventCount == events.count + 1)
     }
 
+    /// A snapshot after a release whose second booking has id `number` (and whose last id is it):
+    /// the gap before it stands for released bookings.
+    static func snapshotWithFarID(_ number: UInt64) throws -> (Snapshot, Rules) {
+        var s = try Self.setup()
+        let far = try s.ledger.reserve(
+            Fixture.request(Fixture.slot(try Self.start().adding(days: 6), 10), user: 3, id: "r-far"),
+            at: try Self.noon(0))
+        try s.ledger.releaseDays(before: try Self.start().adding(days: 3), at: try Self.noon(4))
+        var snapshot = s.ledger.snapshot()
+        let i = try #require(snapshot.bookings.firstIndex { $0.id == far.id })
+        snapshot.bookings[i].id = BookingID(number)
+        snapshot.lastIDs = [BookingID(number)]
+        return (snapshot, try Self.rules())
+    }
+
+    /// An id numbered past the records a book can index is refused with its event (it trapped:
+    /// a record index beyond `Int32`), as is such a last id.
+    @Test func snapshotIDsBeyondABooksRecordsAreRefused() throws {
+        let (snapshot, rules) = try Self.snapshotWithFarID(1 << 31)
+        #expect(throws: ReplayError.self) { try Ledger(rules: rules, snapshot: snapshot) }
+        #expect(throws: ReplayError.self) { try Scheduler(rules: rules, shards: 1, snapshot: snapshot) }
+        var lastOnly = try Self.snapshotWithFarID(4).0
+        lastOnly.lastIDs = [BookingID((1 << 40) - 1)]
+        #expect(throws: ReplayError.self) { try Ledger(rules: rules, snapshot: lastOnly) }
+    }
+
+    /// A large gap between a snapshot's ids costs a chunk per 4,096 skipped ids, not a record each
+    /// (it appended one placeholder per id), and ids go on after it.
+    @Test func aLargeGapBetweenSnapshotIDsStoresNoRecords() throws {
+        let number: UInt64 = 1 << 26
+        let (snapshot, rules) = try Self.snapshotWithFarID(number)
+        var ledger = try Ledger(rules: rules, snapshot: snapshot)
+        #expect(ledger.slots.records.storedCount <= 3 * RecordColumn<BookingRecord>.chunkSize)
+        #expect(ledger.allBookings == snapshot.bookings)
+        #expect(ledger.lookup(BookingID(number)) == .booking(snapshot.bookings[1]))
+        #expect(ledger.lookup(BookingID(number - 1)) == .released)
+        let next = try ledger.reserve(
+            Fixture.request(Fixture.slot(try Self.start().adding(days: 7), 10), user: 4), at: try Self.noon(4))
+        #expect(next.id == BookingID(number + 1))
+        let scheduler = try Scheduler(rules: rules, shards: 1, snapshot: snapshot)
+        #expect(scheduler.allBookings == snapshot.bookings)
+    }
+
     /// A long run with a release every day keeps about the open horizon in memory: day blocks
     /// are reused, stored records and journal entries stay bounded.
     @Test func storageStaysBounded() throws {

@@ -93,7 +93,7 @@ public struct Ledger: Sendable {
 
     /// Every booking ever made and not released, active or not, by id.
     public var allBookings: [Booking] {
-        let bookings = slots.records.indices.filter { !slots.isReleased(record: $0) }.map {
+        let bookings = slots.records.storedRanges.joined().filter { !slots.isReleased(record: $0) }.map {
             slots.booking(record: $0, catalog: rules.catalog)
         }
         // Records are in id order unless some were restored with ids another layout assigned.

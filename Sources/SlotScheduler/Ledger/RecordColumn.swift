@@ -120,17 +120,32 @@ struct RecordColumn<Record: StoredRecord>: Sendable {
         full[(index &>> Self.chunkShift) &- firstChunk] = Column()
     }
 
-    /// Skips record indices up to `index` with nothing stored (a restore that starts after
-    /// released records), `filler` standing in for the skipped ones of the tail chunk; only while
-    /// nothing is stored (``isEmpty``).
+    /// Skips record indices up to `index` (a restore whose snapshot lacks released records), as
+    /// released ones: `filler` (read as ``StoredRecord/released``) in the tail's chunk and the
+    /// chunk of `index`, whole chunks between left empty, which reads them as released too.
+    /// - Complexity: O(``chunkSize`` + skipped chunks), not O(skipped records).
     mutating func skip(to index: Int, filling filler: Record) {
-        precondition(isEmpty && index >= base)
-        full.removeAll()
-        firstChunk = index &>> Self.chunkShift
-        tailStart = firstChunk &<< Self.chunkShift
-        tail.removeAll(keepingCapacity: true)
-        tail.append(contentsOf: repeatElement(filler, count: index & Self.chunkMask))
-        base = index
+        guard index > count else { return }
+        if isEmpty {
+            full.removeAll()
+            firstChunk = index &>> Self.chunkShift
+            tailStart = firstChunk &<< Self.chunkShift
+            tail.removeAll(keepingCapacity: true)
+            base = index
+        } else {
+            // Bounded by `chunkSize`: the tail is one chunk.
+            while tail.count < Self.chunkSize, count < index { tail.append(filler) }
+            guard count < index else { return }
+            full.append(tail)
+            tail = Column()
+            tailStart &+= Self.chunkSize
+            // One empty chunk per whole chunk skipped.
+            while tailStart &+ Self.chunkSize <= index {
+                full.append(Column())
+                tailStart &+= Self.chunkSize
+            }
+        }
+        tail.append(contentsOf: repeatElement(filler, count: index &- tailStart))
     }
 }
 

@@ -53,6 +53,7 @@ struct RestorePlan {
     ///
     /// - Complexity: O(*n*) for *n* events.
     init(_ events: [Event], snapshot: Snapshot, catalog: Catalog, shardCount: Int) throws(ReplayError) {
+        try Self.checkNumbers(events, lastIDs: snapshot.lastIDs ?? [])
         let gapsBefore = snapshot.lastIDs == nil ? 0 : snapshot.events.count
         let lastIDs = snapshot.lastIDs ?? []
         let mask: UInt64 = (1 << SlotBook.shardShift) - 1
@@ -117,5 +118,21 @@ struct RestorePlan {
             throw ReplayError(index: 0, problem: "booking ids use epoch \(maxEpoch); no epoch is left for new ids")
         }
         nextEpoch = maxEpoch + 1
+    }
+
+    /// Refuses an id whose number (its record index, within its epoch and shard) a book cannot
+    /// hold: restored within a layout, a record's index is its id's number.
+    private static func checkNumbers(_ events: [Event], lastIDs: [BookingID]) throws(ReplayError) {
+        let mask: UInt64 = (1 << SlotBook.shardShift) - 1
+        let limit = UInt64(SlotBook.recordLimit)
+        for (index, event) in events.enumerated() {
+            if let id = event.madeBooking?.id, id.rawValue & mask > limit {
+                throw ReplayError(
+                    index: index, problem: "booking id \(id) is numbered beyond the \(limit) a book holds")
+            }
+        }
+        if let id = lastIDs.first(where: { $0.rawValue & mask > limit }) {
+            throw ReplayError(index: 0, problem: "last id \(id) is numbered beyond the \(limit) a book holds")
+        }
     }
 }

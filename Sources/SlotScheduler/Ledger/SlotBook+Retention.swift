@@ -173,12 +173,7 @@ extension SlotBook {
     }
 
     private mutating func skipRecords(to index: Int) {
-        guard index > records.count else { return }
-        if records.isEmpty {
-            records.skip(to: index, filling: .placeholder)
-        } else {
-            while records.count < index { records.append(.placeholder) }
-        }
+        records.skip(to: index, filling: .placeholder)
     }
 
     /// The highest id each (epoch, shard) group this book knows has assigned, for a snapshot

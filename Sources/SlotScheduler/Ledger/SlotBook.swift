@@ -73,6 +73,10 @@ struct SlotBook: Sendable {
     var reminders: [Int64: [Int32]] = [:]
 
     static let shardShift: UInt64 = 40
+    /// How many record indices a book has: a cell stores `record + 1` below ``holdBit``, and
+    /// request ids, check-ins and reminders key a record by `Int32`. A restore refuses an id
+    /// numbered beyond it (`RestorePlan`).
+    static let recordLimit = Int(holdBit) &- 1
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
     static let epochShift: UInt64 = 52
 

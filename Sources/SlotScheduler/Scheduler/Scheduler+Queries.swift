@@ -51,7 +51,7 @@ extension Scheduler {
     public var allBookings: [Booking] {
         let catalog = rules.catalog
         return allShards { slots in
-            slots.records.indices.filter { !slots.isReleased(record: $0) }.map {
+            slots.records.storedRanges.joined().filter { !slots.isReleased(record: $0) }.map {
                 slots.booking(record: $0, catalog: catalog)
             }
         }
