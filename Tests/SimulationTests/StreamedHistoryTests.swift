@@ -79,6 +79,27 @@ struct HistoryPeekingService: ForwardingService {
     }
 
     /// The rare fields live in a box: a copy does not share a later change.
+    /// A history line whose clock reading or `now` is beyond what the checks can subtract and
+    /// add without overflow is refused with its line (its latency overflowed and trapped).
+    @Test(arguments: [
+        ("\"time\":", "-9223372036854775808", "time"), ("\"time\":", "9223372036854775807", "time"),
+        ("\"now\":", "9223372036854775807", "now"), ("\"now\":", "-9223372036854775808", "now"),
+    ])
+    func extremeTimesAreRefused(key: String, value: String, named: String) async throws {
+        let p = try Fixtures.prepared(Fixtures.small(operations: 20))
+        let path = Fixtures.temporaryPath("extreme.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try await Simulator.runThreads(
+            p, service: Scheduler(rules: p.rules), threads: 2, options: RunOptions(historyPath: path))
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let first = try #require(lines.first?.range(of: key))
+        let number = try #require(lines[0][first.upperBound...].firstIndex { $0 == "," || $0 == "}" })
+        lines[0].replaceSubrange(first.upperBound..<number, with: value)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let error = try #require(throws: SimulationIOError.self) { try Simulator.readTimedHistory(path: path, p) }
+        #expect(error.problem.hasPrefix("line 1: \(named) \(value)"), "\(error)")
+    }
+
     @Test func timedOperationsAreValues() {
         var a = TimedOperation(process: 0, kind: .reserve, user: 1, requestID: "r", now: 0, invoke: 0, complete: 0)
         let b = a

@@ -47,6 +47,9 @@ extension Simulator {
         return done
     }
 
+    /// The largest clock reading (ns) a history line may carry: about 146 years.
+    static let historyClockBound: Int64 = 1 << 62
+
     static func readTimedHistory(
         path: String, _ p: PreparedScenario, into done: inout CompactHistory
     ) throws(SimulationIOError) {
@@ -73,6 +76,13 @@ extension Simulator {
             guard let type = entry.type, let process = entry.process, let time = entry.time,
                 let index = entry.index, let now = entry.now
             else { throw bad("not a threads-mode history line (it needs process, type, time, index and now)") }
+            // Within these, every difference and sum the checks take stays within Int64.
+            guard (-Self.historyClockBound...Self.historyClockBound).contains(time) else {
+                throw bad("time \(time) is beyond ±2^62 ns of the clock's origin")
+            }
+            guard Instant.supportedRange.contains(Instant(secondsSinceEpoch: now)) else {
+                throw bad("now \(now) is outside the supported dates (years 1900-2399)")
+            }
             if type == "invoke" {
                 guard let kind = TimedOperation.Kind(historyName: entry.op) else {
                     throw bad("unknown operation \(entry.op)")
