@@ -134,7 +134,9 @@ extension ScheduleSim {
                 layout.dateOrder = order
             }
             if let leadHours {
-                guard (0...720).contains(leadHours) else { throw ValidationError("--lead-hours must be 0...720") }
+                guard SessionLayout.leadHoursRange.contains(leadHours) else {
+                    throw ValidationError("--lead-hours must be \(SessionLayout.leadHoursRange)")
+                }
                 layout.leadHours = leadHours
             }
             if let maxUpcomingBookings {

@@ -55,4 +55,17 @@ import Testing
         #expect(try await reopened.allBookingsByID() == before)
         await reopened.close()
     }
+
+    /// A directory whose snapshot has the last generation is refused on opening: the first
+    /// checkpoint after it would need the next one (it opened, and that checkpoint trapped).
+    @Test func theLastGenerationIsRefused() async throws {
+        let disk = SimulatedDisk()
+        let store = try JournalStore(files: disk, rules: JournalFixture.rules, shards: 1)
+        try store.writeSnapshot(Ledger(rules: JournalFixture.rules).snapshot(), generation: .max, shards: 1)
+        await store.close()
+        let error = try #require(throws: JournalError.self) {
+            try JournalStore(files: disk, rules: JournalFixture.rules, shards: 1)
+        }
+        #expect(error.kind == .corrupt && error.message.contains("\(UInt64.max)"), "\(error)")
+    }
 }

@@ -228,6 +228,9 @@ struct RetentionTests {
         #expect(
             try Ledger(rules: rules, snapshot: snapshot, replaying: s.ledger.events).snapshot() == s.ledger.snapshot())
         #expect(s.ledger.eventCount == events.count + 1)
+        // Any count: the events a release kept (subtracting Int.min from the base overflowed).
+        #expect(s.ledger.events(since: .min) == s.ledger.events)
+        #expect(s.ledger.events(since: .max).isEmpty)
     }
 
     /// A snapshot after a release whose second booking has id `number` (and whose last id is it):

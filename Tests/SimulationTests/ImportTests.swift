@@ -52,6 +52,19 @@ import Testing
         return layout
     }
 
+    /// Lead hours outside 0...720 are refused by the library, not only by the command line (a
+    /// huge one overflowed the request time and trapped).
+    @Test(arguments: [Int.min, -1, 721, Int.max])
+    func leadHoursOutOfRangeAreRefused(hours: Int) throws {
+        var layout = Self.paloAlto
+        layout.leadHours = hours
+        let row = Self.paloAltoRow(
+            station: "PALO ALTO CA / BRYANT #1", start: "7/29/2011 20:17", zone: "PDT", duration: "1:30:00",
+            port: "1", user: "3284")
+        let error = try #require(throws: ImportError.self) { try Self.run(Self.paloAltoHeader + "\n" + row, layout) }
+        #expect(error.kind == .data && error.problem.contains("lead hours \(hours)"), "\(error)")
+    }
+
     @Test func paloAltoAcrossBothDSTChanges() throws {
         let rows = [
             // 20:17 PDT = 03:17Z; 1 h 30 min → hours 20 and 21, requested 3 h before 20:00 PDT.

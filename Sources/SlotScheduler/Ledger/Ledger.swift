@@ -113,7 +113,8 @@ public struct Ledger: Sendable {
 
     /// The events after the first `count` (those a release dropped are not returned).
     public func events(since count: Int) -> [Event] {
-        let start = min(max(0, count - slots.journalBase), slots.journal.count)
+        // `count` may be any Int: compared before subtracting, so the difference cannot overflow.
+        let start = count <= slots.journalBase ? 0 : min(count - slots.journalBase, slots.journal.count)
         return slots.journal[start...].map { slots.event($0, catalog: rules.catalog) }
     }
 }

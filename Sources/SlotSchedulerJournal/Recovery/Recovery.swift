@@ -50,6 +50,11 @@ enum Recovery {
         let journals = names.compactMap(FileNames.journalGeneration)
         let temps = names.filter(FileNames.isSnapshotTemp)
         try refuseForeign(names, path: files.path)
+        // A checkpoint writes generation + 1: the last generation would leave it none.
+        if let top = (snapshots + journals).max(), top == .max {
+            throw JournalError(
+                .corrupt, file: files.path, message: "generation \(top) is the last one: no checkpoint could follow it")
+        }
         var result = Recovered(shards: requested)
         // Only the store's own unfinished snapshots: a user's `draft.tmp` in the directory is kept.
         result.obsolete = temps

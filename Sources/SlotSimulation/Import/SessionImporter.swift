@@ -31,6 +31,9 @@ public enum SessionImporter {
         func fail(_ problem: String) -> ImportError {
             ImportError(kind: .data, file: path, problem: problem, counts: counts)
         }
+        guard SessionLayout.leadHoursRange.contains(layout.leadHours) else {
+            throw fail("lead hours \(layout.leadHours) is not \(SessionLayout.leadHoursRange)")
+        }
         if let line = table.unterminatedQuoteLine { throw fail("a quote opened on line \(line) is never closed") }
         let columns: Columns
         do { columns = try Columns(table, layout: layout, path: path) } catch {

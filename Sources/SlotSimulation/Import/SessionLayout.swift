@@ -28,8 +28,10 @@ public struct SessionLayout: Sendable, Equatable {
     public var dateOrder: DateOrder?
     /// The stations' IANA time zone ("America/Los_Angeles").
     public var timeZone: String
-    /// How many hours before its start each session is requested.
+    /// How many hours before its start each session is requested: one of ``leadHoursRange``.
     public var leadHours: Int = 3
+    /// The lead hours an import accepts: up to 30 days.
+    public static let leadHoursRange = 0...720
     /// The policy's upcoming-bookings limit.
     public var maxUpcomingBookings: Int = 10
     /// The scenario's name, description, attribution and seed; the stations' city.
