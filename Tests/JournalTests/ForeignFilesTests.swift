@@ -53,4 +53,23 @@ struct ForeignFilesTests {
         // Nothing created either: not even the store's LOCK.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
     }
+
+    /// A link planted at the name of the next snapshot's temporary file makes the checkpoint fail;
+    /// the file it points to is not written (it was truncated and overwritten).
+    @Test("a link at the next snapshot's name is not followed")
+    func plantedLinkIsNotFollowed() async throws {
+        let dir = JournalFixture.temporaryDirectory("planted")
+        let victim = JournalFixture.temporaryDirectory("victim") + ".txt"
+        defer {
+            try? FileManager.default.removeItem(atPath: dir)
+            try? FileManager.default.removeItem(atPath: victim)
+        }
+        try Data("user data\n".utf8).write(to: URL(fileURLWithPath: victim))
+        let store = try JournalStore(directory: dir, rules: JournalFixture.rules)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/" + FileNames.snapshotTemp(1), withDestinationPath: victim)
+        await #expect(throws: JournalError.self) { try await store.checkpoint() }
+        await store.close()
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "user data\n")
+    }
 }

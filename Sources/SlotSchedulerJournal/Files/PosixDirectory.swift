@@ -107,14 +107,15 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
 
     public func create(_ name: String) throws(JournalError) -> any JournalFile {
         let file = full(name)
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // O_NOFOLLOW: a link planted at the next generation's name must not redirect the write.
+        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .posix("cannot create", file: file) }
         return PosixFile(fd: fd, path: file, size: 0, preallocation: preallocation(for: name))
     }
 
     public func openForAppend(_ name: String, truncatingTo size: Int) throws(JournalError) -> any JournalFile {
         let file = full(name)
-        let fd = open(file, O_WRONLY | O_CLOEXEC)
+        let fd = open(file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw .posix("cannot open", file: file) }
         guard ftruncate(fd, off_t(size)) == 0, lseek(fd, off_t(size), SEEK_SET) >= 0 else {
             let error = JournalError.posix("cannot truncate to \(size) bytes", file: file)
