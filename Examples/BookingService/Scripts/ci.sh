@@ -71,7 +71,7 @@ timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
 
-echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections and trickled requests closed; inexact integers refused; 100 Continue"
+echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections, trickled requests and clients reading no answers closed; inexact integers refused; 100 Continue"
 timeout 120 python3 Scripts/hostile_check.py --url "$URL"
 
 echo "--- schemathesis (all checks, schemathesis.toml here)"
@@ -88,7 +88,7 @@ print("GET /stations: 200")
 PY
 stop
 
-echo "--- connection flood: 600 silent connections against a descriptor limit of 256"
+echo "--- connection flood: 600 silent connections (and 3 reading no answers) against a descriptor limit of 256"
 DESCRIPTORS=256 start
 timeout 60 python3 Scripts/hostile_check.py --url "$URL" --flood 600
 stop

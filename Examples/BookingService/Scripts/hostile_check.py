@@ -25,7 +25,12 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     such; on LDN-1 socket 2 six days ahead, as users 6001-6009 (no other check books there);
   - a request asking to upgrade (Connection: Upgrade, Upgrade: websocket or h2c) is answered
     as if it had not asked, and the connection closed at once: NIO parses nothing after such a
-    request, so the next request on the connection would wait unanswered.
+    request, so the next request on the connection would wait unanswered;
+  - a client that pipelines 1000 `GET /openapi.yaml` (about 27 KB each) and never reads: the
+    service closes the connection within --write-timeout (its `--write-timeout`, 10 s by
+    default) plus 5 s, before it has sent every answer, and serves another client meanwhile and
+    afterwards. Without that, the response writer waits for the client forever: the connection,
+    its task and its buffered answers stay until restart.
 
 With --flood N, only this instead (Scripts/ci.sh runs it against a service under a descriptor
 limit of 256, with --flood 600):
@@ -33,7 +38,9 @@ limit of 256, with --flood 600):
   - a flood of N silent connections, more than the service keeps: it goes on accepting, closes the
     flood's oldest connections to make room (not its newest), serves another client at once, and
     does not close a connection whose request it is reading. Without that, once the descriptors
-    are used up, `accept` fails and every other client waits until the idle timeout.
+    are used up, `accept` fails and every other client waits until the idle timeout;
+  - 3 connections opened before the flood whose client pipelines requests and never reads are
+    closed to make room (first, being the oldest evictable), long before --write-timeout.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -268,6 +275,60 @@ def expect_continue(c):
         connection.close()
 
 
+UNREAD_REQUESTS = 1000
+
+
+def unread_connection(c):
+    """A connection (with a small receive buffer) that pipelines UNREAD_REQUESTS requests for
+    the OpenAPI document in one write and then reads nothing."""
+    connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    connection.settimeout(5)
+    connection.connect((c.host, c.port))
+    connection.sendall(b"GET /openapi.yaml HTTP/1.1\r\nHost: x\r\n\r\n" * UNREAD_REQUESTS)
+    return connection
+
+
+def closed_before_all_answers(connection, seconds):
+    """Reads what `connection` holds (at most `seconds`): whether the service closed it before
+    sending every answer, and how many answers began."""
+    connection.settimeout(2)
+    data = bytearray()
+    closed = False
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            chunk = connection.recv(1 << 20)
+            if not chunk:
+                closed = True
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    except OSError:
+        closed = True
+    answers = data.count(b"HTTP/1.1 200")
+    return closed and answers < UNREAD_REQUESTS, answers
+
+
+def unread_answers(c, write_timeout):
+    connection = unread_connection(c)
+    started = time.monotonic()
+    try:
+        time.sleep(1)
+        with urllib.request.urlopen(c.url + "/stations", timeout=5) as response:
+            c.expect("another client is served while a client reads none of its answers", response.status == 200)
+        time.sleep(max(0.0, started + write_timeout + 5 - time.monotonic()))
+        closed, answers = closed_before_all_answers(connection, 10)
+        c.expect("a connection whose client reads none of its answers closed by the service", closed,
+                 f"(closed: {closed}, {answers} of {UNREAD_REQUESTS} answers sent, "
+                 f"{time.monotonic() - started:.1f} s after the requests)")
+        with urllib.request.urlopen(c.url + "/stations", timeout=5) as response:
+            c.expect("another client is served afterwards", response.status == 200)
+    finally:
+        connection.close()
+
+
 def connection_flood(c, count):
     """More connections than the service may keep (run it under a low descriptor limit): the
     flood's silent connections make room for each other, so another client is still served at
@@ -281,7 +342,9 @@ def connection_flood(c, count):
     busy = c.connect()
     busy.sendall(b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                  b"Content-Length: 2\r\n\r\n{")
-    time.sleep(0.2)
+    stalled = [unread_connection(c) for _ in range(3)]
+    started = time.monotonic()
+    time.sleep(1)
     flood = []
     try:
         for _ in range(count):
@@ -306,6 +369,10 @@ def connection_flood(c, count):
         c.expect("the flood's oldest connections closed to make room", closed > 0,
                  f"{closed} of {len(flood)} closed")
         c.expect("the flood's newest connection kept", flood and not closed_by_server(flood[-1]))
+        evicted = [closed_before_all_answers(x, 3)[0] for x in stalled]
+        took = time.monotonic() - started
+        c.expect("connections whose client reads none of the answers closed to make room", all(evicted) and took < 8,
+                 f"{sum(evicted)} of {len(stalled)} closed, {took:.1f} s after their requests")
         busy.setblocking(True)
         busy.sendall(b"}")
         answer = recv_within(busy, 3)
@@ -313,7 +380,7 @@ def connection_flood(c, count):
                  f"got {answer!r:.100}")
     finally:
         busy.close()
-        for connection in flood:
+        for connection in stalled + flood:
             connection.close()
 
 
@@ -321,6 +388,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
     parser.add_argument("--idle-timeout", type=float, default=10, help="the service's --idle-timeout, seconds")
+    parser.add_argument("--write-timeout", type=float, default=10, help="the service's --write-timeout, seconds")
     parser.add_argument("--flood", type=int, metavar="N",
                         help="only open N silent connections, more than the service keeps (see connection_flood)")
     args = parser.parse_args()
@@ -334,6 +402,7 @@ def main():
     inexact_integers(c)
     expect_continue(c)
     idle_connections(c, args.idle_timeout)
+    unread_answers(c, args.write_timeout)
     return report(c)
 
 

@@ -45,9 +45,18 @@ struct BookingServer: AsyncParsableCommand {
 
     @Option(
         help: """
+            Close a connection whose client takes none of its answers for this many seconds (the \
+            service's buffer of unsent bytes stays full): a client that sends requests and never \
+            reads the answers cannot hold connections, their tasks and buffers forever.
+            """)
+    var writeTimeout: Int = 10
+
+    @Option(
+        help: """
             Keep at most this many connections open: one more closes the connection idle the \
-            longest (never one whose request is being read or answered). Default: the file \
-            descriptor limit, raised to its hard limit at start, less a quarter of it (at most 256).
+            longest (never one whose request is being read or answered, unless its client reads \
+            none of the answers). Default: the file descriptor limit, raised to its hard limit at \
+            start, less a quarter of it (at most 256).
             """)
     var maxConnections: Int?
 
@@ -55,6 +64,9 @@ struct BookingServer: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
         guard (1...3_600).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be 1...3600 seconds, not \(idleTimeout)")
+        }
+        guard (1...3_600).contains(writeTimeout) else {
+            throw ValidationError("--write-timeout must be 1...3600 seconds, not \(writeTimeout)")
         }
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
@@ -88,7 +100,8 @@ struct BookingServer: AsyncParsableCommand {
                 configuration: .init(
                     additionalChannelHandlers: [
                         ConnectionShedding(budget: budget),
-                        RequestDeadline(limit: .seconds(Int64(idleTimeout))), UnreadableRequestAnswer(),
+                        RequestDeadline(limit: .seconds(Int64(idleTimeout))),
+                        WriteDeadline(limit: .seconds(Int64(writeTimeout))), UnreadableRequestAnswer(),
                         CloseAfterUpgrade(), ContinueAnswer(),
                     ],
                     idleTimeout: .seconds(Int64(idleTimeout)))),

@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Keeps its connection's place in a ``ConnectionBudget``: counted in when active, busy from a
-/// request's head until its response's end, counted out when closed.
+/// request's head until its response's end, stalled while the channel is unwritable (the client
+/// takes none of the answers), counted out when closed.
 final class ConnectionShedding: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -33,6 +34,11 @@ final class ConnectionShedding: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data), let ticket { budget.requestRead(ticket) }
         context.fireChannelRead(data)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if let ticket { budget.stalled(ticket, !context.channel.isWritable) }
+        context.fireChannelWritabilityChanged()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
