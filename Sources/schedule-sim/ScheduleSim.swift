@@ -85,12 +85,15 @@ func refuse(_ error: SimulationIOError) -> ExitCode {
 }
 
 /// Checks the output files before a run: each can be written without replacing anything but a
-/// regular file, no two are the same file and none is one of `inputs` (exit 73 if not).
-func checkOutputs(_ paths: [String?], inputs: [String]) throws(ExitCode) {
+/// regular file, no two are the same file, none is one of `inputs` and none is in the journal
+/// directory of `store` (exit 73 if not).
+func checkOutputs(_ paths: [String?], inputs: [String], store: String? = nil) throws(ExitCode) {
     do {
         var outputs: [OutputFile] = []
         for case let path? in paths { outputs.append(try OutputFile.check(path)) }
-        try OutputFile.checkDistinct(outputs, inputs: inputs)
+        var owned: [String] = []
+        if let store, case .journal(let directory)? = try? StoreChoice(store) { owned.append(directory) }
+        try OutputFile.checkDistinct(outputs, inputs: inputs, ownedFolders: owned)
     } catch { throw refuse(error) }
 }
 
@@ -157,7 +160,7 @@ extension ScheduleSim {
 
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
-            try checkOutputs([report], inputs: [scenario] + history)
+            try checkOutputs([report], inputs: [scenario] + history, store: store)
             let prepared = try load(scenario, seed: seed, operations: operations)
             let opened = try await openStore(store, prepared: prepared)
             let finalBookings: [Booking]
@@ -311,7 +314,7 @@ extension ScheduleSim {
 
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
-            try checkOutputs([history, report, shrink, html], inputs: [scenario])
+            try checkOutputs([history, report, shrink, html], inputs: [scenario], store: store)
             let prepared = try load(scenario, seed: seed, operations: operations)
             if store == "memory" {
                 try await run(prepared, service: nil)

@@ -102,6 +102,26 @@ import Darwin
         try OutputFile.checkDistinct([a, try OutputFile.check(dir + "/b")], inputs: [input])
     }
 
+    /// A new file named through a link to its folder is the same output as when named directly
+    /// (the second commit was renamed over the first); an output in a journal store's directory
+    /// is refused (a history named like a journal replaced it).
+    @Test func linkedFoldersAndStoreFoldersAreSeen() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/real", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: dir + "/real")
+        let direct = try OutputFile.check(dir + "/real/o.json")
+        let linked = try OutputFile.check(dir + "/link/o.json")
+        #expect(throws: SimulationIOError.self) { try OutputFile.checkDistinct([direct, linked], inputs: []) }
+        try OutputFile.checkDistinct([direct, try OutputFile.check(dir + "/link/p.json")], inputs: [])
+        let journal = try OutputFile.check(dir + "/link/journal-0000000000000000.log")
+        let error = try #require(throws: SimulationIOError.self) {
+            try OutputFile.checkDistinct([journal], inputs: [], ownedFolders: [dir + "/real"])
+        }
+        #expect(error.path == dir + "/link/journal-0000000000000000.log", "\(error)")
+        try OutputFile.checkDistinct([direct], inputs: [], ownedFolders: [dir + "/link/nothing"])
+    }
+
     /// An interrupt removes the partial files of the writes under way.
     @Test func partialFilesAreRemovedOnInterrupt() throws {
         let dir = try folder()

@@ -56,8 +56,18 @@ public struct OutputFile: Sendable, Hashable {
         return OutputFile(path: path, target: target)
     }
 
-    /// Refuses two outputs that name the same file, and an output that names one of `inputs`.
-    public static func checkDistinct(_ outputs: [OutputFile], inputs: [String]) throws(SimulationIOError) {
+    /// Refuses two outputs that name the same file, an output that names one of `inputs`, and an
+    /// output in one of `ownedFolders` (a journal store's directory: its files are the store's).
+    public static func checkDistinct(
+        _ outputs: [OutputFile], inputs: [String], ownedFolders: [String] = []
+    ) throws(SimulationIOError) {
+        for folder in ownedFolders {
+            let owned = identity(folder)
+            if let output = outputs.first(where: { identity(directory(of: $0.target)) == owned }) {
+                throw SimulationIOError(
+                    path: output.path, problem: "is in \(folder), the journal store's directory; give a file elsewhere")
+            }
+        }
         var seen: [String: String] = [:]
         for output in outputs {
             let key = identity(output.target)
@@ -73,10 +83,16 @@ public struct OutputFile: Sendable, Hashable {
         }
     }
 
-    /// A key equal for two paths of one existing file (device and inode), else the absolute path.
+    /// A key equal for two paths of one existing file (device and inode); for a file not yet
+    /// there, its folder's key and its name, so that two spellings of one folder (a link to it)
+    /// still give one key.
     static func identity(_ path: String) -> String {
         var info = stat()
         if stat(path, &info) == 0 { return "inode \(info.st_dev):\(info.st_ino)" }
+        let folder = directory(of: path)
+        if stat(folder, &info) == 0 {
+            return "inode \(info.st_dev):\(info.st_ino)/" + URL(fileURLWithPath: path).lastPathComponent
+        }
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
