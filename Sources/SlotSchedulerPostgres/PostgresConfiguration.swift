@@ -100,6 +100,13 @@ public struct PostgresConfiguration: Hashable, Sendable {
         self.schema = schema
     }
 
+    /// `port` if it is a TCP port (1...65535), else the error `invalid` makes.
+    private static func port(_ port: Int, or invalid: (String) -> PostgresStoreError) throws(PostgresStoreError) -> Int
+    {
+        guard (1...65_535).contains(port) else { throw invalid("port \(port) is not 1...65535") }
+        return port
+    }
+
     /// Parses a `postgres://` or `postgresql://` URL. A `schema` argument overrides `?schema=`.
     public init(url: String, schema: String? = nil) throws(PostgresStoreError) {
         func invalid(_ why: String) -> PostgresStoreError {
@@ -117,7 +124,8 @@ public struct PostgresConfiguration: Hashable, Sendable {
         guard !database.isEmpty else { throw invalid("missing database name") }
         func parameter(_ name: String) -> String? { parts.queryItems?.first { $0.name == name }?.value }
         try self.init(
-            host: host, port: parts.port ?? 5432, username: user.removingPercentEncoding ?? user,
+            host: host, port: try Self.port(parts.port ?? 5432, or: invalid),
+            username: user.removingPercentEncoding ?? user,
             password: parts.password.map { $0.removingPercentEncoding ?? $0 }, database: database,
             schema: schema ?? parameter("schema") ?? "public")
         for other in others {
@@ -207,14 +215,22 @@ public struct PostgresConfiguration: Hashable, Sendable {
         return config
     }
 
+    /// ``connectTimeout`` in nanoseconds, saturating: it is a public var, and seconds beyond
+    /// Int64's nanoseconds trapped.
+    var connectTimeoutNanoseconds: Int64 {
+        let (seconds, attoseconds) = connectTimeout.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflow || carry ? (seconds < 0 ? .min : .max) : sum
+    }
+
     /// One connection's settings, for the connection probe.
     func connectionConfiguration(_ server: Host) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =
             try tlsConfiguration.map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable
         var config = PostgresConnection.Configuration(
             host: server.host, port: server.port, username: username, password: password, database: database, tls: tls)
-        config.options.connectTimeout = .nanoseconds(
-            connectTimeout.components.seconds * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        config.options.connectTimeout = .nanoseconds(connectTimeoutNanoseconds)
         config.options.additionalStartupParameters = [("search_path", schema)]
         return config
     }

@@ -1,8 +1,9 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import SlotScheduler
-import SlotSchedulerPostgres
 import Testing
+
+@testable import SlotSchedulerPostgres
 
 /// A store that cannot connect says why, within its connect timeout, instead of retrying for a
 /// minute and reporting a tripped circuit breaker.
@@ -77,6 +78,22 @@ struct ConnectionErrorTests {
         #expect(throws: PostgresStoreError.self) {
             try PostgresConfiguration(url: "postgres://u@h/db?connect_timeout=0")
         }
+        // The first host's port is checked as the standbys' are.
+        for url in ["postgres://u@h:0/db", "postgres://u@h:70000/db", "postgres://u@h:5432,h2:70000/db"] {
+            #expect(throws: PostgresStoreError.self, "\(url)") { try PostgresConfiguration(url: url) }
+        }
+    }
+
+    /// A connect timeout set through the public property saturates when made nanoseconds (it
+    /// overflowed and trapped when the probe connected).
+    @Test func connectTimeoutSaturates() throws {
+        var config = try PostgresConfiguration(url: "postgres://u@h/db")
+        config.connectTimeout = .seconds(Int64.max)
+        #expect(config.connectTimeoutNanoseconds == .max)
+        config.connectTimeout = .seconds(Int64.min)
+        #expect(config.connectTimeoutNanoseconds == .min)
+        config.connectTimeout = .milliseconds(2_500)
+        #expect(config.connectTimeoutNanoseconds == 2_500_000_000)
     }
 }
 #endif
