@@ -11,36 +11,27 @@ final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
-    let limit: TimeAmount
-    private var deadline: Scheduled<Void>?
+    private var timer: CloseTimer
 
     init(limit: TimeAmount) {
-        self.limit = limit
+        timer = CloseTimer(limit: limit)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
-            deadline?.cancel()
-            let channel = context.channel
-            deadline = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
-        case .body:
-            break
-        case .end:
-            deadline?.cancel()
-            deadline = nil
+        case .head: timer.start(context)
+        case .body: break
+        case .end: timer.stop()
         }
         context.fireChannelRead(data)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        timer.stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        timer.stop()
     }
 }

@@ -21,11 +21,10 @@ final class WriteDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
-    let limit: TimeAmount
-    private var deadline: Scheduled<Void>?
+    private var timer: CloseTimer
 
     init(limit: TimeAmount) {
-        self.limit = limit
+        timer = CloseTimer(limit: limit)
     }
 
     /// Hummingbird adds the handler to a connection that may already be active.
@@ -42,24 +41,18 @@ final class WriteDeadline: ChannelInboundHandler, RemovableChannelHandler {
     /// when the channel is writable.
     private func follow(_ context: ChannelHandlerContext) {
         if context.channel.isWritable {
-            stop()
-        } else if deadline == nil {
-            let channel = context.channel
-            deadline = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+            timer.stop()
+        } else if !timer.isRunning {
+            timer.start(context)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stop()
+        timer.stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stop()
-    }
-
-    private func stop() {
-        deadline?.cancel()
-        deadline = nil
+        timer.stop()
     }
 }
