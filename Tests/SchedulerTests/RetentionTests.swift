@@ -251,9 +251,12 @@ struct RetentionTests {
     /// An id numbered past the records a book can index is refused with its event (it trapped:
     /// a record index beyond `Int32`), as is such a last id.
     @Test func snapshotIDsBeyondABooksRecordsAreRefused() throws {
-        let (snapshot, rules) = try Self.snapshotWithFarID(1 << 31)
-        #expect(throws: ReplayError.self) { try Ledger(rules: rules, snapshot: snapshot) }
-        #expect(throws: ReplayError.self) { try Scheduler(rules: rules, shards: 1, snapshot: snapshot) }
+        for number: UInt64 in [1 << 31, UInt64(SlotBook.restorableNumberLimit) + 1] {
+            let (snapshot, rules) = try Self.snapshotWithFarID(number)
+            #expect(throws: ReplayError.self) { try Ledger(rules: rules, snapshot: snapshot) }
+            #expect(throws: ReplayError.self) { try Scheduler(rules: rules, shards: 1, snapshot: snapshot) }
+        }
+        let rules = try Self.rules()
         var lastOnly = try Self.snapshotWithFarID(4).0
         lastOnly.lastIDs = [BookingID((1 << 40) - 1)]
         #expect(throws: ReplayError.self) { try Ledger(rules: rules, snapshot: lastOnly) }
@@ -262,7 +265,7 @@ struct RetentionTests {
     /// A large gap between a snapshot's ids costs a chunk per 4,096 skipped ids, not a record each
     /// (it appended one placeholder per id), and ids go on after it.
     @Test func aLargeGapBetweenSnapshotIDsStoresNoRecords() throws {
-        let number: UInt64 = 1 << 26
+        let number = UInt64(SlotBook.restorableNumberLimit)
         let (snapshot, rules) = try Self.snapshotWithFarID(number)
         var ledger = try Ledger(rules: rules, snapshot: snapshot)
         #expect(ledger.slots.records.storedCount <= 3 * RecordColumn<BookingRecord>.chunkSize)

@@ -120,11 +120,11 @@ struct RestorePlan {
         nextEpoch = maxEpoch + 1
     }
 
-    /// Refuses an id whose number (its record index, within its epoch and shard) a book cannot
-    /// hold: restored within a layout, a record's index is its id's number.
+    /// Refuses an id whose number (its record index, within its epoch and shard) would leave a
+    /// book too few record indices: restored within a layout, a record's index is its id's number.
     private static func checkNumbers(_ events: [Event], lastIDs: [BookingID]) throws(ReplayError) {
         let mask: UInt64 = (1 << SlotBook.shardShift) - 1
-        let limit = UInt64(SlotBook.recordLimit)
+        let limit = UInt64(SlotBook.restorableNumberLimit)
         for (index, event) in events.enumerated() {
             if let id = event.madeBooking?.id, id.rawValue & mask > limit {
                 throw ReplayError(

@@ -74,9 +74,11 @@ struct SlotBook: Sendable {
 
     static let shardShift: UInt64 = 40
     /// How many record indices a book has: a cell stores `record + 1` below ``holdBit``, and
-    /// request ids, check-ins and reminders key a record by `Int32`. A restore refuses an id
-    /// numbered beyond it (`RestorePlan`).
+    /// request ids, check-ins and reminders key a record by `Int32`.
     static let recordLimit = Int(holdBit) &- 1
+    /// The highest id number a restore accepts (`RestorePlan`): half of ``recordLimit``, so a
+    /// restored book keeps 2^30 record indices for new bookings, more than memory holds.
+    static let restorableNumberLimit = recordLimit / 2
     /// Booking id bits above the shard number: the epoch, 0 until a restore across layouts.
     static let epochShift: UInt64 = 52
 
