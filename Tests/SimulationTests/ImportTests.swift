@@ -180,12 +180,46 @@ import Testing
         #expect(p.skipped == ["duplicate session id": 1])
         #expect(
             Self.lines(scenario) == [
-                "greenmarket-multi-car-park/50349-2 2018-09-06 23 u60498201 2018-09-06T19:00:00Z",
+                "greenmarket-multi-car-park/50349-2 2018-09-06 23 u1099511627776 2018-09-06T19:00:00Z",
                 "lochee-charging-hub/50914-1 2018-09-06 23 u601838 2018-09-06T19:00:00Z",
                 "greenmarket-multi-car-park/50349-1 2018-09-13 10 u2199023255557 2018-09-13T06:00:00Z",
             ])
         #expect(scenario.name == "dundee-2018")
         #expect(scenario.stations.allSatisfy { $0.city == "Dundee" && $0.timeZone == "Europe/London" })
+    }
+
+    /// A time written with its offset names that instant (it was read as the station's wall
+    /// clock, an hour early in summer, and `+01:00` was refused); a zone label must agree with it;
+    /// `IST` in Kolkata is India's, not Ireland's; "12345A" and 1234501 are two users.
+    @Test func writtenOffsetsAmbiguousLabelsAndLetterUsers() throws {
+        let header = "CP ID,Connector,Site,Start,User,Zone"
+        var layout = SessionLayout(
+            start: "Start", station: "Site", socket: ["CP ID", "Connector"], timeZone: "Europe/London")
+        layout.user = "User"
+        layout.zoneLabel = "Zone"
+        layout.leadHours = 0
+        let scenario = try Self.run(
+            """
+            \(header)
+            1,1,A,2018-06-06T08:05:00Z,605082H,
+            1,2,A,2018-06-06T08:05:00+01:00,60508208,
+            1,3,A,2018-06-06T08:35:00+05:30,605082h,BST
+            1,4,A,2018-06-06 09:05:00,605082H,BST
+
+            """, layout)
+        #expect(scenario.provenance?.skipped == ["zone label does not match the offset the time was written with": 1])
+        let text = 1 << 40
+        #expect(
+            Self.lines(scenario) == [
+                "a/1-2 2018-06-06 8 u60508208 2018-06-06T07:00:00Z",
+                "a/1-1 2018-06-06 9 u\(text) 2018-06-06T08:00:00Z",
+                "a/1-4 2018-06-06 9 u\(text) 2018-06-06T08:00:00Z",
+            ])
+        var india = SessionLayout(
+            start: "Start", station: "Site", socket: ["CP ID", "Connector"], timeZone: "Asia/Kolkata")
+        india.zoneLabel = "Zone"
+        let kolkata = try Self.run("\(header)\n1,1,A,2018-06-06 09:05,,IST\n", india)
+        #expect(Self.lines(kolkata).map { $0.split(separator: " ")[1...2].joined(separator: " ") } == ["2018-06-06 9"])
     }
 
     @Test func missingColumnNamesItAndShowsTheHeader() {
@@ -240,6 +274,14 @@ import Testing
         #expect(SessionTime.time("8:05 PM")?.hour == 20)
         #expect(SessionTime.time("12:05 AM")?.hour == 0)
         #expect(SessionTime.time("24:00") == nil)
+        #expect(SessionTime.time("08:05:00Z").map { [$0.hour, $0.minute, Int($0.offset ?? -1)] } == [8, 5, 0])
+        #expect(SessionTime.time("08:05:00.000+05:30")?.offset == 19_800)
+        #expect(SessionTime.time("8:05 -0700")?.offset == -25_200)
+        #expect(SessionTime.time("08:05")?.offset == nil)
+        for bad in ["08:05:99", "08:05:0x", "08:+5", "+8:05", "08:05+99:00", "08:05:00.5.5"] {
+            #expect(SessionTime.time(Substring(bad)) == nil, "\(bad)")
+        }
+        #expect(ZoneLabel.offsets("ist") == [3_600, 19_800, 7_200])
         #expect(SessionTime.duration("1:30:00") == 5_400)
         #expect(SessionTime.duration("90") == 5_400)
         #expect(SessionTime.duration("1:75") == nil)

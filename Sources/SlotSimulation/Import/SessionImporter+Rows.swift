@@ -93,8 +93,8 @@ extension SessionImporter {
                 return skip("unparseable start date or time")
             }
             guard let start = startInstant(local, label: field(columns.zoneLabel)) else { return nil }
-            guard let hours = hours(from: start, local: local, fields: f) else { return nil }
-            let hourStart = start - Int64(local.minute * 60)
+            guard let hours = hours(from: start, fields: f) else { return nil }
+            let hourStart = zone.hourStart(of: start)
             var slots: [(date: LocalDate, hour: Int)] = []
             for k in 0..<hours {
                 let slot = zone.local(hourStart + Int64(k) * 3_600)
@@ -107,18 +107,29 @@ extension SessionImporter {
                 slots: slots)
         }
 
-        /// The instant a start names, by the zone label when there is one; nil (counted) if none.
+        /// The instant a start names: by the offset its text wrote, else by the zone label when
+        /// there is one (both: they must agree); nil (counted) if none.
         mutating func startInstant(_ local: LocalDateTime, label: String?) -> Int64? {
+            var offsets: [Int64]?
+            if let label, !label.isEmpty {
+                guard let named = ZoneLabel.offsets(label) else { return skip("zone label not recognised") }
+                offsets = named
+            }
+            if let written = local.offset {
+                guard offsets?.contains(written) ?? true else {
+                    return skip("zone label does not match the offset the time was written with")
+                }
+                return local.wallSeconds - written
+            }
             let candidates = zone.instants(local)
             guard let first = candidates.first else { return skip("start at a local time that does not exist") }
-            guard let label, !label.isEmpty else {
+            guard let offsets else {
                 if candidates.count > 1 {
                     counts.note("starts in the repeated autumn hour taken as its first occurrence (no zone label)")
                 }
                 return first
             }
-            guard let offset = ZoneLabel.offset(label) else { return skip("zone label not recognised") }
-            guard let match = candidates.first(where: { zone.offset(at: $0) == offset }) else {
+            guard let match = candidates.first(where: { offsets.contains(zone.offset(at: $0)) }) else {
                 return skip("zone label does not match the time zone at that time")
             }
             if match != first {
@@ -128,7 +139,7 @@ extension SessionImporter {
         }
 
         /// How many hours the session books: 1 without an end or duration.
-        mutating func hours(from start: Int64, local: LocalDateTime, fields f: [String]) -> Int? {
+        mutating func hours(from start: Int64, fields f: [String]) -> Int? {
             var end: Int64?
             if let i = columns.duration {
                 guard let seconds = SessionTime.duration(f[i]) else { return skip("unparseable end or duration") }
@@ -138,11 +149,13 @@ extension SessionImporter {
                 guard let local = SessionTime.dateTime(f[i], time: time, order: order) else {
                     return skip("unparseable end or duration")
                 }
-                end = zone.instants(local).first ?? local.wallSeconds - zone.offset(at: local.wallSeconds - 43_200)
+                end =
+                    local.offset.map { local.wallSeconds - $0 } ?? zone.instants(local).first
+                    ?? local.wallSeconds - zone.offset(at: local.wallSeconds - 43_200)
             }
             guard let end else { return 1 }
             guard end > start else { return skip("end not after start") }
-            let hourStart = start - Int64(local.minute * 60)
+            let hourStart = zone.hourStart(of: start)
             let hours = (end - hourStart + 3_599) / 3_600
             if hours > Int64(SessionImporter.maxSessionHours) {
                 counts.note(
@@ -158,12 +171,6 @@ extension SessionImporter {
                 return Self.ownUserBase + UInt64(line)
             }
             if text.allSatisfy(\.isASCII), let number = UInt64(text), number < Self.textUserBase { return number }
-            if let last = text.last, last.isASCII, last.isLetter, let number = UInt64(text.dropLast()),
-                number < Self.textUserBase / 100, let ascii = last.uppercased().unicodeScalars.first?.value
-            {
-                counts.note("user ids with a trailing letter (kept as separate users: id × 100 + letter number)")
-                return number * 100 + UInt64(ascii) - 64
-            }
             counts.note("user ids that are not numbers (numbered from 2^40 in order of first appearance)")
             if let known = textUsers[text] { return known }
             let id = Self.textUserBase + UInt64(textUsers.count)

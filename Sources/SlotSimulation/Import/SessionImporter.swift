@@ -11,9 +11,11 @@ import SlotScheduler
 ///   that does not parse, starts in the spring gap, or is labelled as the second occurrence of
 ///   the repeated autumn hour (a slot names the first occurrence; the second has no slot).
 /// - Without a zone label column, a start in the repeated hour is taken as its first occurrence.
-/// - User ids that are numbers are kept; a number with one trailing letter (Dundee's "12345A")
-///   becomes number × 100 + the letter's position; other texts are numbered from 2^40 in order of
-///   first appearance. A row without a user id (or a layout without a user column) is booked as
+/// - A time written with its offset (`2018-06-06T08:05:00Z`, `08:05+01:00`) names that instant,
+///   booked at the station's local hour then; a zone label on the row must agree with it. A label
+///   with several meanings (`IST`, `CST`, `BST`) matches when the zone has any of them.
+/// - User ids that are numbers below 2^40 are kept; other texts (Dundee's "12345A" too) are
+///   numbered from 2^40 in order of first appearance, so two different texts are never one user. A row without a user id (or a layout without a user column) is booked as
 ///   a user of its own, numbered from 2^41 by row, so it never competes for another's limit.
 public enum SessionImporter {
     /// The largest CSV read (the scenario itself is limited to ``ScenarioLimits/maxFileBytes``).

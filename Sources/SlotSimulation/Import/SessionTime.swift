@@ -1,11 +1,15 @@
 import Foundation
 import SlotScheduler
 
-/// A wall-clock date and time as a session CSV writes it, without a zone.
+/// A wall-clock date and time as a session CSV writes it, with the UTC offset the time named
+/// (a trailing `Z` or `±hh:mm`), if any.
 struct LocalDateTime: Hashable, Sendable {
     var date: LocalDate
     var hour: Int
     var minute: Int
+    /// Seconds east of UTC, when the text said: then the time is the wall clock of that offset,
+    /// not necessarily of the station's zone.
+    var offset: Int64? = nil
 
     /// Seconds since 1970-01-01T00:00 on the wall clock.
     var wallSeconds: Int64 { Int64(date.dayNumber) * 86_400 + Int64(hour * 3_600 + minute * 60) }
@@ -64,23 +68,46 @@ enum SessionTime {
         return try? LocalDate(year: year, month: month, day: day)
     }
 
-    /// "20:17", "20:17:33", "08:05:00.000", "8:05 PM" → (hour, minute).
-    static func time(_ text: Substring) -> (hour: Int, minute: Int)? {
-        var clock = text.trimmingSpacesSubstring
+    /// "20:17", "20:17:33", "08:05:00.000", "8:05 PM", "08:05:00Z", "08:05+05:30" → (hour, minute,
+    /// the offset named, if any). Seconds, when written, are 0–59 (a fraction after them is ignored).
+    static func time(_ text: Substring) -> (hour: Int, minute: Int, offset: Int64?)? {
+        guard let (rest, offset) = splitOffset(text.trimmingSpacesSubstring) else { return nil }
+        var clock = rest.trimmingSpacesSubstring
         var pm: Bool?
         for (suffix, isPM) in [("AM", false), ("PM", true)] where clock.uppercased().hasSuffix(suffix) {
             clock = clock.dropLast(2).trimmingSpacesSubstring
             pm = isPM
         }
         let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count), parts[0].count <= 2, parts[1].count == 2,
-            var hour = Int(parts[0]), let minute = Int(parts[1]), (0...59).contains(minute)
+        guard (2...3).contains(parts.count), (1...2).contains(parts[0].count), var hour = number(parts[0]),
+            parts[1].count == 2, let minute = number(parts[1]), (0...59).contains(minute)
         else { return nil }
+        if parts.count == 3 {
+            let second = parts[2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            guard second[0].count == 2, let seconds = number(second[0]), (0...59).contains(seconds),
+                second.dropFirst().allSatisfy({ number($0) != nil })
+            else { return nil }
+        }
         if let pm {
             guard (1...12).contains(hour) else { return nil }
             hour = hour % 12 + (pm ? 12 : 0)
         }
-        return (0...23).contains(hour) ? (hour, minute) : nil
+        return (0...23).contains(hour) ? (hour, minute, offset) : nil
+    }
+
+    /// The value of ASCII digits only (no sign, no spaces); nil for anything else or nothing.
+    static func number(_ digits: Substring) -> Int? {
+        guard (1...9).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// A clock without its trailing zone designator (ISO 8601: `Z`, `±hh:mm`, `±hhmm`, `±hh`), and
+    /// the offset it names in seconds; nil when a designator is there but is not an offset.
+    static func splitOffset(_ clock: Substring) -> (clock: Substring, offset: Int64?)? {
+        if clock.last == "Z" || clock.last == "z" { return (clock.dropLast(), 0) }
+        guard let sign = clock.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return (clock, nil) }
+        guard let offset = ZoneLabel.offset(String(clock[sign...])) else { return nil }
+        return (clock[..<sign], offset)
     }
 
     /// The start of `date` and `time` columns (or one column holding both).
@@ -89,9 +116,9 @@ enum SessionTime {
     {
         let (datePart, inlineTime) = split(dateText)
         guard let date = date(datePart, order: order), let clock = timeText.map({ Substring($0) }) ?? inlineTime,
-            let (hour, minute) = time(clock)
+            let (hour, minute, offset) = time(clock)
         else { return nil }
-        return LocalDateTime(date: date, hour: hour, minute: minute)
+        return LocalDateTime(date: date, hour: hour, minute: minute, offset: offset)
     }
 
     /// "1:30:00", "0:45" (hours:minutes[:seconds]) or "90" (minutes) → seconds.
@@ -127,6 +154,13 @@ struct ZoneReader {
         return offsets.map { wall - $0 }.filter { offset(at: $0) == wall - $0 }.sorted()
     }
 
+    /// The instant the station-local hour holding `instant` began.
+    func hourStart(of instant: Int64) -> Int64 {
+        let wall = instant + offset(at: instant)
+        let intoHour = wall >= 0 ? wall % 3_600 : (wall % 3_600 + 3_600) % 3_600
+        return instant - intoHour
+    }
+
     /// The wall-clock date and hour at `instant`.
     func local(_ instant: Int64) -> (date: LocalDate, hour: Int) {
         let wall = instant + offset(at: instant)
@@ -137,6 +171,11 @@ struct ZoneReader {
 
 /// Zone labels as session CSVs write them: abbreviations and numeric offsets.
 enum ZoneLabel {
+    /// Abbreviations that name several offsets (Irish, Indian and Israel Standard Time; US
+    /// Central, China and Cuba Standard Time; British Summer and Bangladesh Standard Time), in hours:
+    /// a row's label matches when the station's zone has any of them at that time.
+    static let ambiguous: [String: [Double]] = ["IST": [1, 5.5, 2], "CST": [-6, 8, -5], "BST": [1, 6]]
+
     /// Offsets in hours of the abbreviations the public data sets use (and their neighbours).
     static let abbreviations: [String: Double] = [
         "UTC": 0, "GMT": 0, "Z": 0, "WET": 0, "BST": 1, "IST": 1, "WEST": 1, "CET": 1, "CEST": 2, "EET": 2,
@@ -144,6 +183,12 @@ enum ZoneLabel {
         "AKST": -9, "AKDT": -8, "HST": -10, "AWST": 8, "ACST": 9.5, "ACDT": 10.5, "AEST": 10, "AEDT": 11,
         "NZST": 12, "NZDT": 13,
     ]
+
+    /// The offsets from UTC in seconds a label may mean: one, or several for an ``ambiguous`` one.
+    static func offsets(_ label: String) -> [Int64]? {
+        if let hours = ambiguous[label.trimmingSpaces.uppercased()] { return hours.map { Int64($0 * 3_600) } }
+        return offset(label).map { [$0] }
+    }
 
     /// The label's offset from UTC in seconds: "PDT", "BST", "+01:00", "-0700", "UTC+1", "GMT-7".
     static func offset(_ label: String) -> Int64? {
