@@ -24,24 +24,44 @@ public struct Instant: Hashable, Comparable, Codable, Sendable, CustomStringConv
         }
         self = instant
     }
-    /// Encodes ISO 8601 in UTC, ``description``.
+    /// Encodes ISO 8601 in UTC, ``description``; an instant beyond the years 0001–9999 ISO 8601
+    /// can write (only a `now` far outside ``supportedRange`` is one) as whole seconds, which the
+    /// decoder reads back.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(description)
+        if Self.iso8601Range.contains(self) {
+            try container.encode(description)
+        } else {
+            try container.encode(secondsSinceEpoch)
+        }
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SSZ` (UTC, a date in ``LocalDate/supportedYears``), or `nil`.
+    /// The instants ISO 8601 writes with a four-digit year: 0001-01-01T00:00:00Z through
+    /// 9999-12-31T23:59:59Z.
+    public static let iso8601Range =
+        Instant(
+            Int64(LocalDate.dayNumber(year: 1, month: 1, day: 1)) * 86_400)...Instant(
+            Int64(LocalDate.dayNumber(year: 10_000, month: 1, day: 1)) * 86_400 - 1)
+
+    /// Parses `YYYY-MM-DDTHH:MM:SSZ` (UTC, years 0001–9999 as RFC 3339 writes them: every
+    /// instant ``description`` writes in four digits, so ``supportedRange`` and its margins
+    /// too), or `nil`.
     public init?(iso8601 text: String) {
-        guard text.utf8.count == 20, text.hasSuffix("Z") else { return nil }
-        let parts = text.dropLast().split(separator: "T", omittingEmptySubsequences: false)
-        guard parts.count == 2, let date = try? LocalDate(parsing: String(parts[0])) else { return nil }
-        let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
-        guard clock.count == 3,
-            clock.allSatisfy({ $0.utf8.count == 2 && $0.utf8.allSatisfy { (48...57).contains($0) } }),
-            let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]), h < 24, m < 60, s < 60
+        let bytes = Array(text.utf8)
+        let template = Array("0000-00-00T00:00:00Z".utf8)
+        guard bytes.count == template.count,
+            zip(bytes, template).allSatisfy({ $1 == UInt8(ascii: "0") ? (48...57).contains($0) : $0 == $1 })
         else { return nil }
-        self = .utc(date, hour: h, minute: m, second: s)
+        func number(_ range: Range<Int>) -> Int { bytes[range].reduce(0) { $0 * 10 + Int($1 - 48) } }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        let (h, m, s) = (number(11..<13), number(14..<16), number(17..<19))
+        guard year >= 1, (1...12).contains(month), (1...LocalDate.daysIn(month: month, year: year)).contains(day),
+            h < 24, m < 60, s < 60
+        else { return nil }
+        let days = Int64(LocalDate.dayNumber(year: year, month: month, day: day))
+        self.init(days * 86_400 + Int64(h * 3_600 + m * 60 + s))
     }
+
     /// The instants of ``LocalDate/supportedRange`` with a day's margin each side for time zones.
     public static let supportedRange =
         Instant(
@@ -66,13 +86,15 @@ public struct Instant: Hashable, Comparable, Codable, Sendable, CustomStringConv
         }
         return Instant(secondsSinceEpoch: seconds)
     }
-    /// ISO 8601 in UTC, e.g. `2018-03-25T01:00:00Z`. Defined for every `Int64`, years far outside
-    /// ``LocalDate/supportedYears`` included.
+    /// ISO 8601 in UTC, e.g. `2018-03-25T01:00:00Z`, the year in four digits from 0001 to 9999
+    /// (what ``init(iso8601:)`` reads). Defined for every `Int64`: years beyond those are written
+    /// as they are.
     public var description: String {
         let (day, rest) = Self.floorDivide(secondsSinceEpoch, 86_400)
         let (year, month, dayOfMonth) = LocalDate.civil(fromDay: day)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let date = "\(year)-\(two(Int64(month)))-\(two(Int64(dayOfMonth)))"
+        let padding = (1...999).contains(year) ? String(repeating: "0", count: 4 - String(year).count) : ""
+        let date = "\(padding)\(year)-\(two(Int64(month)))-\(two(Int64(dayOfMonth)))"
         return "\(date)T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
     }
 
