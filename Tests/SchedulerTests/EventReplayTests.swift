@@ -184,4 +184,26 @@ struct EventReplayTests {
             #expect(error.index == 1)
         }
     }
+
+    /// A `reserved` event makes an active booking, not checked in, starting at its slot, with a
+    /// reminder a reservation accepts. Each of these replayed before: the cancelled one as active,
+    /// holding its slot; the check-in lost; the start of 1970 out of its user's upcoming count; the
+    /// reminder clamped.
+    @Test(arguments: 0..<4)
+    func reservedEventsThatNoReservationMakesAreRefused(kind: Int) throws {
+        let ledger = try Fixture.ledger()
+        let day = try Fixture.day()
+        var booking = Booking(
+            id: BookingID(1), slot: Fixture.slot(day, 10), user: 1,
+            start: try #require(ledger.rules.catalog.start(of: ledger.rules.catalog.resolve(Fixture.slot(day, 10)))),
+            createdAt: try Fixture.earlyNow())
+        _ = try Ledger(rules: ledger.rules, replaying: [.reserved(booking)])  // as made: replays
+        switch kind {
+        case 0: booking.status = .cancelled
+        case 1: booking.checkedInAt = try Fixture.earlyNow()
+        case 2: booking.start = Instant(secondsSinceEpoch: 0)
+        default: booking.reminderOffsetSeconds = .max
+        }
+        #expect(throws: ReplayError.self) { _ = try Ledger(rules: ledger.rules, replaying: [.reserved(booking)]) }
+    }
 }

@@ -41,6 +41,9 @@ extension Replay {
                 record, block: page, user: users.findOrInsert(hold.user), slots: &slots, users: &users)
         case .holdConfirmed(let booking):
             let ref = try resolve(booking.slot)
+            try Replay.checkTimes(
+                booking.start, reminder: booking.reminderOffsetSeconds, of: booking.id, slot: booking.slot, index: index
+            )
             let h = try currentHold(ref, of: booking.user, booking.slot)
             let record = slots.records.count
             guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {

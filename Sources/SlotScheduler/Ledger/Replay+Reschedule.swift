@@ -22,9 +22,7 @@ extension Replay {
         if let id = move.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
             throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
         }
-        guard Instant.supportedRange.contains(move.start) else {
-            throw fail("booking \(move.booking) moves to \(move.start), outside the supported years")
-        }
+        try Replay.checkTimes(move.start, reminder: nil, of: move.booking, slot: move.to, index: index)
         let block = slots.pageIndex(to.day)
         if let occupant = slots.occupant(to), occupant != record { throw fail("slot \(move.to) is already booked") }
         Decisions.move(

@@ -11,6 +11,10 @@ enum Replay {
         case .reserved(let booking) where restoring && booking.status != .active:
             try restoreClosed(booking, index: index, rules: rules, slots: &slots, users: &users)
         case .reserved(let booking):
+            guard booking.status == .active, booking.checkedInAt == nil else {
+                throw fail(
+                    "booking \(booking.id) is made \(booking.status) or checked in; a reservation makes it active")
+            }
             let ref = try madeRef(of: booking, index: index, rules: rules, slots: slots)
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil else { throw fail("slot \(booking.slot) is already booked") }
@@ -182,9 +186,8 @@ extension Replay {
         if let id = booking.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
             throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
         }
-        guard Instant.supportedRange.contains(booking.start) else {
-            throw fail("booking \(booking.id) starts at \(booking.start), outside the supported years")
-        }
+        try checkTimes(
+            booking.start, reminder: booking.reminderOffsetSeconds, of: booking.id, slot: booking.slot, index: index)
         guard slots.owns(station: Int(ref.station)) else {
             throw fail("booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
         }
@@ -196,6 +199,23 @@ extension Replay {
             throw fail("booking id \(booking.id) is out of sequence; expected \(slots.bookingID(record: record))")
         }
         return ref
+    }
+
+    /// Checks a made booking's times as its event states them: a start within 26 hours of its
+    /// slot's wall-clock hour (every UTC offset is within that, so a start written under older
+    /// time zone data still replays, and a start far from the slot, which would take the booking
+    /// out of its user's upcoming count, does not), and a reminder offset a reservation accepts.
+    static func checkTimes(
+        _ start: Instant, reminder: Int64?, of id: BookingID, slot: Slot, index: Int
+    ) throws(ReplayError) {
+        let wall = Int64(slot.date.dayNumber) * 86_400 + Int64(slot.hour) * 3_600
+        guard Instant.supportedRange.contains(start), abs(start.secondsSinceEpoch - wall) <= 26 * 3_600 else {
+            throw ReplayError(
+                index: index, problem: "booking \(id) starts at \(start), not at \(slot.date) hour \(slot.hour)")
+        }
+        if let reminder, !Rules.reminderRange.contains(reminder) {
+            throw ReplayError(index: index, problem: "booking \(id) has a reminder offset of \(reminder) seconds")
+        }
     }
 
     /// Restores a snapshot's cancelled or displaced booking as it is now: its record with its

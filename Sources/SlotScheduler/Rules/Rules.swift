@@ -48,6 +48,9 @@ public struct Rules: Sendable {
         }
     }
 
+    /// The reminder offsets a reservation accepts, in seconds: 0 up to one (leap) year.
+    static let reminderRange: ClosedRange<Int64> = 0...31_622_400
+
     /// Checks time, notice, horizon and reminder for `ref` at `now`; returns the start instant.
     ///
     /// Order of checks: nonexistent local time, past, too soon, beyond horizon, reminder.
@@ -62,7 +65,7 @@ public struct Rules: Sendable {
             return (.beyondHorizon, start)
         }
         if let reminder {
-            if reminder < 0 || reminder > 31_622_400 { return (.invalidReminder, start) }
+            if !Self.reminderRange.contains(reminder) { return (.invalidReminder, start) }
             if start - reminder < now { return (.reminderInPast, start) }
         }
         return (nil, start)
