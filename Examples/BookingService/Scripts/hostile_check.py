@@ -268,11 +268,54 @@ def expect_continue(c):
     try:
         connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
                            b"Expect: 100-continue\r\n\r\n")
-        answer = recv_within(connection, 2)
+        started = time.monotonic()
+        answer, closed = read_all(connection, 4)
+        took = time.monotonic() - started
         c.expect("Expect: 100-continue with 100000 bytes: 413 at once", answer.startswith(b"HTTP/1.1 413"),
                  f"got {answer!r:.100}")
+        # The client sends no body after a 413, so what it sends next is no request: the
+        # connection ends with the answer (it used to wait, reading the next request as body).
+        c.expect("Expect: 100-continue with 100000 bytes: the 413 closes the connection",
+                 closed and took < 2 and b"connection: close" in answer.lower(),
+                 f"closed: {closed} after {took:.1f} s; got {answer!r:.200}")
     finally:
         connection.close()
+
+
+def http10_requests(c):
+    """An HTTP/1.0 request without keep-alive gets its answer and the end of the connection at
+    once (it used to wait for the idle timeout), with keep-alive it stays open."""
+    for request, closes in [(b"GET /stations HTTP/1.0\r\n\r\n", True),
+                            (b"GET /nope HTTP/1.0\r\nHost: x\r\n\r\n", True),
+                            (b"GET /stations HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", False)]:
+        connection = c.connect()
+        try:
+            connection.sendall(request)
+            started = time.monotonic()
+            data, closed = read_all(connection, 3)
+            took = time.monotonic() - started
+        finally:
+            connection.close()
+        line = request.split(b"\r\n")[0].decode()
+        c.expect(f"{line} ({'no keep-alive' if closes else 'keep-alive'}): answered, "
+                 + ("then closed at once" if closes else "connection kept"),
+                 data.startswith(b"HTTP/1.1 ") and (closed and took < 2 if closes else not closed),
+                 f"got {data[:100]!r}... (closed: {closed}, {took:.1f} s)")
+
+
+def strict_json(c):
+    """Bodies another JSON reader would read differently (or not at all) are refused with 400:
+    a key twice (the decoder kept the first user, a gateway sees the last), trailing commas,
+    UTF-16. Each was booked before."""
+    date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).date().isoformat()
+    slot = '"station":"LDN-1","socket":"2","date":"%s","hour":15' % date
+    for what, body in [("a key twice", ('{"user":6101,"user":6102,%s}' % slot).encode()),
+                       ("a comma before }", ('{"user":6103,%s,}' % slot).encode()),
+                       ("a comma before ]", ('{"user":6104,%s,"x":[1,2,]}' % slot).encode()),
+                       ("UTF-16", ('{"user":6105,%s}' % slot).encode("utf-16"))]:
+        status, answer = post(c, "/holds", body)
+        c.expect(f"{what}: 400 malformedRequest", status == 400 and answer.get("reason") == "malformedRequest",
+                 f"got {status} {answer!r:.200}")
 
 
 UNREAD_REQUESTS = 1000
@@ -401,6 +444,8 @@ def main():
     upgrade_requests(c)
     inexact_integers(c)
     expect_continue(c)
+    http10_requests(c)
+    strict_json(c)
     idle_connections(c, args.idle_timeout)
     unread_answers(c, args.write_timeout)
     return report(c)

@@ -77,6 +77,9 @@ struct APIError: Error, Sendable {
                 status, OwnBody(reason: reason.rawValue, message: message), language: language)
         }
         if !allow.isEmpty { response.headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
+        // A 413 leaves the body unread (and a client that sent `Expect: 100-continue` never sends
+        // it): the next bytes are not a request, so the connection ends with this answer.
+        if status == .contentTooLarge { response.headers[.connection] = "close" }
         return response
     }
 }

@@ -99,7 +99,7 @@ struct BookingServer: AsyncParsableCommand {
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        ConnectionShedding(budget: budget),
+                        KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
                         RequestDeadline(limit: .seconds(Int64(idleTimeout))),
                         WriteDeadline(limit: .seconds(Int64(writeTimeout))), UnreadableRequestAnswer(),
                         CloseAfterUpgrade(), ContinueAnswer(),

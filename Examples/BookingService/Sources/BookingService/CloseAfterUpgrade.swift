@@ -9,7 +9,8 @@ import NIOHTTPTypes
 /// so a next request on the connection would wait unanswered until the idle timeout; and NIO
 /// writes a response to CONNECT without its body or a length, so a client reads it to the end of
 /// the connection. Responses come in request order, so each final response head takes the oldest
-/// request's flag.
+/// request's flag. An answer whose head already says `Connection: close` (a 413, whose body was
+/// never read) closes the connection the same way.
 final class CloseAfterUpgrade: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -30,7 +31,7 @@ final class CloseAfterUpgrade: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where !switches.isEmpty && head.status.kind != .informational:
-            if switches.removeFirst() {
+            if switches.removeFirst() || head.headerFields[.connection] == "close" {
                 closeAfterEnd = true
                 head.headerFields[.connection] = "close"
                 return context.write(wrapOutboundOut(.head(head)), promise: promise)

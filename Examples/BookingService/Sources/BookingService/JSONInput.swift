@@ -11,8 +11,9 @@ protocol JSONRequestBody: Decodable {
 /// is a 400 (`malformedRequest`) saying which field and why, in English and Turkish.
 enum JSONInput {
     /// Decodes `data` as `type`; an integer field written as a number that is not whole (which
-    /// the decoder would round to one) is a 400 too.
+    /// the decoder would round to one) is a 400 too, and so is what ``JSONSyntax`` refuses.
     static func decode<T: JSONRequestBody>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
+        if let problem = JSONSyntax.problem(in: data) { throw problem }
         let value = try decoded(T.self, data)
         if let (field, literal) = JSONIntegers.inexact(in: data, fields: T.integerFields) {
             let shown = literal.count > 40 ? literal.prefix(40) + "…" : literal

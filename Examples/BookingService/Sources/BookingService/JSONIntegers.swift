@@ -65,7 +65,7 @@ enum JSONIntegers {
     }
 
     /// The index after the closing quote of the string that opens at `start`.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+    static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start + 1
         while index < bytes.count {
             switch bytes[index] {
@@ -78,7 +78,7 @@ enum JSONIntegers {
     }
 
     /// A key as the decoder reads it (escapes resolved); nil if it cannot be read.
-    private static func decodedString(_ quoted: ArraySlice<UInt8>) -> String? {
+    static func decodedString(_ quoted: ArraySlice<UInt8>) -> String? {
         guard quoted.contains(UInt8(ascii: "\\")) else {
             return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self)
         }
