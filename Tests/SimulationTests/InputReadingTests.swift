@@ -49,6 +49,17 @@ import Darwin
         #expect(e?.value.contains("\"hour\"") == true)
     }
 
+    /// A comma after an object's or an array's last element: the decoder took it, JSON (and the
+    /// schema validator CI runs) does not.
+    @Test func trailingCommasAreRefused() throws {
+        let original = try text()
+        let inObject = error(original.dropLast() + ",\n}")
+        #expect(inObject?.value == "a comma before }")
+        let inArray = error(original.replacingOccurrences(of: "\"hour\":9", with: "\"hour\":9,\"hours\":[1, ]"))
+        #expect(inArray?.path == "steps[0].hours[0]")
+        #expect(inArray?.value == "a comma before ]")
+    }
+
     @Test(
         arguments: [
             ("\"seed\":7", "\"seed\":18446744073709551616", "seed", "18446744073709551616"),

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// - a key given twice in one object (the decoder keeps one value, a pre-check may read the
 ///   other): refused with the key's path;
+/// - a comma before `]` or `}`, which the decoder accepts and JSON does not;
 /// - a number with a fraction (`2.5`) where an integer belongs: refused with its path;
 /// - an integer too large for any field (over 2^64 - 1), or over 2^63 - 1 where the field is not
 ///   one of the unsigned ones (`seed`, `users.firstID`, a step's `user`): refused with its path
@@ -274,6 +275,7 @@ enum JSONScan {
                     guard i < bytes.count else { return nil }
                     let c = bytes[i]
                     i += 1
+                    if c == 0x2C, let problem = trailingComma() { return problem }
                     switch (frame, c) {
                     case (.array(let index), 0x2C):
                         stack[stack.count - 1] = .array(index: index + 1)
@@ -289,6 +291,16 @@ enum JSONScan {
                     break
                 }
             }
+        }
+
+        /// Refuses a comma (just read) before `]` or `}`: the decoder accepts it, JSON and every
+        /// schema validator do not.
+        mutating func trailingComma() -> ScenarioError? {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == 0x5D || bytes[i] == 0x7D else { return nil }
+            return ScenarioError(
+                file: file, path: path(), value: "a comma before \(Character(Unicode.Scalar(bytes[i])))",
+                expected: "valid JSON (no comma after the last element)")
         }
 
         /// Reads `"key":`, refusing a key seen before in the object; sets ``malformed`` if it is not one.
