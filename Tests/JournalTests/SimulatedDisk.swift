@@ -33,6 +33,15 @@ final class SimulatedDisk: JournalFiles {
         var syncedLengths: [String: Int] = [:]
         var rng: SplitMix64
         var loss: Loss
+        /// Faults other than a power loss (``holdWrites``, ``holdNextSync(failing:)``): writes wait
+        /// while `writesHeld`; the next sync waits while `syncHeld` and then fails if
+        /// `heldSyncFails`, the disk staying on; `heldSyncWaiting` once it waits.
+        var writesHeld = false
+        var failNextWrite = false
+        var holdNextSync = false
+        var syncHeld = false
+        var heldSyncFails = false
+        var heldSyncWaiting = false
     }
 
     let path = "/simulated"
@@ -55,6 +64,36 @@ final class SimulatedDisk: JournalFiles {
 
     /// Cuts the power at the `call`-th write or sync from now (that call fails, as do all after).
     func crash(afterCalls call: Int) { disk.withLock { $0.crashAt = $0.calls + call } }
+
+    /// Makes writes wait until ``releaseWrites()``; the first write then fails (no space, say)
+    /// when `failingTheFirst`, the disk staying on.
+    func holdWrites(failingTheFirst: Bool) {
+        disk.withLock {
+            $0.writesHeld = true
+            $0.failNextWrite = failingTheFirst
+        }
+    }
+
+    func releaseWrites() { disk.withLock { $0.writesHeld = false } }
+
+    /// Makes the next sync wait until ``releaseSync()``, then fail when `failing` (the write-back
+    /// error of that sync's descriptor alone), the disk staying on.
+    func holdNextSync(failing: Bool) {
+        disk.withLock {
+            $0.holdNextSync = true
+            $0.heldSyncFails = failing
+        }
+    }
+
+    func releaseSync() { disk.withLock { $0.syncHeld = false } }
+
+    /// Whether a sync is waiting for ``releaseSync()``.
+    var syncIsHeld: Bool { disk.withLock { $0.heldSyncWaiting } }
+
+    /// Waits (at most 10 s, polling) until `condition` holds.
+    static func waitUntil(_ condition: () -> Bool) {
+        for _ in 0..<10_000 where !condition() { usleep(1_000) }
+    }
 
     /// What survived the crash (or, without one, every current file).
     var survivors: [String: [UInt8]] {
@@ -170,8 +209,13 @@ final class SimulatedDisk: JournalFiles {
         }
 
         func write(_ bytes: [UInt8]) throws(JournalError) {
+            SimulatedDisk.waitUntil { !disk.disk.withLock { $0.writesHeld } }
             let at = position.withLock { $0 }
             try disk.disk.withLock { d throws(JournalError) in
+                if d.failNextWrite {
+                    d.failNextWrite = false
+                    throw JournalError(.io, file: disk.path, message: "no space left on device (simulated)")
+                }
                 try disk.io(&d)
                 var node = d.inodes[inode] ?? Inode()
                 if node.current.count < at + bytes.count {
@@ -186,6 +230,23 @@ final class SimulatedDisk: JournalFiles {
 
         func sync(metadata: Bool) throws(JournalError) {
             if disk.syncDelay > .zero { usleep(UInt32(disk.syncDelay.components.attoseconds / 1_000_000_000_000)) }
+            let held = disk.disk.withLock { d in
+                guard d.holdNextSync else { return false }
+                d.holdNextSync = false
+                d.syncHeld = true
+                d.heldSyncWaiting = true
+                return true
+            }
+            if held {
+                SimulatedDisk.waitUntil { !disk.disk.withLock { $0.syncHeld } }
+                let fails = disk.disk.withLock { d in
+                    d.heldSyncWaiting = false
+                    return d.heldSyncFails
+                }
+                if fails {
+                    throw JournalError(.io, file: disk.path, message: "fdatasync: input/output error (simulated)")
+                }
+            }
             try disk.disk.withLock { d throws(JournalError) in
                 try disk.io(&d)
                 if var node = d.inodes[inode] {

@@ -26,18 +26,32 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
     public static let maximumPreallocation = 64 << 20
     private var lockDescriptor: Int32 = -1
 
-    /// Uses (and creates, with any missing parents) the directory at `path`.
+    /// Uses (and creates, with any missing parents) the directory at `path`. Each folder it
+    /// creates is made durable in its parent (`fsync` of the parent), so that a power loss cannot
+    /// take the store's directory, and the bookings acknowledged in it, away.
     public init(path: String, preallocation: Int = 4 << 20) throws(JournalError) {
         self.path = path
         self.preallocation = min(max(0, preallocation), Self.maximumPreallocation)
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
+            let parent = prefix.isEmpty ? "." : prefix
             prefix += component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            if mkdir(prefix, 0o755) == 0 {
+                try Self.syncFolder(parent)
+            } else if errno != EEXIST {
                 throw .posix("cannot create the directory", file: prefix)
             }
             prefix += "/"
         }
+    }
+
+    /// `fsync` of the folder at `path`: its entries (files created, renamed or removed in it)
+    /// are durable when it returns.
+    static func syncFolder(_ path: String) throws(JournalError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .posix("cannot open the directory", file: path) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw .posix("fsync of the directory failed", file: path) }
     }
 
     func full(_ name: String) -> String { path + "/" + name }
@@ -133,12 +147,7 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
         guard unlink(full(name)) == 0 || errno == ENOENT else { throw .posix("cannot remove", file: full(name)) }
     }
 
-    public func syncDirectory() throws(JournalError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .posix("cannot open the directory", file: path) }
-        defer { Glibc.close(fd) }
-        guard fsync(fd) == 0 else { throw .posix("fsync of the directory failed", file: path) }
-    }
+    public func syncDirectory() throws(JournalError) { try Self.syncFolder(path) }
 }
 
 /// An open file descriptor, written with `write(2)` until all bytes are out, and extended with

@@ -12,7 +12,7 @@ extension JournalStore {
     /// recovery reads snapshot N and journals N and N+1.
     ///
     /// Commands keep running; they wait for their sync only while steps (1) and (2) hold the
-    /// file alone.
+    /// file alone. After a failed write or sync it throws that failure and writes nothing.
     /// - Complexity: O(bookings + overrides) to write the snapshot.
     public func checkpoint() async throws {
         try await checkpoint(releasing: nil)
@@ -33,6 +33,12 @@ extension JournalStore {
 
     func checkpoint(releasing: (cutoff: LocalDate, now: Instant)?) async throws {
         await becomeExclusive()
+        // After a failed write the scheduler holds commands that were refused: a snapshot of it
+        // would make them durable.
+        if let failure = state.withLock({ $0.failure }) {
+            endExclusive()
+            throw failure
+        }
         let (snapshot, batch, end, oldFile, generation, shards) = state.withLock { s in
             let start = s.appended - UInt64(s.buffer.count)
             defer {

@@ -33,7 +33,8 @@ extension JournalStore {
     /// their sync at once: while one sync is in flight, the next thread writes what arrived
     /// since and issues its own. Writes happen in buffer order (``writeOrder``); a sync covers
     /// every byte whose write returned before it began, so when it ends everything before its
-    /// own write's end is durable (later syncs may end first: ``State/durable`` only grows).
+    /// own write's end is durable once every earlier sync has succeeded too (later syncs may end
+    /// first: ``State/syncEnded(_:)``).
     /// Each thread syncs through its own descriptor (``State/syncHandles``), so that a
     /// write-back error is reported to every sync that began after the failed write, not only
     /// to the first to look (Linux reports an error once per open file description).
@@ -60,7 +61,7 @@ extension JournalStore {
                 if let opened { s.syncHandles[thread] = opened }
                 if let failure { s.failure = s.failure ?? failure }
                 if synced, s.failure == nil {
-                    s.durable = max(s.durable, end)
+                    s.syncEnded(end)
                     s.syncs += 1
                 }
                 s.spare = batch
@@ -99,6 +100,7 @@ extension JournalStore {
                 s.buffer.removeFirst(count)
             }
             s.recordEnds.removeAll { $0 <= end }
+            if count > 0 { s.inFlight.append((end, false)) }
             return (batch, end, s.file, s.syncHandles[thread])
         }
         guard !batch.isEmpty else { return (batch, end, file, handle, nil) }

@@ -13,6 +13,10 @@ extension JournalStore {
         var recordEnds: [UInt64] = []
         /// End of the last record known durable.
         var durable: UInt64 = 0
+        /// The ends of the batches written to the journal whose syncs have not all ended, in
+        /// write order, each with whether its own sync succeeded: ``durable`` moves past a batch
+        /// only once every earlier batch's sync has succeeded too (``syncEnded(_:)``).
+        var inFlight: [(end: UInt64, synced: Bool)] = []
         /// Sync threads woken to take the buffer that have not taken it yet; threads between
         /// taking a buffer and the end of its sync; threads waiting for a post.
         var claimed = 0
@@ -84,6 +88,21 @@ extension JournalStore {
 extension JournalStore.State {
     /// End of the bytes a sync thread has taken to write (the buffer holds the rest).
     var taken: UInt64 { appended - UInt64(buffer.count) }
+
+    /// Records that the sync of the batch ending at `end` succeeded, and moves ``durable`` over
+    /// every batch, in write order, whose sync and every earlier one succeeded.
+    ///
+    /// A later sync can end first. If it raised ``durable`` alone, an earlier sync that then
+    /// failed (its write-back error reported to its descriptor only) would come too late: the
+    /// later caller acknowledged, over a record that never reached the disk.
+    /// - Complexity: O(*k*) in the syncs in flight (at most one per sync thread).
+    mutating func syncEnded(_ end: UInt64) {
+        if let index = inFlight.firstIndex(where: { $0.end == end }) { inFlight[index].synced = true }
+        while let first = inFlight.first, first.synced {
+            durable = max(durable, first.end)
+            inFlight.removeFirst()
+        }
+    }
 
     /// Whether to wake an idle sync thread for bytes that no write has taken and no woken
     /// thread will take: true claims it (the caller must post). A caller whose bytes a thread

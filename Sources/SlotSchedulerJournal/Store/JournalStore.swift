@@ -169,6 +169,9 @@ public final class JournalStore: BookingService {
 
     /// Writes what is buffered, closes the journal and releases the directory's lock. Commands
     /// after this throw ``JournalError/Kind/closed``.
+    ///
+    /// After a failed write or sync nothing more is written: what is buffered then belongs to
+    /// commands already refused (written after a gap, it could make the journal unreadable).
     public func close() async {
         await becomeExclusive()
         let (wasClosed, batch, end, file) = state.withLock { s in
@@ -177,7 +180,7 @@ public final class JournalStore: BookingService {
                 s.buffer.removeAll()
                 s.recordEnds.removeAll()
             }
-            return (s.closed, s.buffer, s.appended, s.file)
+            return (s.closed, s.failure == nil ? s.buffer : [], s.appended, s.file)
         }
         if !batch.isEmpty {
             var failure: JournalError?
