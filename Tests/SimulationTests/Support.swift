@@ -35,8 +35,12 @@ enum Fixtures {
     }
 
     /// Runs the scenario at `path` (without its steps) in threads mode against a store whose
-    /// policy is `loosen`ed behind the scenario's rules, and expects the run to fail with
+    /// policy is `loosen`ed behind the scenario's rules, and expects the runs to fail with
     /// violations of each of `invariants`.
+    ///
+    /// Which violations a run meets depends on how its threads interleave: under a loaded
+    /// machine (the whole suite in parallel) one run met I18 but not I19. Up to three runs are
+    /// made, until every invariant has been caught in one of them.
     static func expectLaxStoreCaught(
         _ path: String, breaking invariants: [String], _ loosen: (inout ScenarioPolicy) -> Void
     ) async throws {
@@ -46,12 +50,14 @@ enum Fixtures {
         var lax = s
         loosen(&lax.policy)
         let laxRules = try lax.prepare(file: "lax.json").rules
-        let report = try await Simulator.runThreads(
-            p, service: LimitIgnoringService(inner: Scheduler(rules: laxRules), strict: p.rules), threads: 2)
-        #expect(!report.passed)
-        for id in invariants {
-            #expect((report.invariants.first { $0.id == id }?.violations ?? 0) > 0, "\(id)")
+        var missed = Set(invariants)
+        for _ in 0..<3 where !missed.isEmpty {
+            let report = try await Simulator.runThreads(
+                p, service: LimitIgnoringService(inner: Scheduler(rules: laxRules), strict: p.rules), threads: 2)
+            #expect(!report.passed)
+            missed.subtract(report.invariants.filter { $0.violations > 0 }.map(\.id))
         }
+        #expect(missed.isEmpty, "never caught: \(missed.sorted())")
     }
 
     /// Runs the workload of `Scenarios/lifecycle.json` (without its steps) in threads mode with
