@@ -84,9 +84,14 @@ extension PostgresBookingService {
         try await Self.transaction(client: client, logger: logger, body)
     }
 
-    /// Runs `body` in its own task and stops waiting for it after `limit` (or when the caller is
-    /// cancelled), throwing ``AbandonedCall/deadline(_:)``. An abandoned call that never returns
-    /// (see above) is left suspended; it holds no lease on a live connection.
+    /// Runs `body` in its own task and stops waiting for it after `limit`, throwing
+    /// ``AbandonedCall/deadline(_:)``. An abandoned call that never returns (see above) is left
+    /// suspended; it holds no lease on a live connection.
+    ///
+    /// When the caller is cancelled, so is `body`'s task, and its result is awaited (within the
+    /// same `limit`): a transaction cancelled before its `COMMIT` rolls back and throws, one
+    /// already committed returns its result. Before, the caller got `CancellationError` at
+    /// once while `body`, never cancelled, went on to commit.
     static func withDeadline<T: Sendable>(
         _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
@@ -102,9 +107,10 @@ extension PostgresBookingService {
                     if !Task.isCancelled, gate.finish(.failure(AbandonedCall.deadline(limit))) { work.cancel() }
                 }
                 gate.onFinish { timer.cancel() }
+                gate.onCancel { work.cancel() }
             }
         } onCancel: {
-            gate.finish(.failure(CancellationError()))
+            gate.cancel()
         }
     }
 }
@@ -116,6 +122,8 @@ final class Gate<T: Sendable>: Sendable {
         var early: Result<T, any Error>?
         var done = false
         var cleanup: (@Sendable () -> Void)?
+        var cancelled = false
+        var cancelAction: (@Sendable () -> Void)?
     }
     private let state = Mutex(State())
 
@@ -135,6 +143,27 @@ final class Gate<T: Sendable>: Sendable {
             return false
         }
         if runNow { cleanup() }
+    }
+
+    /// Runs `action` when ``cancel()`` is called, or at once if it was already.
+    func onCancel(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.cancelAction = action
+            return false
+        }
+        if runNow { action() }
+    }
+
+    /// The waiting caller was cancelled: runs the ``onCancel(_:)`` action (the result still comes
+    /// from ``finish(_:)``).
+    func cancel() {
+        let action = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            defer { state.cancelAction = nil }
+            return state.cancelAction
+        }
+        action?()
     }
 
     /// Returns whether this result was the first.

@@ -69,6 +69,27 @@ struct ConnectionErrorTests {
         await store.shutdown()
     }
 
+    /// A call whose caller is cancelled fails with nothing committed, or returns what it
+    /// committed. A reservation in a cancelled task used to throw `CancellationError` at once
+    /// while its transaction, never cancelled, went on to commit the booking.
+    @Test(.databaseTestLimit) func aCancelledCallTellsWhatItCommitted() async throws {
+        let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("cancelled"))
+        var returned: [Int: BookingID] = [:]
+        for hour in 8..<12 {
+            let task = Task { () -> Booking? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                let request = ReservationRequest(slot: Fixture.slot(hour: hour), user: UserID(UInt64(hour)))
+                return try? await store.reserve(request, at: Fixture.now)
+            }
+            returned[hour] = await task.value?.id
+        }
+        // Whatever an abandoned transaction would still do, it has done by now.
+        try await Task.sleep(for: .seconds(2))
+        let stored = try await store.allBookingsByID().filter { $0.status == .active }
+        #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.slot.hour, $0.id) }) == returned)
+        await store.shutdown()
+    }
+
     @Test func urlParametersAreRead() throws {
         let config = try PostgresConfiguration(
             url: "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&connect_timeout=4&schema=s")
