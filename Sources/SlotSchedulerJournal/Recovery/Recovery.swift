@@ -243,7 +243,13 @@ enum Recovery {
                     result.tornBytes = 0
                     return
                 }
-                if isLast, let next = firstValidRecord(bytes, after: offset, before: written) {
+                // Zeros where a record belongs, in the newest journal: a write the power cut lost
+                // while a later one reached the disk. No sync completed after it (one would have
+                // made it durable, and acknowledgements follow syncs in order), so nothing from
+                // here on was acknowledged: the journal ends here, as at a torn tail.
+                if isLast, let next = firstValidRecord(bytes, after: offset, before: written),
+                    !isLostWrite(bytes, at: offset)
+                {
                     throw JournalError(
                         .corrupt, file: path, offset: offset,
                         message: "\(why), followed by a valid record at byte \(next): not a torn tail; refusing to open"
@@ -260,6 +266,12 @@ enum Recovery {
         }
         result.validLength = offset
         result.tornBytes = 0
+    }
+
+    /// Whether a record's frame (length and checksum) at `offset` is all zeros: never written,
+    /// as a write lost in a power cut leaves it. A corrupted record has other bytes there.
+    static func isLostWrite(_ bytes: [UInt8], at offset: Int) -> Bool {
+        bytes[offset..<min(bytes.count, offset + RecordFormat.frameSize)].allSatisfy { $0 == 0 }
     }
 
     /// The offset of the first valid record after `offset` and before `written` (a record
