@@ -12,10 +12,12 @@ import Testing
 struct FailedWriteTests {
     static let now = JournalFixture.now
 
-    /// Waits (at most 10 s) until `condition` holds, without holding a thread of the pool the
+    /// Waits (at most 120 s: the whole suite running beside it can keep the callers' tasks
+    /// from running for long) until `condition` holds, without holding a thread of the pool the
     /// store's callers run on.
     static func waitUntil(_ condition: () -> Bool) async {
-        for _ in 0..<10_000 where !condition() { try? await Task.sleep(for: .milliseconds(1)) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// Booking X is kept; its cancel fails to write while user 2 books X's slot (free in memory).

@@ -40,7 +40,10 @@ struct PreallocationTests {
         #expect(tornCuts > 10)
     }
 
-    @Test("zeros where a record was, before a valid one, are refused at the record's offset")
+    /// A record of zeros before a valid one in the newest journal is a write a power cut lost
+    /// while a later one reached the disk: the journal ends there (nothing after it was
+    /// acknowledged), where opening used to be refused until an operator cut the file.
+    @Test("zeros where a record was, before a valid one, end the newest journal there")
     func zerosBeforeARecord() async throws {
         let w = try await CorruptionTests.write(checkpointAfter: nil)
         let n = w.boundaries.count - 1
@@ -48,8 +51,17 @@ struct PreallocationTests {
         for i in w.boundaries[n - 2]..<w.boundaries[n - 1] { bytes[i] = 0 }
         var files = w.files
         files[w.journal] = bytes + Self.zeros
+        switch CorruptionTests.open(files) {
+        case .success(let (bookings, cutBytes)):
+            #expect(bookings == w.states[n - 2])
+            #expect(cutBytes == bytes.count + Self.zeros.count - w.boundaries[n - 2])
+        case .failure(let error):
+            Issue.record("a lost write before a valid record refused: \(error)")
+        }
+        // The same bytes with one not zero where the lost record began: corruption, refused.
+        files[w.journal]?[w.boundaries[n - 2]] = 1
         guard case .failure(let error) = CorruptionTests.open(files) else {
-            Issue.record("a zeroed record before a valid one opened")
+            Issue.record("a damaged record before a valid one opened")
             return
         }
         #expect(error.kind == .corrupt && error.offset == w.boundaries[n - 2], "\(error)")

@@ -90,9 +90,11 @@ final class SimulatedDisk: JournalFiles {
     /// Whether a sync is waiting for ``releaseSync()``.
     var syncIsHeld: Bool { disk.withLock { $0.heldSyncWaiting } }
 
-    /// Waits (at most 10 s, polling) until `condition` holds.
+    /// Waits (at most 120 s, polling) until `condition` holds: a held write or sync waits for
+    /// its test to release it.
     static func waitUntil(_ condition: () -> Bool) {
-        for _ in 0..<10_000 where !condition() { usleep(1_000) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !condition(), ContinuousClock.now < deadline { usleep(1_000) }
     }
 
     /// What survived the crash (or, without one, every current file).
