@@ -206,4 +206,24 @@ struct EventReplayTests {
         }
         #expect(throws: ReplayError.self) { _ = try Ledger(rules: ledger.rules, replaying: [.reserved(booking)]) }
     }
+
+    /// A `held` event is checked as a `reserved` one: a start at its slot, a reminder a hold
+    /// accepts. Both replayed before, the hold's start only range-checked and its reminder clamped.
+    @Test(arguments: 0..<3)
+    func heldEventsThatNoHoldMakesAreRefused(kind: Int) throws {
+        let ledger = try Fixture.ledger()
+        let day = try Fixture.day()
+        let now = try Fixture.earlyNow()
+        var hold = Hold(
+            slot: Fixture.slot(day, 10), user: 1,
+            start: try #require(ledger.rules.catalog.start(of: ledger.rules.catalog.resolve(Fixture.slot(day, 10)))),
+            createdAt: now, expiresAt: now + .seconds(600))
+        _ = try Ledger(rules: ledger.rules, replaying: [.held(hold)])  // as made: replays
+        switch kind {
+        case 0: hold.start = Instant(secondsSinceEpoch: 0)
+        case 1: hold.reminderOffsetSeconds = .max
+        default: hold.expiresAt = hold.createdAt
+        }
+        #expect(throws: ReplayError.self) { _ = try Ledger(rules: ledger.rules, replaying: [.held(hold)]) }
+    }
 }

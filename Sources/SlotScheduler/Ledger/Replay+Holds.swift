@@ -26,8 +26,11 @@ extension Replay {
         case .held(let hold):
             let ref = try resolve(hold.slot)
             let now = hold.createdAt.secondsSinceEpoch
-            guard Instant.supportedRange.contains(hold.start), hold.expiresAt > hold.createdAt else {
-                throw fail("hold of \(hold.slot) starts at \(hold.start) and expires at \(hold.expiresAt)")
+            try Replay.checkTimes(
+                hold.start, reminder: hold.reminderOffsetSeconds, of: "the hold of \(hold.slot) by user \(hold.user)",
+                slot: hold.slot, index: index)
+            guard hold.expiresAt > hold.createdAt else {
+                throw fail("hold of \(hold.slot) is created at \(hold.createdAt) and expires at \(hold.expiresAt)")
             }
             let page = slots.pageIndex(ref.day)
             guard slots.occupant(ref) == nil, slots.liveHold(ref, now: now) == nil else {
@@ -42,8 +45,8 @@ extension Replay {
         case .holdConfirmed(let booking):
             let ref = try resolve(booking.slot)
             try Replay.checkTimes(
-                booking.start, reminder: booking.reminderOffsetSeconds, of: booking.id, slot: booking.slot, index: index
-            )
+                booking.start, reminder: booking.reminderOffsetSeconds, of: "booking \(booking.id)",
+                slot: booking.slot, index: index)
             let h = try currentHold(ref, of: booking.user, booking.slot)
             let record = slots.records.count
             guard slots.isRestoringAcrossLayouts || slots.bookingID(record: record) == booking.id else {

@@ -22,7 +22,7 @@ extension Replay {
         if let id = move.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
             throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
         }
-        try Replay.checkTimes(move.start, reminder: nil, of: move.booking, slot: move.to, index: index)
+        try Replay.checkTimes(move.start, reminder: nil, of: "booking \(move.booking)", slot: move.to, index: index)
         let block = slots.pageIndex(to.day)
         if let occupant = slots.occupant(to), occupant != record { throw fail("slot \(move.to) is already booked") }
         Decisions.move(

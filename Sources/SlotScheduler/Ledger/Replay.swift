@@ -187,7 +187,8 @@ extension Replay {
             throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
         }
         try checkTimes(
-            booking.start, reminder: booking.reminderOffsetSeconds, of: booking.id, slot: booking.slot, index: index)
+            booking.start, reminder: booking.reminderOffsetSeconds, of: "booking \(booking.id)", slot: booking.slot,
+            index: index)
         guard slots.owns(station: Int(ref.station)) else {
             throw fail("booking \(booking.id) is for station \(booking.slot.station), which this shard does not hold")
         }
@@ -205,16 +206,17 @@ extension Replay {
     /// slot's wall-clock hour (every UTC offset is within that, so a start written under older
     /// time zone data still replays, and a start far from the slot, which would take the booking
     /// out of its user's upcoming count, does not), and a reminder offset a reservation accepts.
+    /// `subject` names the booking or hold in the error.
     static func checkTimes(
-        _ start: Instant, reminder: Int64?, of id: BookingID, slot: Slot, index: Int
+        _ start: Instant, reminder: Int64?, of subject: @autoclosure () -> String, slot: Slot, index: Int
     ) throws(ReplayError) {
         let wall = Int64(slot.date.dayNumber) * 86_400 + Int64(slot.hour) * 3_600
         guard Instant.supportedRange.contains(start), abs(start.secondsSinceEpoch - wall) <= 26 * 3_600 else {
             throw ReplayError(
-                index: index, problem: "booking \(id) starts at \(start), not at \(slot.date) hour \(slot.hour)")
+                index: index, problem: "\(subject()) starts at \(start), not at \(slot.date) hour \(slot.hour)")
         }
         if let reminder, !Rules.reminderRange.contains(reminder) {
-            throw ReplayError(index: index, problem: "booking \(id) has a reminder offset of \(reminder) seconds")
+            throw ReplayError(index: index, problem: "\(subject()) has a reminder offset of \(reminder) seconds")
         }
     }
 
