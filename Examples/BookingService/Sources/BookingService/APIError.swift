@@ -41,7 +41,8 @@ struct APIError: Error, Sendable {
         body = .rejection(rejection)
     }
 
-    /// A query or path value the library refused as invalid (a page size out of range): 400.
+    /// A value the library refused as invalid (a page size out of range, a date in a path or a
+    /// body that is not one): 400, naming the field.
     init(_ invalid: InvalidValue) {
         status = .badRequest
         body = .invalidValue(invalid)
