@@ -1,9 +1,14 @@
 #ifndef CPREFETCH_H
 #define CPREFETCH_H
 
-/// Asks the CPU to bring the cache line holding `address` close, for writing, without waiting
-/// for it. Swift has no prefetch instruction of its own; a load would block the pipeline until
-/// the line arrives, which is exactly what the batched reservation path avoids.
+/// Asks the CPU to bring the cache line holding `address` close, for writing where the target can
+/// say so (below), without waiting for it. Swift has no prefetch instruction of its own; a load
+/// would block the pipeline until the line arrives, which is exactly what the batched reservation
+/// path avoids.
+///
+/// On x86 the write hint takes effect only where the compile target has PRFCHW, which the default
+/// x86-64 target lacks: there this is `prefetcht0`, a read. Written out as `prefetchw` it made no
+/// difference beyond the noise (Concurrency article, 2026-11-27), so the builtin stays.
 static inline void slot_scheduler_prefetch(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }

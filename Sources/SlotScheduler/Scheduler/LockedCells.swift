@@ -153,7 +153,8 @@ final class LockedCells<Value: PrefetchHinting>: @unchecked Sendable {
         return hints[index].load(ordering: .relaxed)
     }
 
-    /// Asks the CPU for value `index`'s lock word, to be written, without waiting.
+    /// Asks the CPU for value `index`'s lock word (for writing where the target can say so, see
+    /// `CPrefetch`), without waiting.
     @inline(__always)
     func prefetchLock(_ index: Int) { slot_scheduler_prefetch(UnsafeRawPointer(lockWord(index))) }
 

@@ -61,9 +61,9 @@ extension Scheduler {
     }
 
     /// How many attempts ahead a batch asks for the stripe lock it will take. With two threads,
-    /// the other one wrote a stripe's lock line last about half the time; asked for (to be
-    /// written) a few attempts early, the line moves while those attempts are decided, not
-    /// while the lock waits for it. Sooner, for a whole window, it moved back before its use
+    /// the other one wrote a stripe's lock line last about half the time; asked for a few
+    /// attempts early, the line moves while those attempts are decided, not while the lock waits
+    /// for it. Sooner, for a whole window, it moved back before its use
     /// (`Paired: Scheduler.attempt, batches of 1024, 2 threads ÷ 1 thread` went down). At 3,
     /// alternating with none, four rounds: 1.81, 1.75, 1.63, 1.32 against 1.54, 1.49, 1.43, 1.29.
     static var stripeLockLead: Int { 3 }
