@@ -49,6 +49,30 @@ import Darwin
         #expect(e?.value.contains("\"hour\"") == true)
     }
 
+    /// Text the decoder reads and the pre-scan could not: UTF-16 and UTF-32 (with or without a
+    /// byte order mark) were decoded with every pre-scan check skipped, so a key given twice
+    /// passed. A UTF-8 byte order mark is skipped and the text after it checked.
+    @Test func textInOtherEncodingsIsRefusedAndAByteOrderMarkIsSkipped() throws {
+        let twice = try text().replacingOccurrences(of: "\"hour\":9", with: "\"hour\":9,\"hour\":10")
+        for encoding: String.Encoding in [.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .utf32LittleEndian] {
+            for json in [try text(), twice] {
+                let data = try #require(json.data(using: encoding))
+                let e = #expect(throws: ScenarioError.self) { _ = try Scenario.decode(data, file: "in.json") }
+                #expect(e?.expected == "JSON text in UTF-8", "\(encoding)")
+            }
+        }
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        _ = try Scenario.decode(bom + Data(try text().utf8), file: "in.json")
+        let e = #expect(throws: ScenarioError.self) { _ = try Scenario.decode(bom + Data(twice.utf8), file: "in.json") }
+        #expect(e?.path == "steps[0].hour")
+        // Any other text the scan stops in and JSON readers read is refused too; one they refuse
+        // is left to them.
+        var top = JSONScan.TopLevel()
+        top.unread = (offset: 1, path: "steps")
+        #expect(throws: ScenarioError.self) { try JSONScan.checkFullyScanned(Data("[1]".utf8), top, file: "in.json") }
+        try JSONScan.checkFullyScanned(Data("[1".utf8), top, file: "in.json")
+    }
+
     /// A comma after an object's or an array's last element: the decoder took it, JSON (and the
     /// schema validator CI runs) does not.
     @Test func trailingCommasAreRefused() throws {

@@ -54,18 +54,46 @@ enum JSONScan {
         /// The text of the top-level `seed` and `version` numbers, if they are numbers.
         var seed: String?
         var version: String?
+        /// Where the scan stopped before the end of the text, on a byte it does not expect
+        /// there, and the path it was reading; nil when it read the whole text.
+        var unread: (offset: Int, path: String)?
     }
 
-    /// Scans `data`; the first problem found is thrown.
+    /// Scans `data`; the first problem found is thrown. A text with a NUL byte is refused: it is
+    /// UTF-16 or UTF-32 (no JSON text in UTF-8 holds one), which the decoder reads and this scan
+    /// cannot. A UTF-8 byte order mark is skipped, as the decoder skips it.
     /// - Returns: what the top level holds.
     @discardableResult
     static func check(_ data: Data, file: String) throws(ScenarioError) -> TopLevel {
+        if let nul = data.firstIndex(of: 0) {
+            throw ScenarioError(
+                file: file, path: "",
+                value: "a NUL byte at offset \(nul - data.startIndex), as in UTF-16 or UTF-32 text",
+                expected: "JSON text in UTF-8")
+        }
         let result: Result<TopLevel, ScenarioError> = data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), file: file)
+            if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }
             if let problem = scanner.run() { return .failure(problem) }
+            scanner.skipSpace()
+            if scanner.malformed || !scanner.stack.isEmpty || scanner.i < scanner.bytes.count {
+                scanner.top.unread = (scanner.i, scanner.path())
+            }
             return .success(scanner.top)
         }
         return try result.get()
+    }
+
+    /// Refuses a text the scan stopped in (``TopLevel/unread``) that JSON readers read all the
+    /// same: its checks were skipped. A text they refuse too is left to them, as they say where.
+    static func checkFullyScanned(_ data: Data, _ top: TopLevel, file: String) throws(ScenarioError) {
+        guard let (offset, path) = top.unread,
+            (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+        else { return }
+        let byte = offset < data.count ? data[data.startIndex + offset] : nil
+        let found = byte.map { "byte 0x\(String($0, radix: 16, uppercase: true)) at offset \(offset)" }
+        throw ScenarioError(
+            file: file, path: path, value: found ?? "the end of the text", expected: "JSON text in UTF-8")
     }
 
     private struct Scanner {
