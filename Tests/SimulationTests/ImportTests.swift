@@ -10,9 +10,14 @@ import Testing
 @Suite struct ImportTests {
     /// Writes `csv` to a temporary file and imports it.
     static func run(_ csv: String, _ layout: SessionLayout) throws(ImportError) -> Scenario {
+        try run(bytes: Data(csv.utf8), layout)
+    }
+
+    /// Writes `bytes` to a temporary file and imports it.
+    static func run(bytes: Data, _ layout: SessionLayout) throws(ImportError) -> Scenario {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("import-\(UUID().uuidString).csv").path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(csv.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: bytes)
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try SessionImporter.makeScenario(csvPath: path, layout: layout)
     }
@@ -254,6 +259,25 @@ import Testing
         #expect(try Self.lines(Self.run(csv, layout)) == ["site/1-1 2017-03-04 10 u2199023255554 2017-03-04T09:00:00Z"])
         layout.dateOrder = .dmy
         #expect(try Self.lines(Self.run(csv, layout)) == ["site/1-1 2017-04-03 10 u2199023255554 2017-04-03T08:00:00Z"])
+    }
+
+    /// A CSV that is not UTF-8 is refused where it stops being UTF-8. Read as UTF-8 anyway, a
+    /// Latin-1 `é` became a replacement character (two such names one station) and a UTF-16
+    /// file's header a list of NULs, named as a missing column.
+    @Test func csvThatIsNotUTF8IsRefusedWithItsLine() throws {
+        let csv = Self.perthHeader + "\n1,1,Caf\u{E9},2017-01-01,10:00,2017-01-01,11:00,0,0,m\n"
+        _ = try Self.run(csv, Self.perth)
+        let latin1 = #expect(throws: ImportError.self) {
+            try Self.run(bytes: try #require(csv.data(using: .isoLatin1)), Self.perth)
+        }
+        #expect(latin1?.problem.hasPrefix("byte 0xE9 on line 2 ") == true)
+        for encoding: String.Encoding in [.utf16, .utf16LittleEndian, .utf32BigEndian] {
+            let wide = #expect(throws: ImportError.self) {
+                try Self.run(bytes: try #require(csv.data(using: encoding)), Self.perth)
+            }
+            #expect(wide?.kind == .data)
+            #expect(wide?.problem.contains("save the CSV as UTF-8") == true, "\(encoding)")
+        }
     }
 
     @Test func csvQuotingLineEndsAndByteOrderMark() {
