@@ -12,11 +12,11 @@ import Testing
 struct FailedWriteTests {
     static let now = JournalFixture.now
 
-    /// Waits (at most 120 s: the whole suite running beside it can keep the callers' tasks
-    /// from running for long) until `condition` holds, without holding a thread of the pool the
-    /// store's callers run on.
+    /// Waits (at most ``SimulatedDisk/patience``: the whole suite running beside it can keep
+    /// this test's tasks from running for minutes) until `condition` holds, without holding a
+    /// thread of the pool the store's callers run on.
     static func waitUntil(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + SimulatedDisk.patience
         while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
     }
 

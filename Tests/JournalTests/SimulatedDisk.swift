@@ -90,10 +90,16 @@ final class SimulatedDisk: JournalFiles {
     /// Whether a sync is waiting for ``releaseSync()``.
     var syncIsHeld: Bool { disk.withLock { $0.heldSyncWaiting } }
 
-    /// Waits (at most 120 s, polling) until `condition` holds: a held write or sync waits for
-    /// its test to release it.
+    /// How long a held write or sync, and a test waiting for one, wait at most. The full suite
+    /// (PostgreSQL included) on 2 cores kept the pool's threads busy with other tests for about
+    /// 150 s: a held sync that gave up after 120 s failed on its own before its test could see
+    /// it held. Long enough to outlast that; short enough that a broken test ends the run.
+    static let patience: Duration = .seconds(300)
+
+    /// Waits (at most ``patience``, polling) until `condition` holds: a held write or sync waits
+    /// for its test to release it.
     static func waitUntil(_ condition: () -> Bool) {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + patience
         while !condition(), ContinuousClock.now < deadline { usleep(1_000) }
     }
 
