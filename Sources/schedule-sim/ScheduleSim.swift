@@ -150,7 +150,7 @@ extension ScheduleSim {
         @Option(help: "Write the report as JSON to this file.")
         var report: String?
 
-        @Flag(help: "Print only the verdict line.")
+        @Flag(help: "Print only the verdict line when the run passes (a failing run prints its whole summary).")
         var quiet = false
 
         func validate() throws {
@@ -179,7 +179,7 @@ extension ScheduleSim {
                 throw ExitCode(65)
             }
             if let report { try writeAtomically(result.json(), to: report) }
-            print(quiet ? "verdict: \(result.verdict.uppercased())" : result.summary)
+            print(quiet && result.passed ? "verdict: \(result.verdict.uppercased())" : result.summary)
             if result.exitCode != 0 { throw ExitCode(result.exitCode) }
         }
     }
@@ -265,7 +265,7 @@ extension ScheduleSim {
         @Option(help: "Scheduler shards in threads mode.")
         var shards: Int = 16
 
-        @Flag(help: "Print only the verdict line.")
+        @Flag(help: "Print only the verdict line when the run passes (a failing run prints its whole summary).")
         var quiet = false
 
         func validate() throws {
@@ -379,7 +379,7 @@ extension ScheduleSim {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
             if let report { try writeAtomically(result.json(), to: report) }
             try page?.write(result, threads: threads != nil)
-            if quiet {
+            if quiet && result.passed {
                 print("verdict: \(result.verdict.uppercased())")
             } else {
                 print(result.summary)

@@ -20,8 +20,12 @@ import Testing
         #expect(report.passed, "\(report.summary)")
         #expect(report.expectations.count >= 10 && report.expectations.allSatisfy(\.pass))
         #expect((report.lifecycle?.checkedIn ?? 0) > 0)
-        for reason in ["checkInNotOpen", "checkInClosed", "userLimitReached"] {
-            #expect(report.refusedByReason.contains { $0.reason == reason && $0.count > 0 }, "\(reason)")
+        // The workload's own coverage, beyond the one answer of each that its steps give: the
+        // scenario's counts are bounded for threads mode, whose interleaving decides them.
+        let floors = ["checkInNotOpen": 300, "checkInClosed": 100, "userLimitReached": 20]
+        for (reason, floor) in floors.sorted(by: { $0.key < $1.key }) {
+            let count = report.refusedByReason.first { $0.reason == reason }?.count ?? 0
+            #expect(count >= floor, "\(reason): \(count)")
         }
         for id in ["I18", "I19"] {
             #expect(report.invariants.first { $0.id == id }?.status == "pass", "\(id)")
