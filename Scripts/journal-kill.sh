@@ -44,8 +44,9 @@ for ((k = 0; k <= KILLS; k++)); do
     "$BIN" "${args[@]}" >"$WORK/run-$k.log" 2>&1 &
     pid=$!
     if ((k < KILLS)); then
-        # Wait (at most 30 s) until the run is booking, then a seeded 0-0.9 s more.
-        for ((w = 0; w < 600; w++)); do
+        # Wait (at most 90 s: a loaded machine is slow to open a long journal) until the run is
+        # booking, then a seeded 0-0.9 s more.
+        for ((w = 0; w < 1800; w++)); do
             compgen -G "$h.$pid.*.partial" >/dev/null && [[ -s $(compgen -G "$h.$pid.*.partial" | head -1) ]] && break
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.05

@@ -74,12 +74,22 @@ extra=()
 URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
 start_sim_processes "$URL"
 
-# Fail over once every process is booking (pg-lib.sh) and they have booked for a while.
-for _ in $(seq 1 300); do
-    n=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler \
-        -c "SELECT count(*) FROM failover.bookings" 2>/dev/null || echo 0)
-    [[ "${n:-0}" -ge 200 ]] && processes_booking && break
+# Fail over once every process has made a quarter of its operations (its history holds an invoke
+# and a completion line per operation), so three quarters, bookings among them, come after it.
+# A count of bookings was no such measure: a whole rush-hour run makes about 300, and the run
+# could end before a wait for 200 did.
+operations=${OPERATIONS:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["workload"]["operations"])' "$SCENARIO")}
+lines=$((operations / PROCESSES / 2))
+for _ in $(seq 1 600); do
+    processes_past "$lines" && break
     sleep 0.1
+done
+for ((i = 0; i < PROCESSES; i++)); do
+    kill -0 "${pids[$i]}" 2>/dev/null || {
+        log "process $i ended before the failover (see below); give it more OPERATIONS"
+        tail -n 12 "$WORK/process-$i.log" >&2
+        exit 1
+    }
 done
 before=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
 $RUNAS "$BINDIR/pg_ctl" -D "$WORK/primary" -m immediate -w stop >/dev/null

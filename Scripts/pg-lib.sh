@@ -76,3 +76,12 @@ processes_booking() {
         [[ -s "$partial" ]] || return 1
     done
 }
+
+# Whether every process's history (as processes_booking reads it) holds at least $1 lines.
+processes_past() {
+    local i partial
+    for ((i = 0; i < PROCESSES; i++)); do
+        partial=$(compgen -G "$WORK/history-$i.jsonl.*.partial" | head -1) || return 1
+        [[ $(wc -l <"$partial") -ge $1 ]] || return 1
+    done
+}

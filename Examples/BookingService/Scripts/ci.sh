@@ -89,7 +89,10 @@ PY
 stop
 
 echo "--- connection flood: 600 silent connections (and 3 reading no answers) against a descriptor limit of 256"
-DESCRIPTORS=256 start
+# A long request deadline: the flood, the stalled readers and their checks take several seconds
+# on a loaded machine, and the request being read must outlast them (it is closed only by a
+# deadline, never to make room).
+DESCRIPTORS=256 start --idle-timeout 60
 timeout 60 python3 Scripts/hostile_check.py --url "$URL" --flood 600
 stop
 

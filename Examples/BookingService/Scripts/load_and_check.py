@@ -39,7 +39,8 @@ import urllib.parse
 
 
 class Client:
-    """One keep-alive connection; reconnects once after a dropped connection."""
+    """One keep-alive connection; reconnects once after a dropped connection. A request that times
+    out is not sent again: the service may have done it, and a second answer would read as a replay."""
 
     def __init__(self, url):
         parsed = urllib.parse.urlparse(url)
@@ -53,7 +54,7 @@ class Client:
         for attempt in range(2):
             try:
                 if self.conn is None:
-                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
                 self.conn.request(method, path, body=data, headers=hdrs)
                 response = self.conn.getresponse()
                 text = response.read()
@@ -67,11 +68,11 @@ class Client:
                     except ValueError:
                         parsed = text
                 return response.status, parsed
-            except (ConnectionError, http.client.HTTPException, OSError):
+            except (ConnectionError, http.client.HTTPException, OSError) as error:
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None
-                if attempt == 1:
+                if attempt == 1 or isinstance(error, TimeoutError):
                     raise
         raise AssertionError("unreachable")
 
