@@ -73,6 +73,20 @@ import Darwin
         try JSONScan.checkFullyScanned(Data("[1".utf8), top, file: "in.json")
     }
 
+    /// A byte that is not UTF-8 (here a Latin-1 `é` in a step's note) is refused where it is,
+    /// before the decoder, as the CSV importer and the booking service refuse it (``NotUTF8``).
+    @Test func aByteThatIsNotUTF8IsRefusedWithItsLine() throws {
+        let parts = try text().components(separatedBy: "\"hour\":9")
+        try #require(parts.count == 2)
+        let latin1 =
+            Data(parts[0].utf8) + Data("\"hour\":9,\"note\":\"caf".utf8) + Data([0xE9])
+            + Data("\"".utf8) + Data(parts[1].utf8)
+        let e = #expect(throws: ScenarioError.self) { _ = try Scenario.decode(latin1, file: "in.json") }
+        #expect(e?.expected == "JSON text in UTF-8")
+        let line = parts[0].split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(e?.value.hasPrefix("byte 0xE9 on line \(line) ") == true, "\(e?.value ?? "")")
+    }
+
     /// A comma after an object's or an array's last element: the decoder took it, JSON (and the
     /// schema validator CI runs) does not.
     @Test func trailingCommasAreRefused() throws {

@@ -306,13 +306,14 @@ def http10_requests(c):
 def strict_json(c):
     """Bodies another JSON reader would read differently (or not at all) are refused with 400:
     a key twice (the decoder kept the first user, a gateway sees the last), trailing commas,
-    UTF-16. Each was booked before."""
+    UTF-16 (each of those was booked before), and Latin-1 (refused by the shared encoding check)."""
     date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).date().isoformat()
     slot = '"station":"LDN-1","socket":"2","date":"%s","hour":15' % date
     for what, body in [("a key twice", ('{"user":6101,"user":6102,%s}' % slot).encode()),
                        ("a comma before }", ('{"user":6103,%s,}' % slot).encode()),
                        ("a comma before ]", ('{"user":6104,%s,"x":[1,2,]}' % slot).encode()),
-                       ("UTF-16", ('{"user":6105,%s}' % slot).encode("utf-16"))]:
+                       ("UTF-16", ('{"user":6105,%s}' % slot).encode("utf-16")),
+                       ("Latin-1", ('{"user":6106,%s}' % slot.replace("LDN-1", "LDN-1\xe9")).encode("latin-1"))]:
         status, answer = post(c, "/holds", body)
         c.expect(f"{what}: 400 malformedRequest", status == 400 and answer.get("reason") == "malformedRequest",
                  f"got {status} {answer!r:.200}")

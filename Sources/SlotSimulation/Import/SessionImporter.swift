@@ -74,31 +74,11 @@ public enum SessionImporter {
             throw ImportError(
                 kind: .unreadable, file: path, problem: "cannot read the CSV file", counts: ImportCounts())
         }
-        if let problem = notUTF8(data) {
-            throw ImportError(kind: .data, file: path, problem: problem, counts: ImportCounts())
+        if let notUTF8 = NotUTF8(data) {
+            throw ImportError(
+                kind: .data, file: path, problem: "\(notUTF8); save the CSV as UTF-8", counts: ImportCounts())
         }
         return CSVTable(bytes: [UInt8](data))
-    }
-
-    /// Why `data` is not UTF-8 text, if it is not: read as UTF-8 anyway, a Latin-1 `é` became
-    /// `\u{FFFD}`, so `Café A` and `Cafè A` could be one station, and UTF-16 text a header of NULs.
-    /// - Complexity: O(n) in the bytes of `data`.
-    static func notUTF8(_ data: Data) -> String? {
-        guard data.contains(0) || String(validating: data, as: UTF8.self) == nil else { return nil }
-        var parser = Unicode.UTF8.ForwardParser()
-        var bytes = data.makeIterator()
-        var (offset, line) = (0, 1)
-        while case .valid(let scalar) = parser.parseScalar(from: &bytes) {
-            if scalar.count == 1, scalar.first == 0 {
-                return "a NUL byte on line \(line) (offset \(offset)), as in UTF-16 or UTF-32 text;"
-                    + " save the CSV as UTF-8"
-            }
-            if scalar.count == 1, scalar.first == UInt8(ascii: "\n") { line += 1 }
-            offset += scalar.count
-        }
-        guard offset < data.count else { return nil }
-        let byte = String(data[data.startIndex + offset], radix: 16, uppercase: true)
-        return "byte 0x\(byte) on line \(line) (offset \(offset)) is not UTF-8; save the CSV as UTF-8"
     }
 
     /// The layout's date order, else the one the start (and end) values show.

@@ -59,17 +59,14 @@ enum JSONScan {
         var unread: (offset: Int, path: String)?
     }
 
-    /// Scans `data`; the first problem found is thrown. A text with a NUL byte is refused: it is
-    /// UTF-16 or UTF-32 (no JSON text in UTF-8 holds one), which the decoder reads and this scan
-    /// cannot. A UTF-8 byte order mark is skipped, as the decoder skips it.
+    /// Scans `data`; the first problem found is thrown. A text that is not UTF-8 is refused
+    /// where it stops being UTF-8 (``NotUTF8``): the decoder reads UTF-16 and UTF-32, and this
+    /// scan cannot. A UTF-8 byte order mark is skipped, as the decoder skips it.
     /// - Returns: what the top level holds.
     @discardableResult
     static func check(_ data: Data, file: String) throws(ScenarioError) -> TopLevel {
-        if let nul = data.firstIndex(of: 0) {
-            throw ScenarioError(
-                file: file, path: "",
-                value: "a NUL byte at offset \(nul - data.startIndex), as in UTF-16 or UTF-32 text",
-                expected: "JSON text in UTF-8")
+        if let notUTF8 = NotUTF8(data) {
+            throw ScenarioError(file: file, path: "", value: notUTF8.description, expected: "JSON text in UTF-8")
         }
         let result: Result<TopLevel, ScenarioError> = data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), file: file)

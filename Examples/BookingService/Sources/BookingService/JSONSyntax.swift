@@ -1,10 +1,11 @@
 import Foundation
+import SlotSimulation
 
 /// What `JSONDecoder` lets through and RFC 8259 does not, refused before a body is decoded, so
 /// the service reads a body as any other JSON reader on its way (a gateway, a validator) does:
 ///
-/// - a body that is not UTF-8: the decoder also reads UTF-16 and UTF-32 (their NUL bytes give
-///   them away; no JSON text holds one), and skipped the whole-number check there;
+/// - a body that is not UTF-8 (``NotUTF8``): the decoder also reads UTF-16 and UTF-32, and
+///   skipped the whole-number check there;
 /// - a comma before `}` or `]`;
 /// - a key given twice in one object: the decoder keeps the first value, most readers the last,
 ///   so a gateway and the service would disagree on who is booking.
@@ -13,10 +14,10 @@ enum JSONSyntax {
     /// is the decoder's to report).
     /// - Complexity: O(n) in the bytes of `data`; memory the keys of the open objects.
     static func problem(in data: Data) -> APIError? {
-        let bytes = [UInt8](data)
-        if bytes.contains(0) {
+        if NotUTF8(data) != nil {
             return .malformed("The body must be JSON in UTF-8.", "Gövde UTF-8 kodlu JSON olmalı.")
         }
+        let bytes = [UInt8](data)
         // The keys of each open object; nil for an open array.
         var open: [Set<String>?] = []
         var expectKey = false
