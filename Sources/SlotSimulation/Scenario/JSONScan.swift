@@ -61,7 +61,8 @@ enum JSONScan {
 
     /// Scans `data`; the first problem found is thrown. A text that is not UTF-8 is refused
     /// where it stops being UTF-8 (``NotUTF8``): the decoder reads UTF-16 and UTF-32, and this
-    /// scan cannot. A UTF-8 byte order mark is skipped, as the decoder skips it.
+    /// scan cannot. A UTF-8 byte order mark is skipped, as the decoder skips it. A text the scan
+    /// stopped in that JSON readers read is refused (``checkFullyScanned(_:_:file:)``).
     /// - Returns: what the top level holds.
     @discardableResult
     static func check(_ data: Data, file: String) throws(ScenarioError) -> TopLevel {
@@ -78,7 +79,9 @@ enum JSONScan {
             }
             return .success(scanner.top)
         }
-        return try result.get()
+        let top = try result.get()
+        try checkFullyScanned(data, top, file: file)
+        return top
     }
 
     /// Refuses a text the scan stopped in (``TopLevel/unread``) that JSON readers read all the

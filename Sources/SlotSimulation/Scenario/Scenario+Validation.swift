@@ -136,7 +136,6 @@ extension Scenario {
     /// - Complexity: O(n) in the text; memory the text, the decoder's index of it and the result.
     public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {
         let top = try JSONScan.check(data, file: file)
-        try JSONScan.checkFullyScanned(data, top, file: file)
         let plainSeed = top.seed.map { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } } ?? true
         if top.isObject, top.keys.allSatisfy(knownKeys.contains), plainSeed, top.version ?? "1" == "1",
             let scenario = try? JSONDecoder().decode(Scenario.self, from: data)
