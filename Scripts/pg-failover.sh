@@ -37,6 +37,7 @@ P2=$(free_port)
 while [[ "$P2" == "$P1" ]]; do P2=$(free_port); done
 cleanup() {
     local status=$?
+    [[ ${#pids[@]} -eq 0 ]] || kill "${pids[@]}" 2>/dev/null || true
     for d in primary standby; do
         [[ -f "$WORK/$d/postmaster.pid" ]] && $RUNAS "$BINDIR/pg_ctl" -D "$WORK/$d" -m immediate -w stop >/dev/null 2>&1
     done
@@ -46,6 +47,7 @@ cleanup() {
     rm -rf "$WORK"
     exit "$status"
 }
+pids=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -78,19 +80,21 @@ start_sim_processes "$URL"
 # and a completion line per operation), so three quarters, bookings among them, come after it.
 # A count of bookings was no such measure: a whole rush-hour run makes about 300, and the run
 # could end before a wait for 200 did.
-operations=${OPERATIONS:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["workload"]["operations"])' "$SCENARIO")}
+operations=${OPERATIONS:-$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("workload", {}).get("operations", 0))' "$SCENARIO")}
 lines=$((operations / PROCESSES / 2))
-for _ in $(seq 1 600); do
+((lines > 0)) || { log "$SCENARIO has no workload to fail over in; give OPERATIONS"; exit 1; }
+for ((w = 0; w < 600; w++)); do
     processes_past "$lines" && break
+    for ((i = 0; i < PROCESSES; i++)); do
+        kill -0 "${pids[$i]}" 2>/dev/null || {
+            log "process $i ended before the failover (see below); give it more OPERATIONS"
+            tail -n 12 "$WORK/process-$i.log" >&2
+            exit 1
+        }
+    done
     sleep 0.1
 done
-for ((i = 0; i < PROCESSES; i++)); do
-    kill -0 "${pids[$i]}" 2>/dev/null || {
-        log "process $i ended before the failover (see below); give it more OPERATIONS"
-        tail -n 12 "$WORK/process-$i.log" >&2
-        exit 1
-    }
-done
+((w < 600)) || log "a quarter of the operations not reached within 60 s: failing over now"
 before=$(psql -X -At -h 127.0.0.1 -p "$P1" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
 $RUNAS "$BINDIR/pg_ctl" -D "$WORK/primary" -m immediate -w stop >/dev/null
 $RUNAS "$BINDIR/pg_ctl" -D "$WORK/standby" -w -t 60 promote >/dev/null

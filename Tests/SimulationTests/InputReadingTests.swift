@@ -75,16 +75,26 @@ import Darwin
 
     /// A byte that is not UTF-8 (here a Latin-1 `é` in a step's note) is refused where it is,
     /// before the decoder, as the CSV importer and the booking service refuse it (``NotUTF8``).
+    /// The text starts with blank lines ended by LF, CR LF and a lone CR: the é is on line 4.
     @Test func aByteThatIsNotUTF8IsRefusedWithItsLine() throws {
         let parts = try text().components(separatedBy: "\"hour\":9")
-        try #require(parts.count == 2)
+        try #require(parts.count == 2 && !parts[0].contains("\n"))
         let latin1 =
-            Data(parts[0].utf8) + Data("\"hour\":9,\"note\":\"caf".utf8) + Data([0xE9])
+            Data("\n\r\n\r".utf8) + Data(parts[0].utf8) + Data("\"hour\":9,\"note\":\"caf".utf8) + Data([0xE9])
             + Data("\"".utf8) + Data(parts[1].utf8)
         let e = #expect(throws: ScenarioError.self) { _ = try Scenario.decode(latin1, file: "in.json") }
         #expect(e?.expected == "JSON text in UTF-8")
-        let line = parts[0].split(separator: "\n", omittingEmptySubsequences: false).count
-        #expect(e?.value.hasPrefix("byte 0xE9 on line \(line) ") == true, "\(e?.value ?? "")")
+        let offset = 4 + parts[0].utf8.count + "\"hour\":9,\"note\":\"caf".utf8.count
+        #expect(e?.value == "byte 0xE9 on line 4 (offset \(offset)) is not UTF-8")
+    }
+
+    /// ``NotUTF8`` at the edges: a NUL first, a sequence cut short at the end (named by its lead
+    /// byte), and text that is UTF-8 (a byte order mark, other scripts, empty).
+    @Test func notUTF8AtTheEdges() {
+        #expect(NotUTF8(Data([0, 0x7B])).map { [Int($0.byte), $0.offset, $0.line] } == [0, 0, 1])
+        let cut = Data("a\r\nb\rç".utf8).dropLast()
+        #expect(NotUTF8(cut).map { [Int($0.byte), $0.offset, $0.line] } == [0xC3, 5, 3])
+        for text in ["\u{FEFF}{}", "İstanbul, Zürich, 東京", ""] { #expect(NotUTF8(Data(text.utf8)) == nil) }
     }
 
     /// A comma after an object's or an array's last element: the decoder took it, JSON (and the

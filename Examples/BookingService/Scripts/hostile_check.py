@@ -306,7 +306,7 @@ def http10_requests(c):
 def strict_json(c):
     """Bodies another JSON reader would read differently (or not at all) are refused with 400:
     a key twice (the decoder kept the first user, a gateway sees the last), trailing commas,
-    UTF-16 (each of those was booked before), and Latin-1 (refused by the shared encoding check)."""
+    UTF-16 (each of those was booked before), Latin-1."""
     date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).date().isoformat()
     slot = '"station":"LDN-1","socket":"2","date":"%s","hour":15' % date
     for what, body in [("a key twice", ('{"user":6101,"user":6102,%s}' % slot).encode()),

@@ -10,23 +10,35 @@ public struct NotUTF8: Sendable, Equatable, CustomStringConvertible {
     public let byte: UInt8
     /// Its offset from the start of the text.
     public let offset: Int
-    /// Its line, from 1.
+    /// Its line, from 1: lines end at LF, CR LF or a lone CR, as ``CSVTable`` reads them.
     public let line: Int
 
     /// The first such byte of `data`; nil when `data` is UTF-8 text without a NUL.
-    /// - Complexity: O(n) in the bytes of `data`.
+    /// - Complexity: O(n) in the bytes of `data`, no copy: a pass that ends the check for ASCII
+    /// text without a NUL, else a pass of the UTF-8 parser.
     public init?(_ data: Data) {
-        guard data.contains(0) || String(validating: data, as: UTF8.self) == nil else { return nil }
+        if data.withUnsafeBytes({ $0.allSatisfy { $0 != 0 && $0 < 0x80 } }) { return nil }
         var parser = Unicode.UTF8.ForwardParser()
         var bytes = data.makeIterator()
-        var (offset, line) = (0, 1)
-        while case .valid(let scalar) = parser.parseScalar(from: &bytes) {
-            if scalar.count == 1, scalar.first == 0 { break }
-            if scalar.count == 1, scalar.first == UInt8(ascii: "\n") { line += 1 }
-            offset += scalar.count
+        var (offset, line, afterCR) = (0, 1, false)
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .emptyInput:
+                return nil
+            case .error:
+                (self.byte, self.offset, self.line) = (data[data.startIndex + offset], offset, line)
+                return
+            case .valid(let scalar):
+                let ascii = scalar.count == 1 ? scalar.first : nil
+                if ascii == 0 {
+                    (self.byte, self.offset, self.line) = (0, offset, line)
+                    return
+                }
+                if ascii == UInt8(ascii: "\r") || (ascii == UInt8(ascii: "\n") && !afterCR) { line += 1 }
+                afterCR = ascii == UInt8(ascii: "\r")
+                offset += scalar.count
+            }
         }
-        guard offset < data.count else { return nil }
-        (self.byte, self.offset, self.line) = (data[data.startIndex + offset], offset, line)
     }
 
     public var description: String {
