@@ -17,7 +17,7 @@ struct CSVTable: Sendable {
     /// - Complexity: O(n) in the text's length.
     init(bytes: [UInt8]) {
         var parser = Parser()
-        var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var i = ByteOrderMark.length(in: bytes)
         while i < bytes.count {
             let next = i + 1 < bytes.count ? bytes[i + 1] : nil
             i += parser.consume(bytes[i], next: next)

@@ -71,7 +71,7 @@ enum JSONScan {
         }
         let result: Result<TopLevel, ScenarioError> = data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), file: file)
-            if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }
+            scanner.i = ByteOrderMark.length(in: scanner.bytes)
             if let problem = scanner.run() { return .failure(problem) }
             scanner.skipSpace()
             if scanner.malformed || !scanner.stack.isEmpty || scanner.i < scanner.bytes.count {
@@ -93,7 +93,8 @@ enum JSONScan {
         let byte = offset < data.count ? data[data.startIndex + offset] : nil
         let found = byte.map { "byte 0x\(String($0, radix: 16, uppercase: true)) at offset \(offset)" }
         throw ScenarioError(
-            file: file, path: path, value: found ?? "the end of the text", expected: "JSON text in UTF-8")
+            file: file, path: path, value: found ?? "the end of the text",
+            expected: "JSON text this scan reads to its end")
     }
 
     private struct Scanner {
