@@ -393,6 +393,14 @@ MUTANTS = [
                 "        return count >= rule.noShows ? limit : limit\n")],
     ),
     dict(
+        name="utf8-surrogates-accepted",
+        describe="the encoding check takes an encoded surrogate (ED A0 80) as UTF-8",
+        file="Sources/SlotSimulation/Text/NotUTF8.swift",
+        filter="NotUTF8Properties",
+        edits=[("            case 0xED: (length, low, high) = (3, 0x80, 0x9F)\n",
+                "            case 0xED: (length, low, high) = (3, 0x80, 0xBF)\n")],
+    ),
+    dict(
         name="checked-in-counted-as-no-show",
         describe="the no-show count ignores check-ins: a fulfilled booking lowers its user's limit like a no-show",
         file="Sources/SlotScheduler/Ledger/UserBook+CheckIn.swift",
