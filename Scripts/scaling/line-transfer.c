@@ -11,8 +11,11 @@
 
 enum { roundTrips = 2000000 };
 
-// On its own 128-byte block, so no other data shares its line.
-static _Alignas(128) _Atomic long word;
+// On its own 128-byte block, padded to the block's end, so no other data shares its line.
+static struct {
+    _Alignas(128) _Atomic long value;
+    char padding[120];
+} shared;
 
 static double now(void) {
     struct timespec t;
@@ -24,20 +27,20 @@ static double now(void) {
 static void *answer(void *unused) {
     (void)unused;
     for (long i = 0; i < roundTrips; i++) {
-        while (atomic_load_explicit(&word, memory_order_acquire) != 2 * i + 1) {}
-        atomic_store_explicit(&word, 2 * i + 2, memory_order_release);
+        while (atomic_load_explicit(&shared.value, memory_order_acquire) != 2 * i + 1) {}
+        atomic_store_explicit(&shared.value, 2 * i + 2, memory_order_release);
     }
     return NULL;
 }
 
 static double roundTrip(void) {
-    atomic_store(&word, 0);
+    atomic_store(&shared.value, 0);
     pthread_t other;
     if (pthread_create(&other, NULL, answer, NULL) != 0) return -1;
     double start = now();
     for (long i = 0; i < roundTrips; i++) {
-        atomic_store_explicit(&word, 2 * i + 1, memory_order_release);
-        while (atomic_load_explicit(&word, memory_order_acquire) != 2 * i + 2) {}
+        atomic_store_explicit(&shared.value, 2 * i + 1, memory_order_release);
+        while (atomic_load_explicit(&shared.value, memory_order_acquire) != 2 * i + 2) {}
     }
     double seconds = now() - start;
     pthread_join(other, NULL);

@@ -7,20 +7,21 @@ import Testing
 /// scalars, line ends, NULs and every kind of malformed sequence.
 @Suite("NotUTF8 against the standard library's parser")
 struct NotUTF8Properties {
-    /// Pieces a text is made of: valid scalars of each length, line ends, a byte order mark, and
-    /// what is not UTF-8 (overlong forms, surrogates, beyond U+10FFFF, lone continuation bytes,
+    /// Pieces a text is made of: valid scalars of each length, line ends, a byte order mark (the
+    /// first eight), then a NUL and what is not UTF-8 (overlong forms, surrogates, beyond U+10FFFF, lone continuation bytes,
     /// sequences cut short, bytes that never occur).
     static let pieces: [[UInt8]] = [
-        [0x61], [0x0A], [0x0D], [0x0D, 0x0A], [0x00], Array("é".utf8), Array("東".utf8), Array("😀".utf8),
-        [0xEF, 0xBB, 0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
+        [0x61], [0x0A], [0x0D], [0x0D, 0x0A], Array("é".utf8), Array("東".utf8), Array("😀".utf8),
+        [0xEF, 0xBB, 0xBF], [0x00], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
         [0xF0, 0x80, 0x80, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0x80], [0xBF],
         [0xFF], [0xC3], [0xE6, 0x9D], [0xF0, 0x9F, 0x98], Array("\u{10FFFF}".utf8), Array("\u{E000}".utf8),
         Array("\u{D7FF}".utf8),
     ]
 
-    static let texts = Gen.int(in: 0...(pieces.count - 1)).array(of: 0...24).map { picks in
-        // Mostly valid text: a malformed piece is one pick in four.
-        picks.flatMap { $0 % 4 == 0 ? pieces[$0] : pieces[$0 % 8] }
+    /// Mostly valid text: a pick of 0 mod 4 takes any piece (`pick / 4`), the others one of the
+    /// first eight, which are valid and hold no NUL.
+    static let texts = Gen.int(in: 0...(4 * pieces.count - 1)).array(of: 0...24).map { picks in
+        picks.flatMap { $0 % 4 == 0 ? pieces[$0 / 4] : pieces[($0 / 4) % 8] }
     }
 
     /// The first NUL or malformed sequence as `Unicode.UTF8.ForwardParser` finds it: byte,
