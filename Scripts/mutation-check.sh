@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
-# Proves the property suite can fail: applies deliberate bugs to Sources/SlotScheduler (and the
-# journal store) one at a time, runs `swift test --filter PropertyTests` (or the mutant's own
-# filter, `mutants.py --filter NAME`) on each, and reports caught/missed as markdown.
+# Proves the tests can fail: applies deliberate bugs (Scripts/mutants/mutants.py) to the sources
+# one at a time, builds, restores the source, runs `swift test --skip-build --filter F` on the
+# mutant binary (F is the mutant's filter, `mutants.py --filter NAME`) and reports caught/missed.
 #
-# Each mutant is a literal text replacement done by Scripts/mutants/mutants.py, which fails loudly
-# if the target text is not found exactly once. The original file is copied to a temporary
-# backup first and restored right after the mutant is built (the tests then run on the built
-# binary), and a trap restores it if the run is interrupted.
+# Each mutant is a literal text replacement done by mutants.py, which fails loudly if a target
+# text is not found exactly once. The original file is copied to a temporary backup first and
+# restored right after the mutant is built (the tests then run on the built binary), and a trap
+# restores it on any exit or interrupt. While a mutant is being built it is in the checkout's
+# sources: run this in a worktree of its own, never where others build or commit.
 #
 # Usage: Scripts/mutation-check.sh [mutant-name ...]     (default: all)
-#        MUTATION_SKIP_BASELINE=1 to skip the baseline tests (see below)
-# Output: the table on stdout (also written to .build/mutation-report.md); exit 1 if any
-# mutant survives or cannot be applied/built.
+#          Baseline: builds the clean sources and runs the selected mutants' filters on them
+#          (MUTATION_SKIP_BASELINE=1 skips those tests, for a run split in parts on one commit).
+#          Records each result in Scripts/mutants/results.json (or $MUTANTS_RESULTS) and rewrites
+#          the generated table in Tests/PropertyTests/README.md (`mutants.py --write-table`).
+#        Scripts/mutation-check.sh --ci [mutant-name ...] (what CI runs: Scripts/mutants/plant.sh)
+#          1. `mutants.py --check`: every mutant still applies and the README table is the
+#             generated one; 2. plants $MUTANTS_PER_RUN (default 2) mutants picked from the commit
+#             count (`mutants.py --pick`: every mutant once every ceil(N/K) commits) with their
+#             quick filters (`mutants.py --quick`; MUTANTS_FILTERS=full for the full ones);
+#             no baseline tests (CI's test step ran them) and no waiting for a clean build.
+#             Names given after --ci are planted instead of the commit's (to try quick filters).
+#             Results go to $SCRATCH_PATH/mutation-results.json (or $MUTANTS_RESULTS) and stdout.
+# Environment: SCRATCH_PATH (default .build) and SWIFT_BUILD_FLAGS (e.g. "--traits Postgres"):
+#          the build folder and flags to reuse, so a plant is an incremental build of that build.
+# Exit 1 if any mutant survives, crashes the tests only, does not apply or does not compile.
+# At the end the clean sources are built again, so the build folder holds clean binaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 MUTANTS=Scripts/mutants/mutants.py
-REPORT=.build/mutation-report.md
-LOGDIR=.build/mutation-logs
+SCRATCH=${SCRATCH_PATH:-.build}
+read -r -a FLAGS <<<"${SWIFT_BUILD_FLAGS:-}"
+LOGDIR=$SCRATCH/mutation-logs
+REPORT=$SCRATCH/mutation-report.md
 mkdir -p "$LOGDIR"
+
+CI_MODE=0
+if [[ "${1:-}" == --ci ]]; then
+    CI_MODE=1
+    shift
+fi
 
 BACKUP=""
 TARGET=""
@@ -32,102 +54,187 @@ restore() {
 trap 'restore; exit 130' INT TERM
 trap 'restore' EXIT
 
-names=("$@")
-if [[ ${#names[@]} -eq 0 ]]; then
-    mapfile -t names < <(python3 "$MUTANTS" --list)
+build() { swift build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"}; }
+run_tests() { swift test --skip-build --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} --filter "$1"; }
+
+export MUTANTS_RUN_COMMIT MUTANTS_RUN_STARTED MUTANTS_RUN_COMMAND MUTANTS_RESULTS MUTANTS_RUN_FILTER
+MUTANTS_RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n "$(git status --porcelain --untracked-files=no -- Sources 2>/dev/null)" ]]; then
+    MUTANTS_RUN_COMMIT="$MUTANTS_RUN_COMMIT + uncommitted Sources changes"
+fi
+MUTANTS_RUN_STARTED="$(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')"
+command_words="${MUTATION_SKIP_BASELINE:+MUTATION_SKIP_BASELINE=$MUTATION_SKIP_BASELINE }${MUTANTS_FILTERS:+MUTANTS_FILTERS=$MUTANTS_FILTERS }${SCRATCH_PATH:+SCRATCH_PATH=$SCRATCH_PATH }${SWIFT_BUILD_FLAGS:+SWIFT_BUILD_FLAGS=\"$SWIFT_BUILD_FLAGS\" }"
+if [[ $CI_MODE == 1 ]]; then
+    MUTANTS_RESULTS=${MUTANTS_RESULTS:-$SCRATCH/mutation-results.json}
+else
+    MUTANTS_RESULTS=${MUTANTS_RESULTS:-Scripts/mutants/results.json}
+fi
+
+if [[ $CI_MODE == 1 ]]; then
+    echo "== mutants.py --check" >&2
+    python3 "$MUTANTS" --check || exit 1
+    per_run=${MUTANTS_PER_RUN:-2}
+    total=$(python3 "$MUTANTS" --list | wc -l)
+    if [[ $# -gt 0 ]]; then
+        names=("$@") # named mutants instead of the commit's (to try quick filters)
+        echo "== planting the ${#names[@]} named mutants at $MUTANTS_RUN_COMMIT: ${names[*]}" >&2
+        MUTANTS_RUN_COMMAND="\`${command_words}Scripts/mutation-check.sh --ci $*\`"
+    else
+        count=$(git rev-list --count HEAD)
+        windows=$(((total + per_run - 1) / per_run))
+        mapfile -t names < <(python3 "$MUTANTS" --pick "$per_run" "$count")
+        echo "== this commit plants ${#names[@]} of $total mutants ($MUTANTS_RUN_COMMIT, commit count $count: window $((count % windows)) of $windows, every mutant once every $windows commits): ${names[*]}" >&2
+        MUTANTS_RUN_COMMAND="\`${command_words}MUTANTS_PER_RUN=$per_run Scripts/mutants/plant.sh\` (CI planting)"
+    fi
+else
+    names=("$@")
+    if [[ ${#names[@]} -eq 0 ]]; then
+        mapfile -t names < <(python3 "$MUTANTS" --list)
+    fi
+    MUTANTS_RUN_COMMAND="\`${command_words}Scripts/mutation-check.sh${*:+ $*}\`"
 fi
 
 # Others may be editing other targets of this checkout: wait (up to ~10 min) until the
-# unmutated sources build, so a broken neighbour is not mistaken for a mutant that does not compile.
+# unmutated sources build, so a broken neighbour is not mistaken for a mutant that does not
+# compile. CI waits for nothing: its sources are what they are.
 wait_for_clean_build() {
-    for _ in $(seq 1 20); do
-        swift build --build-tests >"$LOGDIR/clean-build.log" 2>&1 && return 0
+    local tries=20
+    [[ $CI_MODE == 1 ]] && tries=1
+    for _ in $(seq 1 $tries); do
+        build >"$LOGDIR/clean-build.log" 2>&1 && return 0
+        [[ $CI_MODE == 1 ]] && break
         echo "   (clean build fails, waiting 30 s; see $LOGDIR/clean-build.log)" >&2
         sleep 30
     done
     return 1
 }
 
-echo "Baseline: building and running the property suite on the unmutated sources..." >&2
+filter_of() {
+    if [[ $CI_MODE == 1 && "${MUTANTS_FILTERS:-quick}" != full ]]; then
+        python3 "$MUTANTS" --quick "$1"
+    else
+        python3 "$MUTANTS" --filter "$1"
+    fi
+}
+
+echo "Baseline: building the unmutated sources ($SCRATCH${FLAGS[*]:+, ${FLAGS[*]}})..." >&2
 if ! wait_for_clean_build; then
-    echo "baseline build failed; see $LOGDIR/clean-build.log" >&2
+    echo "the clean sources do not build; see $LOGDIR/clean-build.log" >&2
     exit 1
 fi
-# MUTATION_SKIP_BASELINE=1 skips the baseline tests (about 5 minutes on a busy 2-core machine), for
-# a run split in parts on one commit whose baseline already passed; the clean build still runs.
-if [[ "${MUTATION_SKIP_BASELINE:-0}" == 1 ]]; then
+if [[ $CI_MODE == 1 ]]; then
+    :  # CI's test step ran every suite on these sources
+elif [[ "${MUTATION_SKIP_BASELINE:-0}" == 1 ]]; then
     echo "   baseline tests skipped (MUTATION_SKIP_BASELINE=1)" >&2
-elif ! swift test --skip-build --filter 'PropertyTests|JournalTests' >"$LOGDIR/baseline-test.log" 2>&1; then
-    echo "baseline property suite fails; fix that first (see $LOGDIR/baseline-test.log)" >&2
-    exit 1
+else
+    baseline=$(for name in "${names[@]}"; do filter_of "$name" 2>/dev/null; done | tr '|' '\n' | sort -u | paste -sd'|' -)
+    echo "   running the mutants' filters on the clean sources: $baseline" >&2
+    if ! run_tests "$baseline" >"$LOGDIR/baseline-test.log" 2>&1; then
+        echo "the filters fail on the clean sources; fix that first (see $LOGDIR/baseline-test.log)" >&2
+        exit 1
+    fi
 fi
 
 rows=()
 survivors=0
+# One result: a row for the report, a line on stderr, an entry in the results file.
+result() { # name verdict seconds detail mark description filter
+    local name=$1 verdict=$2 seconds=$3 detail=$4 mark=$5 description=$6 filter=$7 shown
+    case $verdict in
+        caught) shown="caught by ${detail}" ;;
+        missed) shown="**missed**" ;;
+        *) shown="$verdict${detail:+: $detail}" ;;
+    esac
+    rows+=("| \`$name\` | $description | \`${filter//|/\\|}\` | $shown | ${seconds:-} | $mark |")
+    echo "   $name: $shown${seconds:+ ($seconds s)}" >&2
+    MUTANTS_RUN_FILTER=$filter python3 "$MUTANTS" --record "$name" "$verdict" "$seconds" "$detail" \
+        || echo "   (could not record the result in $MUTANTS_RESULTS)" >&2
+}
+
 for name in "${names[@]}"; do
-    TARGET=$(python3 "$MUTANTS" --target "$name") || { rows+=("| \`$name\` | ? | unknown mutant | ✗ |"); survivors=$((survivors + 1)); continue; }
+    if ! TARGET=$(python3 "$MUTANTS" --target "$name"); then
+        rows+=("| \`$name\` | ? | | unknown mutant | | ✗ |")
+        survivors=$((survivors + 1))
+        continue
+    fi
     description=$(python3 "$MUTANTS" --describe "$name")
-    filter=$(python3 "$MUTANTS" --filter "$name")
-    if ! wait_for_clean_build; then
-        rows+=("| \`$name\` | $description | clean sources do not build; not tested | ✗ |")
+    filter=$(filter_of "$name")
+    if [[ $CI_MODE == 0 ]] && ! wait_for_clean_build; then
+        result "$name" "clean build failed" "" "the clean sources do not build; not tested" ✗ "$description" "$filter"
         survivors=$((survivors + 1))
         continue
     fi
     BACKUP=$(mktemp "${TMPDIR:-/tmp}/mutant-backup.XXXXXX")
     cp "$TARGET" "$BACKUP"
     echo "== $name: $description" >&2
+    start=$(date +%s)
     if ! python3 "$MUTANTS" --apply "$name"; then
         restore
-        rows+=("| \`$name\` | $description | patch did not apply | ✗ |")
+        result "$name" "did not apply" "" "" ✗ "$description" "$filter"
         survivors=$((survivors + 1))
         continue
     fi
-    start=$(date +%s)
-    if ! swift build --build-tests >"$LOGDIR/$name-build.log" 2>&1; then
+    if ! build >"$LOGDIR/$name-build.log" 2>&1; then
         restore
-        rows+=("| \`$name\` | $description | mutant does not compile | ✗ |")
+        result "$name" "does not compile" "$(($(date +%s) - start))" "see $LOGDIR/$name-build.log" ✗ \
+            "$description" "$filter"
         survivors=$((survivors + 1))
         continue
     fi
-    restore  # the mutant is in the built binary; the source is clean again
-    if swift test --skip-build --filter "$filter" >"$LOGDIR/$name-test.log" 2>&1; then
-        verdict="**missed**"
+    restore # the mutant is in the built binary; the source is clean again
+    built=$(date +%s)
+    if run_tests "$filter" >"$LOGDIR/$name-test.log" 2>&1; then
+        verdict=missed
+        detail="filter \`$filter\` passed"
         mark="✗"
         survivors=$((survivors + 1))
-    elif grep -q 'Program crashed' "$LOGDIR/$name-test.log"; then
+    elif grep -qE 'Program crashed|Exited with unexpected signal' "$LOGDIR/$name-test.log"; then
         # A crash is not a catch: it can come from elsewhere (on 2026-11-26 the check-in tests
-        # crashed on the clean sources too). Check the clean sources, rerun; see its test log.
-        verdict="test process crashed, not counted as caught (see $LOGDIR/$name-test.log)"
+        # crashed on the clean sources too, after an incremental build across a change to a stored
+        # property). Check the clean sources, rerun; see its test log.
+        verdict=crashed
+        detail="the test process crashed, not counted as caught (see $LOGDIR/$name-test.log)"
         mark="✗"
         survivors=$((survivors + 1))
     else
-        failing=$(grep -oE 'Test (I[0-9]+_[A-Za-z_]+|[A-Za-z_]+)\(' "$LOGDIR/$name-test.log" | grep -B0 '' \
-            | sed -E 's/^Test //; s/\($//' | sort -u | tr '\n' ' ')
         failed_tests=$(grep -E '✘ Test [A-Za-z0-9_]+\(' "$LOGDIR/$name-test.log" \
             | sed -E 's/.*✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u | paste -sd, - | sed 's/,/, /g')
         if [[ -z "$failed_tests" ]]; then
             failed_tests=$(grep -oE '✘ Test "[^"]+" (recorded|failed)' "$LOGDIR/$name-test.log" \
                 | sed -E 's/✘ Test "([^"]+)".*/"\1"/' | sort -u | paste -sd';' - | sed 's/;/; /g')
         fi
-        verdict="caught by ${failed_tests:-${failing:-a failing test}}"
+        verdict=caught
+        detail=${failed_tests:-a failing test (see $LOGDIR/$name-test.log)}
         mark="✓"
     fi
     end=$(date +%s)
-    echo "   $verdict ($((end - start)) s)" >&2
-    rows+=("| \`$name\` | $description | $verdict | $mark |")
+    echo "   build $((built - start)) s, tests $((end - built)) s" >&2
+    result "$name" "$verdict" "$((end - start))" "$detail" "$mark" "$description" "$filter"
 done
 
-# Rebuild the clean sources so the checkout is left as it was.
-swift build --build-tests >"$LOGDIR/final-build.log" 2>&1 || echo "warning: final clean rebuild failed" >&2
+# Rebuild the clean sources so the build folder holds clean binaries again.
+echo "Rebuilding the clean sources..." >&2
+final_start=$(date +%s)
+build >"$LOGDIR/final-build.log" 2>&1 || {
+    echo "the final clean rebuild failed; see $LOGDIR/final-build.log" >&2
+    survivors=$((survivors + 1))
+}
+echo "   clean rebuild $(($(date +%s) - final_start)) s" >&2
 
 {
-    echo "| mutant | bug | result | caught |"
-    echo "|---|---|---|---|"
+    echo "| mutant | bug | filter | result | s | caught |"
+    echo "|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
 } | tee "$REPORT"
+
+if [[ $CI_MODE == 0 && "$MUTANTS_RESULTS" == Scripts/mutants/results.json ]]; then
+    python3 "$MUTANTS" --write-table && echo "results recorded in $MUTANTS_RESULTS; table rewritten in Tests/PropertyTests/README.md" >&2
+else
+    echo "results recorded in $MUTANTS_RESULTS" >&2
+fi
 
 if [[ $survivors -gt 0 ]]; then
     echo "$survivors mutant(s) survived or could not be tested" >&2
     exit 1
 fi
-echo "all ${#names[@]} mutants caught" >&2
+echo "all ${#names[@]} planted mutants caught" >&2

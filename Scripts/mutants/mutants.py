@@ -1,113 +1,133 @@
 #!/usr/bin/env python3
-"""The deliberate bugs of Scripts/mutation-check.sh, as exact text replacements.
+"""The deliberate bugs of Scripts/mutation-check.sh, as exact text replacements, and their results.
 
-Usage: mutants.py --list | --target NAME | --describe NAME | --filter NAME | --apply NAME
-
---filter prints the `swift test --filter` that must catch the mutant (PropertyTests unless the
-mutant says otherwise).
+Usage:
+  mutants.py --list                 the mutants' names, in the order below
+  mutants.py --target NAME          the file it edits
+  mutants.py --describe NAME        the bug, in words
+  mutants.py --filter NAME          the `swift test --filter` that must catch it (PropertyTests unless
+                                    the mutant says otherwise): what mutation-check.sh runs
+  mutants.py --quick NAME           a faster filter that also catches it (checked by a run, see
+                                    `quick`), else --filter: what the CI planting runs
+  mutants.py --fingerprint NAME     a hash of its file and edits (a result of another text is stale)
+  mutants.py --apply NAME           applies it to the working tree
+  mutants.py --check                every mutant applies (each `old` text exactly once, nothing built)
+                                    and the README table is exactly --table; exit 1 naming each failure
+  mutants.py --pick K N             the K mutants planted at commit count N: window N mod ceil(M/K)
+                                    of the M names sorted, so each is planted once every ceil(M/K) commits
+  mutants.py --record NAME VERDICT SECONDS DETAIL
+                                    stores one result in $MUTANTS_RESULTS (default results.json here),
+                                    with the run's $MUTANTS_RUN_COMMIT, $MUTANTS_RUN_STARTED, $MUTANTS_RUN_COMMAND
+  mutants.py --table                the generated mutation table (from this list and results.json)
+  mutants.py --write-table          writes it between the markers in Tests/PropertyTests/README.md
 
 --apply fails (exit 2) unless every `old` text occurs exactly once in the target file, so a
 mutant can never silently become a no-op when the sources change.
 """
+import hashlib
+import json
+import os
 import sys
 
-SCHEDULER_RESERVE_OLD = """        return shards.withLock(shard(of: resolved.ref.station)) { slots in
-            stripes.withLock(stripe) { users in
-                Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
-        }
+# The "database round trip" a race mutant spends between its check and its commit, as busy work
+# (no sleep: that needs a C library import, which changes the module's interface, so every
+# dependent target is compiled again, minutes instead of seconds): long enough for another
+# thread to run its own check in between, short enough for the tests to finish. The any-socket
+# and reschedule tests meet on a slot less often than the reservation tests, so those mutants
+# spin longer (about 5 ms in a debug build): a preempted thread lets the other core's run its check.
+def round_trip(iterations):
+    return f"""        var spin = 0
+        for i in 0..<{iterations} {{ spin &+= i }}  // the "database round trip" between check and commit
+        precondition(spin != 1)
 """
 
-# Check on a copy under one lock acquisition, then (after a busy "database round trip") insert under
-# another acquisition without checking again: the classic check-then-insert race.
-SCHEDULER_RESERVE_NEW = """        let check = shards.withLock(shard(of: resolved.ref.station)) { slots in
-            stripes.withLock(stripe) { users in
-                var trialSlots = slots
-                var trialUsers = users
-                return Decisions.reserve(
-                    resolved.ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder,
-                    now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-            }
+
+SCHEDULER_RESERVE_OLD = """        let rules = rules
+        return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
+            Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+        }
+    }
+"""
+
+# Check on a copy of the books under one acquisition of the locks, then (after a busy "database
+# round trip") insert under another acquisition without checking again: the classic
+# check-then-insert race. One thread alone behaves exactly as before.
+SCHEDULER_RESERVE_NEW = """        let rules = rules
+        let check = withBooks(of: resolved.ref, user: resolved.user) { slots, users in
+            var trialSlots = slots
+            var trialUsers = users
+            return Decisions.reserve(
+                resolved.ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder,
+                now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
         }
         if check.isAccepted && !check.isRepeat {
-            var spin = 0
-            for i in 0..<50_000 { spin &+= i }  // the "database round trip" between check and insert
-            precondition(spin != 1)
-        }
-        return shards.withLock(shard(of: resolved.ref.station)) { slots in
-            stripes.withLock(stripe) { users in
-                guard check.isAccepted && !check.isRepeat else {
-                    return Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-                }
-                let block = slots.pageIndex(resolved.ref.day)
-                let u = users.findOrInsert(resolved.user)
-                let id = Decisions.commit(
-                    resolved, start: check.start, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots,
-                    users: &users)
-                guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
-                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
+""" + round_trip(50_000) + """        }
+        return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
+            guard check.isAccepted && !check.isRepeat else {
+                return Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
             }
+            let block = slots.pageIndex(resolved.ref.day)
+            let u = users.findOrInsert(resolved.user)
+            let id = Decisions.commit(
+                resolved, start: check.start, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots,
+                users: &users)
+            guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
+            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
+        }
+    }
+"""
+
+ANY_SOCKET_OLD = """        let rules = rules
+        let result = withBooks(of: resolved.candidates[0], user: resolved.user) { slots, users in
+            Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         }
 """
 
-ANY_SOCKET_OLD = """        let result = shards.withLock(shard(of: resolved.candidates[0].station)) { slots in
-            stripes.withLock(stripe) { users in
-                Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
+# Choose the socket on a copy of the books under one acquisition of the locks, then book it under
+# another without checking again: two threads choose the same first free socket and both get it.
+ANY_SOCKET_NEW = """        let rules = rules
+        let trial = withBooks(of: resolved.candidates[0], user: resolved.user) {
+            slots, users -> (Result<Reservation, Rejection>, SlotRef?, Int64) in
+            var trialSlots = slots
+            var trialUsers = users
+            let result = Decisions.reserveAny(
+                resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+            guard case .success(let made) = result, !made.isReplay, let record = trialSlots.record(of: made.booking.id)
+            else { return (result, nil, 0) }
+            return (result, trialSlots.records[record].ref, trialSlots.records[record].start)
         }
-"""
-
-# Choose the socket under one lock acquisition (on a copy), then book it under another without
-# checking again: two threads choose the same first free socket and both get it.
-ANY_SOCKET_NEW = """        let shard = shard(of: resolved.candidates[0].station)
-        let trial = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                var trialSlots = slots
-                var trialUsers = users
-                return Decisions.reserveAny(
-                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-            }
-        }
-        guard case .success(let chosen) = trial, !chosen.isReplay, let ref = try? rules.catalog.resolve(chosen.booking.slot)
-        else {
-            switch trial {
+        guard let ref = trial.1 else {
+            switch trial.0 {
             case .success(let reservation): return reservation
             case .failure(let rejection): throw rejection
             }
         }
-        var spin = 0
-        for i in 0..<50_000 { spin &+= i }  // the "database round trip" between choosing and booking
-        precondition(spin != 1)
-        let result: Result<Reservation, Rejection> = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                let block = slots.pageIndex(ref.day)
-                let u = users.findOrInsert(resolved.user)
-                let id = Decisions.commit(
-                    ResolvedRequest(ref: ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder),
-                    start: chosen.booking.start.secondsSinceEpoch, block: block, user: u, now: now.secondsSinceEpoch,
-                    slots: &slots, users: &users)
-                guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
-                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
-            }
+""" + round_trip(2_000_000) + """        let result: Result<Reservation, Rejection> = withBooks(of: ref, user: resolved.user) { slots, users in
+            let block = slots.pageIndex(ref.day)
+            let u = users.findOrInsert(resolved.user)
+            let id = Decisions.commit(
+                ResolvedRequest(ref: ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder),
+                start: trial.2, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots, users: &users)
+            guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
+            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
         }
 """
 
-RESCHEDULE_OLD = """        let result = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            }
+RESCHEDULE_OLD = """        let rules = rules
+        let result = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
+            Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         }
 """
 
-# Decide the move on a copy under one lock acquisition, then move under another without checking
-# again: two moves (or a move and a reservation) into one free slot both succeed.
-RESCHEDULE_NEW = """        let trial = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                var trialSlots = slots
-                var trialUsers = users
-                return Decisions.reschedule(
-                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-            }
+# Decide the move on a copy of the books under one acquisition of the locks, then move under
+# another without checking again: two moves (or a move and a reservation) into one free slot both
+# succeed.
+RESCHEDULE_NEW = """        let rules = rules
+        let trial = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
+            var trialSlots = slots
+            var trialUsers = users
+            return Decisions.reschedule(
+                resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
         }
         guard case .success(let decided) = trial, !decided.isReplay else {
             switch trial {
@@ -115,18 +135,14 @@ RESCHEDULE_NEW = """        let trial = shards.withLock(shard) { slots in
             case .failure(let rejection): throw rejection
             }
         }
-        var spin = 0
-        for i in 0..<50_000 { spin &+= i }  // the "database round trip" between deciding and moving
-        precondition(spin != 1)
-        let result: Result<Reservation, Rejection> = shards.withLock(shard) { slots in
-            stripes.withLock(stripe) { users in
-                guard let record = slots.record(of: resolved.booking) else { return .failure(Rejection(.unknownBooking)) }
-                Decisions.move(
-                    record, to: resolved.to, start: decided.booking.start.secondsSinceEpoch,
-                    block: slots.pageIndex(resolved.to.day), requestID: resolved.requestID, now: now.secondsSinceEpoch,
-                    slots: &slots, users: &users)
-                return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
-            }
+""" + round_trip(2_000_000) + """        let result: Result<Reservation, Rejection> = withBooks(shard: shard, stripe: stripe(of: request.user)) {
+            slots, users in
+            guard let record = slots.record(of: resolved.booking) else { return .failure(Rejection(.unknownBooking)) }
+            Decisions.move(
+                record, to: resolved.to, start: decided.booking.start.secondsSinceEpoch,
+                block: slots.pageIndex(resolved.to.day), requestID: resolved.requestID, now: now.secondsSinceEpoch,
+                slots: &slots, users: &users)
+            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
         }
 """
 
@@ -135,6 +151,7 @@ MUTANTS = [
         name="user-limit-off-by-one",
         describe="user limit checked with `>` instead of `>=` (one booking too many)",
         file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        quick="I2_userLimit",
         edits=[("upcomingCount(u, at: now, reaching: limit) >= limit {",
                 "upcomingCount(u, at: now, reaching: limit) > limit {")],
     ),
@@ -142,6 +159,7 @@ MUTANTS = [
         name="past-check-lte",
         describe="past check `start <= now` instead of `start < now` (a slot starting now is refused)",
         file="Sources/SlotScheduler/Rules/Rules.swift",
+        quick="I10_matchesModel",
         edits=[("if start < now { return (.slotInPast, start) }",
                 "if start <= now { return (.slotInPast, start) }")],
     ),
@@ -149,6 +167,7 @@ MUTANTS = [
         name="limit-counts-past",
         describe="user limit counts bookings whose hour has already ended",
         file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        quick="I2_clockMovedBackAfterAdmissions",
         edits=[("            if Booking.isUpcoming(start: entries[Int(e)].start, at: now) {\n                count &+= 1",
                 "            if true {\n                count &+= 1")],
     ),
@@ -156,6 +175,7 @@ MUTANTS = [
         name="limit-forgets-ended-list",
         describe="a limit check whose `now` is earlier than an earlier check's ignores the bookings that check saw ended",
         file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        quick="LimitHistoryTests",
         edits=[("        if endedMayCount {\n", "        if false {\n")],
         # The property commands move `now` back too rarely to reach this case reliably;
         # LimitHistoryTests builds it on purpose (caught there by hand on 2026-11-23).
@@ -165,6 +185,7 @@ MUTANTS = [
         name="cancel-keeps-slot",
         describe="cancel marks the booking cancelled but does not free its slot",
         file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        quick="I6_cancelFreesSlot",
         edits=[("        release(record, as: .cancelled, slots: &slots)\n",
                 "        slots.records[record].status = .cancelled\n")],
     ),
@@ -172,30 +193,36 @@ MUTANTS = [
         name="cancel-by-non-owner",
         describe="cancel (and move) does not check the owner",
         file="Sources/SlotScheduler/Rules/Rules.swift",
+        quick="I6_cancelFreesSlot",
         edits=[("        guard owner == user else { return .notOwner }\n", "")],
     ),
     dict(
         name="close-drops-silently",
         describe="closing hours displaces bookings but reports none",
         file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        quick="I9_noSilentLoss",
         edits=[("        return .success(displaced)\n", "        return .success([])\n")],
     ),
     dict(
         name="horizon-off-by-one",
         describe="last-date horizon accepts one day beyond the last date",
         file="Sources/SlotScheduler/Rules/Rules.swift",
+        quick="I3_noPastBooking_withinHorizon",
         edits=[("if let lastDay, ref.day > lastDay {", "if let lastDay, ref.day > lastDay &+ 1 {")],
     ),
     dict(
         name="check-then-insert",
         describe="Scheduler.reserve checks under one lock acquisition and inserts under another",
         file="Sources/SlotScheduler/Scheduler/Scheduler.swift",
+        # One thread alone behaves as the real code: only the concurrency tests can catch it.
+        filter="ConcurrencyTests",
         edits=[(SCHEDULER_RESERVE_OLD, SCHEDULER_RESERVE_NEW)],
     ),
     dict(
         name="dst-gap-accepted",
         describe="a local hour skipped by DST gets a start instant instead of being refused",
         file="Sources/SlotScheduler/Time/ZoneClock.swift",
+        quick="I4_respectsAvailability",
         edits=[("        return first\n", "        return first ?? (local - Int64(offset(at: local - 86_400)))\n")],
     ),
     dict(
@@ -269,7 +296,7 @@ MUTANTS = [
         name="any-socket-race",
         describe="Scheduler any-socket reserve chooses the socket under one lock acquisition and books it under another (two requests given one socket)",
         file="Sources/SlotScheduler/Scheduler/Scheduler+AnySocket.swift",
-        filter="AnySocketTests|LifecycleProperties|LifecycleThreadsTests",
+        filter="AnySocketTests|LifecycleThreadsTests",
         edits=[(ANY_SOCKET_OLD, ANY_SOCKET_NEW)],
     ),
     dict(
@@ -277,14 +304,16 @@ MUTANTS = [
         describe="any-socket choice skips the opening-hours check (picks a closed socket, refused instead of the next free one)",
         file="Sources/SlotScheduler/Ledger/Decisions+AnySocket.swift",
         filter="AnySocketTests|LifecycleProperties|LifecycleThreadsTests",
-        edits=[("            return word.isOpen(ref.hour) && (!word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil)\n",
-                "            return !word.isTaken(ref.hour) || slots.takenReason(ref, now: now) == nil\n")],
+        quick="AnySocketTests",
+        edits=[("            return word.isOpen(ref.hour) && slots.takenReason(ref, word: word, now: now) == nil\n",
+                "            return slots.takenReason(ref, word: word, now: now) == nil\n")],
     ),
     dict(
         name="reschedule-counts-twice",
         describe="a reschedule counts the booking being moved against the user's limit as well as its new slot",
         file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
         filter="RescheduleTests|LifecycleProperties",
+        quick="RescheduleTests",
         edits=[("if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit {",
                 "if users.upcomingCount(u, at: now, reaching: limit) >= limit {")],
     ),
@@ -293,6 +322,7 @@ MUTANTS = [
         describe="a reschedule frees the old slot before checking the new one (a refused move leaves the booking's slot free)",
         file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
         filter="RescheduleTests|LifecycleProperties|LifecycleThreadsTests",
+        quick="RescheduleTests",
         edits=[("        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n",
                 "        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n"
                 "        slots.occupy(booking.ref, block: slots.pageIndex(booking.ref.day), record: nil)\n")],
@@ -309,6 +339,7 @@ MUTANTS = [
         describe="a confirm is accepted after its hold expired (while no one else has taken the slot)",
         file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
+        quick="HoldTests",
         edits=[("        guard slots.isCurrent(hold: h), Hold.isLive(expiresAt: hold.expiresAt, at: now) else {\n",
                 "        guard slots.isCurrent(hold: h) else {\n")],
     ),
@@ -317,6 +348,7 @@ MUTANTS = [
         describe="a hold does not set its socket-day's held flag: its taken hour reads as a booking's (slotTaken, not slotHeld; taken after it expired)",
         file="Sources/SlotScheduler/Ledger/SlotBook+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
+        quick="HoldTests",
         edits=[("        words[w].markHeld()\n", "")],
     ),
     dict(
@@ -324,6 +356,7 @@ MUTANTS = [
         describe="a release forgets the keys of the released days' holds but leaves an unconfirmed hold's entry in its user's list (it counts again for a clock moved back, and stays in memory)",
         file="Sources/SlotScheduler/Ledger/SlotBook+Retention.swift",
         filter="HoldProperties|RetentionHoldTests",
+        quick="RetentionHoldTests",
         edits=[("            if hold.state == .held { entries.append(", "            if hold.state == .held, h < 0 { entries.append(")],
     ),
     dict(
@@ -331,6 +364,7 @@ MUTANTS = [
         describe="a reschedule moves a booking with a reminder to another hour without indexing its reminder there: remindersDue no longer finds it",
         file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
         filter="LifecycleProperties|ReminderTests",
+        quick="I14_rescheduleNeverHalfDone",
         edits=[("        slots.indexReminder(of: record, previousStart: old.start)\n", "")],
     ),
     dict(
@@ -366,6 +400,7 @@ MUTANTS = [
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
         file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
         filter="HoldProperties|RetentionHoldTests",
+        quick="RetentionHoldTests",
         edits=[("        if ref.day < slots.releasedBefore {\n", "        if ref.day < slots.releasedBefore, ref.day < 0 {\n")],
     ),
     dict(
@@ -373,6 +408,7 @@ MUTANTS = [
         describe="a hold's entry in its user's list never counts as upcoming: live holds count neither against the limit nor against maxHoldsPerUser",
         file="Sources/SlotScheduler/Ledger/UserBook+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
+        quick="HoldTests",
         edits=[("        expiresAt.saturatingSubtracting(Booking.durationSeconds)\n",
                 "        expiresAt.saturatingSubtracting(Booking.durationSeconds) &- 86_400_000\n")],
     ),
@@ -381,6 +417,7 @@ MUTANTS = [
         describe="a check-in is accepted after its grace (a no-show checked in late, counted as fulfilled)",
         file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
+        quick="CheckInTests",
         edits=[("        if Booking.isNoShow(start: start, at: now, grace: policy.noShowGraceSeconds) { return .checkInClosed }\n",
                 "")],
     ),
@@ -389,6 +426,7 @@ MUTANTS = [
         describe="the no-show limit is never applied: a user with recent no-shows keeps their own limit",
         file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
+        quick="CheckInTests",
         edits=[("        return count >= rule.noShows ? rule.limit : limit\n",
                 "        return count >= rule.noShows ? limit : limit\n")],
     ),
@@ -411,6 +449,14 @@ MUTANTS = [
 ]
 
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+RESULTS = os.path.join(ROOT, "Scripts", "mutants", "results.json")
+README = os.path.join(ROOT, "Tests", "PropertyTests", "README.md")
+BEGIN = "<!-- mutants:begin -->"
+END = "<!-- mutants:end -->"
+VERDICTS = ("caught", "missed", "crashed", "does not compile", "did not apply", "clean build failed")
+
+
 def find(name):
     for m in MUTANTS:
         if m["name"] == name:
@@ -418,11 +464,206 @@ def find(name):
     sys.exit(f"unknown mutant {name!r}")
 
 
+def fingerprint(m):
+    text = json.dumps([m["file"], m["edits"]], ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def mutated(m, text):
+    """The text with every edit of `m` applied, or the reason it does not apply."""
+    for old, new in m["edits"]:
+        n = text.count(old)
+        if n != 1:
+            return None, f"expected its target text exactly once in {m['file']}, found {n}"
+        if old == new:
+            return None, "an edit changes nothing"
+        text = text.replace(old, new)
+    return text, None
+
+
+def load_results(path=None):
+    path = path or os.environ.get("MUTANTS_RESULTS") or RESULTS
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def describe_result(m, kind, r, runs):
+    """One recorded result as the table shows it."""
+    if not r:
+        return "no recorded result"
+    if r["verdict"] == "caught":
+        text = "caught by " + r["detail"] if r["detail"] else "caught"
+    elif r["verdict"] == "missed":
+        text = "**missed**"
+    else:
+        text = r["verdict"] + (": " + r["detail"] if r["detail"] else "")
+    current = m.get("quick") if kind == "quick" else m.get("filter", "PropertyTests")
+    notes = []
+    if r.get("seconds") is not None:
+        notes.append(f"{r['seconds']} s")
+    notes.append(f"run {runs.index(run_key(r)) + 1}")
+    if r.get("filter") and r["filter"] != current:
+        notes.append(f"filter then `{r['filter']}`")
+    if r.get("fingerprint") is None:
+        notes.append("mutant text not recorded")
+    elif r["fingerprint"] != fingerprint(m):
+        notes.append("**stale**: the mutant's text changed since")
+    return f"{text} ({'; '.join(notes)})"
+
+
+def run_key(r):
+    return (r["started"], r["commit"], r["command"])
+
+
+def table(results=None):
+    """The mutation table: one row per mutant of MUTANTS, in order, with its last recorded
+    result under its full filter and under its quick one."""
+    results = load_results(RESULTS) if results is None else results
+    runs = sorted({run_key(r) for m in MUTANTS for r in results.get(m["name"], {}).values()})
+    lines = [
+        f"{len(MUTANTS)} mutants (`python3 Scripts/mutants/mutants.py --list | wc -l`). Generated by",
+        "`python3 Scripts/mutants/mutants.py --write-table` from the list and from",
+        "`Scripts/mutants/results.json`, where every run of `Scripts/mutation-check.sh` records each",
+        "mutant's last result under its full filter and under its quick one (the CI planting records",
+        "into its build folder instead, and prints them). `mutants.py --check` (CI) fails if this",
+        "table is not exactly what the script generates. A result whose mutant text has changed since",
+        "is marked stale. The quick filter, where there is one, is what the CI planting runs.",
+        "",
+        "| mutant | bug | filter | result | quick filter | result, quick filter |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in MUTANTS:
+        r = results.get(m["name"], {})
+        full = m.get("filter", "PropertyTests")
+        quick = m.get("quick")
+        lines.append(
+            f"| `{m['name']}` | {cell(m['describe'])} | `{cell(full)}` | {cell(describe_result(m, 'full', r.get('full'), runs))} "
+            + (f"| `{cell(quick)}` | {cell(describe_result(m, 'quick', r.get('quick'), runs))} |" if quick else "| | |"))
+    lines.append("")
+    lines.append("Runs:")
+    lines.append("")
+    for i, (started, commit, command) in enumerate(runs, 1):
+        lines.append(f"{i}. {started}, commit {commit}: {command}")
+    return "\n".join(lines) + "\n"
+
+
+def readme_section(path=README):
+    with open(path) as f:
+        text = f.read()
+    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
+        return text, None
+    a = text.index(BEGIN) + len(BEGIN)
+    return text, text[a:text.index(END)].strip("\n") + "\n"
+
+
+def write_table():
+    text, section = readme_section()
+    if section is None:
+        sys.exit(f"{README}: expected one {BEGIN} before one {END}")
+    a = text.index(BEGIN) + len(BEGIN)
+    b = text.index(END)
+    with open(README, "w") as f:
+        f.write(text[:a] + "\n" + table() + text[b:])
+
+
+def check():
+    failures = []
+    names = [m["name"] for m in MUTANTS]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        failures.append(f"{name}: defined {names.count(name)} times")
+    texts = {}
+    for m in MUTANTS:
+        path = os.path.join(ROOT, m["file"])
+        if path not in texts:
+            try:
+                with open(path) as f:
+                    texts[path] = f.read()
+            except OSError as error:
+                texts[path] = None
+                failures.append(f"{m['name']}: cannot read {m['file']}: {error.strerror}")
+        if texts[path] is None:
+            continue
+        _, reason = mutated(m, texts[path])
+        if reason:
+            failures.append(f"{m['name']}: does not apply: {reason}")
+    _, section = readme_section()
+    if section is None:
+        failures.append(f"{os.path.relpath(README, ROOT)}: no {BEGIN} ... {END} section")
+    else:
+        rows = [line.split("|")[1].strip().strip("`") for line in section.splitlines()
+                if line.startswith("| `")]
+        for name in sorted(set(names) - set(rows)):
+            failures.append(f"{name}: missing from the table in {os.path.relpath(README, ROOT)}")
+        for name in sorted(set(rows) - set(names)):
+            failures.append(f"{name}: in the table in {os.path.relpath(README, ROOT)} but not a mutant")
+        if len(rows) != len(names):
+            failures.append(f"the table has {len(rows)} rows, mutants.py --list {len(names)}")
+        if section != table():
+            failures.append(
+                f"the table in {os.path.relpath(README, ROOT)} is not what mutants.py --write-table generates "
+                "(edited by hand, or results.json changed without it): run that and commit both")
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    if failures:
+        print(f"mutants.py --check: {len(failures)} problem(s)", file=sys.stderr)
+        sys.exit(1)
+    print(f"mutants.py --check: all {len(MUTANTS)} mutants apply (each target text found exactly once); "
+          f"the table lists exactly these {len(MUTANTS)}")
+
+
+def pick(k, count):
+    names = sorted(m["name"] for m in MUTANTS)
+    k = max(1, min(k, len(names)))
+    windows = (len(names) + k - 1) // k
+    w = count % windows
+    return [names[(w * k + i) % len(names)] for i in range(k)], w, windows
+
+
+def record(name, verdict, seconds, detail):
+    """Stores one result as the mutant's last under its quick filter (when that is the filter
+    run) or its full one."""
+    m = find(name)
+    if verdict not in VERDICTS:
+        sys.exit(f"verdict must be one of {VERDICTS}")
+    path = os.environ.get("MUTANTS_RESULTS") or RESULTS
+    results = load_results(path)
+    run_filter = os.environ.get("MUTANTS_RUN_FILTER") or m.get("filter", "PropertyTests")
+    kind = "quick" if m.get("quick") and run_filter == m["quick"] else "full"
+    results.setdefault(name, {})[kind] = dict(
+        verdict=verdict, detail=detail, seconds=int(seconds) if seconds else None, filter=run_filter,
+        fingerprint=fingerprint(m), commit=os.environ.get("MUTANTS_RUN_COMMIT", "unrecorded"),
+        started=os.environ.get("MUTANTS_RUN_STARTED", "unrecorded"),
+        command=os.environ.get("MUTANTS_RUN_COMMAND", "unrecorded"))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         for m in MUTANTS:
             print(m["name"])
         return
+    if len(argv) == 2 and argv[1] == "--check":
+        return check()
+    if len(argv) == 2 and argv[1] == "--table":
+        return print(table(), end="")
+    if len(argv) == 2 and argv[1] == "--write-table":
+        return write_table()
+    if len(argv) == 4 and argv[1] == "--pick":
+        names, w, windows = pick(int(argv[2]), int(argv[3]))
+        print("\n".join(names))
+        return
+    if len(argv) == 6 and argv[1] == "--record":
+        return record(*argv[2:])
     if len(argv) != 3:
         sys.exit(__doc__)
     option, m = argv[1], find(argv[2])
@@ -432,16 +673,17 @@ def main(argv):
         print(m["describe"])
     elif option == "--filter":
         print(m.get("filter", "PropertyTests"))
+    elif option == "--quick":
+        print(m.get("quick", m.get("filter", "PropertyTests")))
+    elif option == "--fingerprint":
+        print(fingerprint(m))
     elif option == "--apply":
         with open(m["file"]) as f:
             text = f.read()
-        for old, new in m["edits"]:
-            n = text.count(old)
-            if n != 1:
-                print(f"mutant {m['name']}: expected the target text exactly once in {m['file']}, found {n}:\n{old}",
-                      file=sys.stderr)
-                sys.exit(2)
-            text = text.replace(old, new)
+        text, reason = mutated(m, text)
+        if reason:
+            print(f"mutant {m['name']}: {reason}", file=sys.stderr)
+            sys.exit(2)
         with open(m["file"], "w") as f:
             f.write(text)
     else:
