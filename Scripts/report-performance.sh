@@ -61,17 +61,20 @@ command -v python3 >/dev/null || { echo "error: python3 is needed to write the t
 commit=$(git rev-parse --short=7 HEAD)
 commit_full=$(git rev-parse HEAD)
 commit_subject=$(git log -1 --format=%s HEAD)
-dirty=$(git status --porcelain -- Sources Benchmarks Package.swift Package.resolved | sed 's/^/    /')
+dirty=$(git status --porcelain -- Sources Benchmarks Package.swift Package.resolved)
 
 plugin=(swift package --package-path Benchmarks benchmark --target SchedulerBenchmarks)
 for f in "${filters[@]}"; do plugin+=(--filter "$f"); done
 plugin+=(--format markdown --no-progress)
 invocation="Scripts/report-performance.sh"
 if [[ $custom -eq 1 ]]; then
-    for f in "${filters[@]}"; do invocation+=" --filter $(printf '%q' "$f")"; done
+    for f in "${filters[@]}"; do invocation+=" --filter '$f'"; done
 fi
-plugin_text=$(printf '%q ' "${plugin[@]}")
-plugin_text=${plugin_text% }
+plugin_text=""
+for word in "${plugin[@]}"; do
+    if [[ "$word" =~ ^[A-Za-z0-9_./=-]+$ ]]; then plugin_text+=" $word"; else plugin_text+=" '$word'"; fi
+done
+plugin_text=${plugin_text# }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/report-performance.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -151,7 +154,14 @@ for line in raw.splitlines():
     if any(v is None for v in values):
         continue
     p0, p25, p50, p75, p90, p99, p100, n = values
-    results[current][cells[0]] = {"p50": p50, "low": min(p0, p100), "high": max(p0, p100),
+    # A rate the plugin shows in thousands or millions says so at the end: "k attempts/CPU s (K)".
+    name = cells[0].removesuffix("*").strip()
+    scale = re.search(r" \(([KMGT])\)$", name)
+    if scale:
+        factor = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[scale.group(1)]
+        name = name[:scale.start()]
+        p0, p25, p50, p75, p90, p99, p100 = (v * factor for v in (p0, p25, p50, p75, p90, p99, p100))
+    results[current][name] = {"p50": p50, "low": min(p0, p100), "high": max(p0, p100),
                                   "q1": min(p25, p75), "q3": max(p25, p75), "n": int(n)}
 
 if not results:
