@@ -5,7 +5,8 @@
 # run leaves no *.partial file. Usage: Scripts/cli-output-files.sh [BIN]   (run-scenarios.sh calls it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN="${1:-$(swift build -c release --show-bin-path)/schedule-sim}"
+source Scripts/lib/schedule-sim.sh
+BIN=${1:-$(schedule_sim_binary)}
 S=Scenarios/rush-hour.json
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

@@ -6,6 +6,7 @@
 #   Scripts/html-report-check.sh [PNG]     (default: .build/html-report.png)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 PNG=${1:-.build/html-report.png}
 mkdir -p "$(dirname "$PNG")"
 WORK=$(mktemp -d /tmp/html-report-check.XXXXXX)
@@ -13,8 +14,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 command -v chromium >/dev/null || { echo "error: chromium is not installed (apt-get install -y chromium)" >&2; exit 1; }
 # shellcheck disable=SC2086 # the flags are words
-swift build --product schedule-sim ${SWIFT_BUILD_FLAGS:-} >/dev/null
-BIN="$(swift build --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary ${SWIFT_BUILD_FLAGS:-})
 "$BIN" run Scenarios/rush-hour.json --threads 4 --html "$WORK/report.html" --quiet
 
 CHROME=(timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$WORK/profile")

@@ -12,9 +12,11 @@
 #   Scripts/journal-kill.sh
 #
 # Environment: SEED (1: the kill moments and the runs' seeds), KILLS (10), SCENARIO
-# (Scenarios/rush-hour.json), OPERATIONS (300000 per run), THREADS (4), SWIFT_BUILD_FLAGS.
+# (Scenarios/rush-hour.json), OPERATIONS (300000 per run), THREADS (4), SCHEDULE_SIM or
+# SWIFT_BUILD_FLAGS (Scripts/lib/schedule-sim.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 SEED=${SEED:-1}
 KILLS=${KILLS:-10}
 SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
@@ -23,9 +25,7 @@ THREADS=${THREADS:-4}
 RANDOM=$SEED
 
 # shellcheck disable=SC2086
-swift build -c release --product schedule-sim ${SWIFT_BUILD_FLAGS:-} >/dev/null
-# shellcheck disable=SC2086
-BIN="$(swift build -c release ${SWIFT_BUILD_FLAGS:-} --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary ${SWIFT_BUILD_FLAGS:-})
 WORK=$(mktemp -d /tmp/journal-kill.XXXXXX)
 pid=
 trap '[[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null; rm -rf "$WORK"' EXIT

@@ -10,6 +10,7 @@
 # THREADS per process (4), SCENARIO (Scenarios/rush-hour.json), OPERATIONS (the scenario's own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 
 : "${SLOTSCHEDULER_DATABASE_URL:?run me under Scripts/with-postgres.sh, or set SLOTSCHEDULER_DATABASE_URL}"
 PROCESSES=${PROCESSES:-3}
@@ -18,8 +19,7 @@ SCENARIO=${SCENARIO:-Scenarios/rush-hour.json}
 PER_PROCESS_TIMEOUT=${PER_PROCESS_TIMEOUT:-300}
 
 # --store postgres://… needs the PostgreSQL store: the Postgres trait (Package.swift).
-swift build -c release --product schedule-sim --traits Postgres
-BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary --traits Postgres)
 
 # A fresh schema per run, so earlier runs' bookings never count.
 SCHEMA="mp_$(date +%s)_$$"

@@ -15,6 +15,7 @@
 # COMMIT_DELAY_US (20000: the server's commit_delay, which widens the commit window).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 
 : "${SLOTSCHEDULER_DATABASE_URL:?run me under Scripts/with-postgres.sh}"
 : "${SLOTSCHEDULER_PG_RESTART_CMD:?run me under Scripts/with-postgres.sh}"
@@ -27,8 +28,7 @@ RESTARTS=${RESTARTS:-3}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 RANDOM=$SEED
 
-swift build -c release --product schedule-sim --traits Postgres >/dev/null  # the store needs the trait
-BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary --traits Postgres)  # the store needs the trait
 
 SCHEMA="crash_${SEED}_$$"
 case "$SLOTSCHEDULER_DATABASE_URL" in

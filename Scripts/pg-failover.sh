@@ -13,6 +13,7 @@
 # SYNC (on; or remote_apply), RUN_TIMEOUT (300).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 PROCESSES=${PROCESSES:-2}
 THREADS=${THREADS:-4}
 OPERATIONS=${OPERATIONS:-}
@@ -26,8 +27,7 @@ BINDIR=$(find_bindir) || true
 [[ -x "$BINDIR/pg_basebackup" ]] || { Scripts/with-postgres.sh true; BINDIR=$(find_bindir); }
 set_runas
 
-swift build -c release --product schedule-sim --traits Postgres >/dev/null  # the store needs the trait
-BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary --traits Postgres)  # the store needs the trait
 
 WORK=$(mktemp -d /tmp/pg-failover.XXXXXX)
 chmod 755 "$WORK"

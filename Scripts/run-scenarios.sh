@@ -2,14 +2,14 @@
 # Runs every bundled scenario with the release build of schedule-sim; fails on the first failure.
 # Also checks determinism on one scenario and runs five in threads mode (linearizability).
 # Usage: Scripts/run-scenarios.sh   (from anywhere; CI calls it)
-# Environment: SWIFT_BUILD_FLAGS, extra `swift build` flags (CI: "--traits Postgres", so that one
-# release build serves every step).
+# Environment: SCHEDULE_SIM, a built schedule-sim to run (CI's); without it, a release build with
+# SWIFT_BUILD_FLAGS, extra `swift build` flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/schedule-sim.sh
 
 # shellcheck disable=SC2086 # the flags are words
-swift build -c release --product schedule-sim ${SWIFT_BUILD_FLAGS:-}
-BIN="$(swift build -c release --show-bin-path)/schedule-sim"
+BIN=$(schedule_sim_binary ${SWIFT_BUILD_FLAGS:-})
 
 scenarios=()
 for file in Scenarios/*.json; do

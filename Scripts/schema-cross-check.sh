@@ -5,7 +5,8 @@
 # Usage: Scripts/schema-cross-check.sh [BIN]   (CI: after `pip install check-jsonschema`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN="${1:-$(swift build -c release --show-bin-path)/schedule-sim}"
+source Scripts/lib/schedule-sim.sh
+BIN=${1:-$(schedule_sim_binary)}
 SCHEMA=Scenarios/scenario.schema.json
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
