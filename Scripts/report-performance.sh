@@ -5,7 +5,9 @@
 #
 #   --filter REGEX  benchmarks to run (the plugin's --filter; repeatable). Default: the throughput
 #                   rows and the paired ratios, 'Floor.*' 'Ledger.attempt.*' 'Scheduler.attempt.*'
-#                   'Paired.*' (about 3 to 6 minutes after the build, longer on a loaded machine).
+#                   'Paired.*' (a few minutes after the build; 9 minutes at load average 10).
+#   --index-only    run nothing; rewrite README.md and latest.md from the dated files there are
+#                   (after adding or removing a file by hand)
 #
 # Writes docs/performance/YYYY-MM-DD-HHMM-<commit>.md (UTC, the run's start): the machine (nproc,
 # CPU, memory, OS, swift), the load average before and after, the commit (and any uncommitted
@@ -27,6 +29,7 @@ outdir=docs/performance
 marker='<!-- Written by Scripts/report-performance.sh; edits here are lost at its next run. -->'
 
 filters=()
+index_only=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --filter)
@@ -34,8 +37,12 @@ while [[ $# -gt 0 ]]; do
             filters+=("$2")
             shift 2
             ;;
+        --index-only)
+            index_only=1
+            shift
+            ;;
         -h | --help)
-            sed -n '2,23p' "$0"
+            sed -n '2,/^set -euo/p' "$0" | sed '$d'
             exit 0
             ;;
         *)
@@ -57,6 +64,8 @@ for generated in "$outdir/README.md" "$outdir/latest.md"; do
     fi
 done
 command -v python3 >/dev/null || { echo "error: python3 is needed to write the tables" >&2; exit 69; }
+
+if [[ $index_only -eq 0 ]]; then
 
 commit=$(git rev-parse --short=7 HEAD)
 commit_full=$(git rev-parse HEAD)
@@ -269,14 +278,42 @@ body = "\n".join("#" + l if l.startswith("## ") or l.startswith("### ") else l f
 doc += [body.rstrip(), ""]
 open(env["RP_OUTFILE"], "w", encoding="utf-8").write("\n".join(doc))
 
-# The index: every dated file, newest first, and the history files.
-outdir = env["RP_OUTDIR"]
+print(env["RP_OUTFILE"])
+PY
+fi
+
+# The index and latest.md, from the dated files on disk.
+RP_OUTDIR="$outdir" RP_MARKER="$marker" python3 - <<'PY'
+import json, os, re, sys
+
+env = os.environ
+marker, outdir = env["RP_MARKER"], env["RP_OUTDIR"]
 dated = sorted((f for f in os.listdir(outdir) if re.fullmatch(r"\d{4}-\d{2}-\d{2}-\d{4}-[0-9a-f]+\.md", f)),
                reverse=True)
-def read_summary(f):
-    text = open(os.path.join(outdir, f), encoding="utf-8").read()
+if not dated:
+    sys.exit(f"error: no dated runs in {outdir}")
+
+def read(f):
+    return open(os.path.join(outdir, f), encoding="utf-8").read()
+
+def summary(text):
     m = re.search(r"<!-- report-performance summary: (.*) -->", text)
     return json.loads(m.group(1)) if m else None
+
+def row(text, label):
+    m = re.search(r"^\| " + re.escape(label) + r" \| (.*) \|$", text, re.M)
+    return m.group(1) if m else "?"
+
+def tables(text, level):
+    """The dated file's tables (its sections before the plugin's output), headings at `level`."""
+    start = min((i for i in (text.find("\n## Throughput"), text.find("\n## Paired ratios"),
+                             text.find("\n## Other metrics")) if i >= 0), default=-1)
+    end = text.find("\n## The plugin's output")
+    if start < 0:
+        return []
+    part = text[start + 1:end if end >= 0 else len(text)].rstrip("\n").split("\n")
+    return [("#" * level + l[2:]) if l.startswith("## ") else l for l in part] + [""]
+
 short = {"Scheduler.attempt ÷ Ledger.attempt, 1 thread": "Sched ÷ Ledger",
          "Scheduler.attempt, 2 threads ÷ 1 thread": "2 ÷ 1 threads",
          "Scheduler.attempt, batches of 1024, 2 threads ÷ 1 thread": "batches 2 ÷ 1 threads",
@@ -284,7 +321,7 @@ short = {"Scheduler.attempt ÷ Ledger.attempt, 1 thread": "Sched ÷ Ledger",
 index = ["| run | commit | load before → after | " + " | ".join(short.values()) + " |",
          "|---|---|---|" + "---|" * len(short)]
 for f in dated:
-    s = read_summary(f)
+    s = summary(read(f))
     if s is None:
         index.append(f"| [{f}]({f}) | | | " + " | " * len(short))
         continue
@@ -298,14 +335,14 @@ for f in history:
     history_lines.append(f"- [{f}]({f}): {first}")
 
 newest = dated[0]
+text = read(newest)
+s = summary(text) or {"commit": "?", "started": "?", "load_before": "?", "load_after": "?"}
 latest = [marker, "", f"# The newest benchmark run: [{newest}]({newest})", "",
-          f"The workload and how to read the figures: [README.md](README.md). Commit `{env['RP_COMMIT']}`, {env['RP_STARTED']}, load average {env['RP_LOAD_BEFORE'].split()[0]} "
-          f"before and {env['RP_LOAD_AFTER'].split()[0]} after, {env['RP_NPROC']} processors; "
-          f"written by `{env['RP_INVOCATION']}`.", ""] if newest == name else None
-if latest is not None:
-    latest += tables(2)
-    open(os.path.join(outdir, "latest.md"), "w", encoding="utf-8").write("\n".join(latest))
-
+          f"The workload and how to read the figures: [README.md](README.md). Commit `{s['commit']}`, "
+          f"{s['started']}, load average {s['load_before'].split()[0]} before and "
+          f"{s['load_after'].split()[0]} after, {row(text, 'processors (nproc)')} processors; "
+          f"written by {row(text, 'command')}.", ""] + tables(text, 2)
+open(os.path.join(outdir, "latest.md"), "w", encoding="utf-8").write("\n".join(latest))
 readme = [marker, "", "# Performance", "",
 "Every figure here was written by the command named with it. Measure again with",
 "", "```sh", "Scripts/report-performance.sh", "```", "",
@@ -330,7 +367,8 @@ readme = [marker, "", "# Performance", "",
 "  users at the limit). Every rule is checked (time, the DST table, horizon, closures, occupancy,",
 "  the user's upcoming limit) and the event journal is on.",
 "- Each iteration makes the next 1 M attempts against the same state (a fresh state after the",
-"  10 M); a benchmark runs at most 10 iterations. A `Scheduler` has 64 shards and 256 stripes and",
+"  10 M); a benchmark runs at most 10 iterations, within 60 s (a `Paired` one within 120 s). A",
+"  `Scheduler` has 64 shards and 256 stripes and",
 "  expects 1 M users; two threads split each iteration's attempts in halves, or, in the",
 "  `disjoint` rows, take stations and users of their own parity (no lock or book in common).",
 "- `long history` rows: the same attempts folded onto 100 users, each already holding 10,000",
@@ -346,11 +384,10 @@ readme = [marker, "", "# Performance", "",
 "says how much else was running.", "",
 "## Runs, newest first", "",
 "Paired p50 ratios; the targets are ≥ 0.8, ≥ 1.5, ≥ 1.8 and ≥ 0.5.", ""] + index + [""]
-readme += [f"## The newest run: [{dated[0]}]({dated[0]})", ""] + tables(3)
+readme += [f"## The newest run: [{newest}]({newest})", ""] + tables(text, 3)
 readme += ["## Earlier runs", "",
 "Runs from before this script, copied from the README, the DocC articles and docs/ with the",
 "commands they name; their format differs and their machine was this one under other loads.", ""]
 readme += history_lines + [""]
 open(os.path.join(outdir, "README.md"), "w", encoding="utf-8").write("\n".join(readme))
-print(env["RP_OUTFILE"])
 PY
