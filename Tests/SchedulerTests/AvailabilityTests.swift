@@ -125,13 +125,19 @@ struct AvailabilityTests {
         #expect(ledger.snapshot().overrides.isEmpty)
     }
 
-    /// A change can open a socket outside its regular hours on one date.
+    /// A change can open a socket outside its regular hours (08–20) on one date: 22:00, refused
+    /// before the change, is booked after it; the next date keeps the regular hours.
     @Test func openExtraHours() throws {
         var ledger = try Fixture.ledger()
         let day = try Fixture.day()
         let now = try Fixture.earlyNow()
+        let late = Fixture.slot("LON", "3", day, 22)
+        #expect(refusal { try ledger.reserve(Fixture.request(late, user: 1), at: now) }?.reason == .outsideOpeningHours)
         try ledger.changeAvailability(.setHours(.allDay, "LON", socket: "3", on: day), at: now)
-        _ = try ledger.reserve(Fixture.request(Fixture.slot("LON", "3", day, 22), user: 1), at: now)
+        let booking = try ledger.reserve(Fixture.request(late, user: 1), at: now)
+        #expect(booking.slot == late && booking.status == .active)
+        #expect(try ledger.status(of: late, at: now) == .booked)
+        #expect(try ledger.status(of: Fixture.slot("LON", "3", day.adding(days: 1), 22), at: now) == .outsideHours)
     }
 
     /// A change naming an unknown station or socket is refused.

@@ -33,7 +33,7 @@ struct HoldConcurrencyTests {
             thread.start()
         }
         done.wait()
-        try run.check()
+        try run.checkInvariants()
     }
 
     /// The threads' plays one after another, in a fixed order: each starts its clock at the start
@@ -43,7 +43,7 @@ struct HoldConcurrencyTests {
     @Test func sequentialThreadsConfirm() throws {
         let run = try Run()
         for t in (0..<Self.threads).reversed() { run.play(t) }
-        try run.check()
+        try run.checkInvariants()
         #expect(run.confirmedIDs.withLock { $0.count } > 0, "some holds were confirmed")
     }
 
@@ -93,7 +93,7 @@ struct HoldConcurrencyTests {
         }
 
         /// The checks every schedule must pass.
-        func check() throws {
+        func checkInvariants() throws {
             #expect(wrongOwner.load(ordering: .relaxed) == 0)
             let journalled = scheduler.events.compactMap { event -> BookingID? in
                 if case .holdConfirmed(let booking) = event { return booking.id }
