@@ -12,34 +12,27 @@ import Testing
 @Suite struct CheckInProperties {
     static let count = iterations(200)
 
-    /// A world with a check-in window (0–60 minutes early, 0–60 minutes grace) and, in most, a
-    /// no-show limit (1 or 2 no-shows in the last day lower the limit to 0 or 1).
+    /// A world with a check-in window: the generated world (its grace of 0–60 minutes and, in
+    /// most, a no-show limit: 1 or 2 no-shows in the last 1–3 days lower the limit to 0–2) plus
+    /// check-in opening 0–60 minutes early.
     struct CheckInWorld: Sendable, CustomStringConvertible {
         var world: WorldSpec
         var earlyQuarters: Int
-        var graceQuarters: Int
-        var noShowRule: Int
 
         var policy: Policy {
             var policy = world.policy
             policy.earlyCheckInSeconds = Int64(earlyQuarters) * 900
-            policy.noShowGraceSeconds = Int64(graceQuarters) * 900
-            policy.noShowLimit =
-                noShowRule == 0
-                ? nil : Policy.NoShowLimit(noShows: (noShowRule + 1) / 2, days: 1, limit: noShowRule % 2)
             return policy
         }
 
         /// Late in the morning before the DST date's slots, so windows open and close during a run.
         var startNow: Instant { Instant(secondsSinceEpoch: world.startNow.secondsSinceEpoch + 11 * 3_600) }
 
-        var description: String {
-            "\(world) earlyQuarters: \(earlyQuarters) graceQuarters: \(graceQuarters) noShowRule: \(noShowRule)"
-        }
+        var description: String { "\(world) earlyQuarters: \(earlyQuarters)" }
     }
 
-    static let worlds = zip(Generators.world, Gen.int(in: 0...4), Gen.int(in: 0...4), Gen.int(in: 0...4)).map {
-        CheckInWorld(world: $0.0, earlyQuarters: $0.1, graceQuarters: $0.2, noShowRule: $0.3)
+    static let worlds = zip(Generators.world, Gen.int(in: 0...4)).map {
+        CheckInWorld(world: $0.0, earlyQuarters: $0.1)
     }
 
     enum CheckInCommand: CustomStringConvertible {

@@ -25,11 +25,29 @@ struct WorldSpec: Sendable, CustomStringConvertible {
     var season: Int
     /// Half hours after 20:00 UTC the day before the DST change.
     var startHalfHours: Int
+    /// Per-user overrides of `limit` (``Policy/userLimits``) for users 1 and 2: 0 none, `n` a
+    /// limit of `n - 1`.
+    var limitOfUser1 = 0
+    var limitOfUser2 = 0
+    /// ``Policy/rescheduleCutoffSeconds``: 0 `nil` (the cancellation cutoff applies), `n`
+    /// `n - 1` half hours.
+    var rescheduleCutoffCode = 0
+    /// ``Policy/noShowLimit``: 0 none; `n` no-shows among the bookings that started in the last
+    /// `noShowDays` days lower the limit to `noShowLimit`.
+    var noShows = 0
+    var noShowDays = 1
+    var noShowLimit = 0
+    /// ``Policy/noShowGraceSeconds`` in quarter hours (4, the default, is the whole hour): a
+    /// booking not checked in is a no-show from its start plus the grace.
+    var graceQuarters = 4
 
     var description: String {
         "WorldSpec(sockets0: \(sockets0), sockets1: \(sockets1), openFrom: \(openFrom), limit: \(limit), "
             + "horizonKind: \(horizonKind), horizonDays: \(horizonDays), noticeHalfHours: \(noticeHalfHours), "
-            + "cutoffHalfHours: \(cutoffHalfHours), season: \(season), startHalfHours: \(startHalfHours))"
+            + "cutoffHalfHours: \(cutoffHalfHours), season: \(season), startHalfHours: \(startHalfHours), "
+            + "limitOfUser1: \(limitOfUser1), limitOfUser2: \(limitOfUser2), "
+            + "rescheduleCutoffCode: \(rescheduleCutoffCode), noShows: \(noShows), noShowDays: \(noShowDays), "
+            + "noShowLimit: \(noShowLimit), graceQuarters: \(graceQuarters))"
     }
 
     /// The date of the DST change.
@@ -56,9 +74,16 @@ struct WorldSpec: Sendable, CustomStringConvertible {
             case 2: .rollingDays(horizonDays)
             default: .unlimited
             }
+        let userLimits = [(UserID(1), limitOfUser1), (UserID(2), limitOfUser2)].compactMap { user, code in
+            code == 0 ? nil : Policy.UserLimit(user: user, limit: code - 1)
+        }
         return Policy(
             maxUpcomingBookings: limit, horizon: horizon, minimumNotice: .seconds(noticeHalfHours * 1_800),
-            cancellationCutoff: .seconds(cutoffHalfHours * 1_800))
+            cancellationCutoff: .seconds(cutoffHalfHours * 1_800), userLimits: userLimits,
+            rescheduleCutoff: rescheduleCutoffCode == 0 ? nil : .seconds((rescheduleCutoffCode - 1) * 1_800),
+            earlyCheckIn: .seconds(900), noShowGrace: .seconds(graceQuarters * 900),
+            noShowLimit: noShows == 0 ? nil : Policy.NoShowLimit(noShows: noShows, days: noShowDays, limit: noShowLimit)
+        )
     }
 
     var startNow: Instant {
@@ -95,13 +120,22 @@ struct RawCommand: Sendable, CustomStringConvertible {
 }
 
 enum Generators {
+    /// Every field of ``WorldSpec``, so every ``Policy`` field the main properties run with is
+    /// varied (``PolicyCoverageTests`` checks it); holds and check-in windows are varied by the
+    /// hold and check-in properties' own worlds.
     static let world = zip(
-        Gen.int(in: 1...3), Gen.int(in: 1...2), Gen.int(in: 0...8), Gen.int(in: 0...4), Gen.int(in: 0...2),
-        Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...1), Gen.int(in: 0...12)
-    ).map { t in
+        zip(
+            Gen.int(in: 1...3), Gen.int(in: 1...2), Gen.int(in: 0...8), Gen.int(in: 0...4), Gen.int(in: 0...2),
+            Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...1), Gen.int(in: 0...12)),
+        zip(
+            Gen.int(in: 0...4), Gen.int(in: 0...4), Gen.int(in: 0...4), Gen.int(in: 0...2), Gen.int(in: 1...3),
+            Gen.int(in: 0...2), Gen.int(in: 0...4))
+    ).map { t, u in
         WorldSpec(
             sockets0: t.0, sockets1: t.1, openFrom: t.2, limit: t.3, horizonKind: t.4, horizonDays: t.5,
-            noticeHalfHours: t.6, cutoffHalfHours: t.7, season: t.8, startHalfHours: t.9)
+            noticeHalfHours: t.6, cutoffHalfHours: t.7, season: t.8, startHalfHours: t.9, limitOfUser1: u.0,
+            limitOfUser2: u.1, rescheduleCutoffCode: u.2, noShows: u.3, noShowDays: u.4, noShowLimit: u.5,
+            graceQuarters: u.6)
     }
 
     static let command = zip(

@@ -287,14 +287,17 @@ import Testing
                     }
                 for user in [actor].compactMap({ $0 }) {
                     let holds = ledger.holds(at: now).filter { $0.user == user }.count
-                    let upcoming = ledger.bookings(of: user, at: now).upcoming.count
+                    let upcoming = ledger.allBookings.filter { $0.user == user && $0.isUpcoming(at: now) }.count
+                    // The limit at admission: the booking a confirm or reservation just made was
+                    // not among the bookings it counted.
+                    let made: BookingID? = if case .booking(let booking) = result { booking.id } else { nil }
+                    let limit = limitAtAdmission(
+                        of: user, world.policy, ledger.allBookings.filter { $0.id != made }, at: now)
                     // `maxHoldsPerUser` bounds hold admissions only: a reservation at an earlier
                     // `now` may find more holds live than were ever live together going forward.
                     let holdLimitApplies = if case .hold = command { true } else { false }
-                    if holds + upcoming > world.policy.maxUpcomingBookings
-                        || (holdLimitApplies && holds > world.policy.maxHoldsPerUser)
-                    {
-                        Issue.record("user \(user): \(holds) holds + \(upcoming) upcoming bookings")
+                    if holds + upcoming > limit || (holdLimitApplies && holds > world.policy.maxHoldsPerUser) {
+                        Issue.record("user \(user): \(holds) holds + \(upcoming) upcoming bookings; limit \(limit)")
                         return false
                     }
                 }

@@ -118,19 +118,33 @@ import Testing
 
 // MARK: - The checks, shared with the regression tests and the concurrency test
 
-/// I2 after one step: a new booking's user holds at most their limit of upcoming bookings.
+/// I2 after one step: a new booking's user holds at most their limit of upcoming bookings, as
+/// the library defines both: upcoming is ``Booking/isUpcoming(at:)``; the limit is their own
+/// (``Policy/limit(for:)``), or the no-show limit while it applies (``limitAtAdmission``).
 func checkUserLimit(_ step: Step, _ world: WorldSpec) -> Bool {
     guard let booking = step.newBooking else { return true }
-    let now = step.now.secondsSinceEpoch
-    let limit = world.policy.maxUpcomingBookings
-    let upcoming = step.after.activeBookings.filter {
-        $0.user == booking.user && $0.start.secondsSinceEpoch + 3_600 > now
-    }
+    let limit = limitAtAdmission(of: booking.user, world.policy, step.before.allBookings, at: step.now)
+    let upcoming = step.after.allBookings.filter { $0.user == booking.user && $0.isUpcoming(at: step.now) }
     if upcoming.count > limit {
         Issue.record("user \(booking.user) holds \(upcoming.count) upcoming bookings; limit \(limit)")
         return false
     }
     return true
+}
+
+/// The limit `user` is admitted under at `now`, given the bookings before the admission: their
+/// own (``Policy/limit(for:)``: a per-user override or ``Policy/maxUpcomingBookings``), or the
+/// ``Policy/noShowLimit`` one when it is lower and they have at least its count of no-shows
+/// (``Booking/isNoShow(at:grace:)``) among their bookings that started in its last `days` days.
+func limitAtAdmission(of user: UserID, _ policy: Policy, _ bookings: [Booking], at now: Instant) -> Int {
+    let own = policy.limit(for: user)
+    guard let rule = policy.noShowLimit, rule.limit < own else { return own }
+    let since = now.secondsSinceEpoch - Int64(rule.days) * 86_400
+    let noShows = bookings.filter {
+        $0.user == user && $0.start.secondsSinceEpoch >= since
+            && $0.isNoShow(at: now, grace: policy.noShowGraceSeconds)
+    }
+    return noShows.count >= rule.noShows ? rule.limit : own
 }
 
 func checkNoDoubleBooking(_ active: [Booking]) -> Bool {
