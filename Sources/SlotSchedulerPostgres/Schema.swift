@@ -20,6 +20,7 @@ enum Schema {
         Migration(version: 3, name: "holds, reschedule request ids, any-socket booking", sql: v3),
         Migration(version: 4, name: "user_upcoming in PL/pgSQL (plans cached)", sql: v4),
         Migration(version: 5, name: "check-ins, no-show limit in the functions that take a slot", sql: v5),
+        Migration(version: 6, name: "drop user_quota, unused since migration 2", sql: v6),
     ]
 
     static let bootstrap = """
@@ -984,4 +985,15 @@ enum Schema {
         $fn$;
         """
     // END SQL v5
+
+    // BEGIN SQL v6
+    static let v6 = """
+        -- user_quota, v1's per-user counter, is unused since migration 2 (slot_reserve counts the
+        -- user's upcoming bookings under a per-user lock). Migration 2 kept it for instances still
+        -- running v1 code during that upgrade, whose cancellations decremented it; no code since
+        -- reads or writes it, and no function of migrations 2 to 5 names it. Stop any instance of
+        -- code from before migration 2 before applying this one.
+        DROP TABLE IF EXISTS user_quota;
+        """
+    // END SQL v6
 }
