@@ -70,7 +70,7 @@ PY
         exit 1
     fi
     echo "== swift-symbolgraph-extract $module"
-    "$EXTRACT" -module-name "$module" "${args[@]}" -minimum-access-level public -output-dir "$graphs"
+    "$EXTRACT" -module-name "$module" "${args[@]}" -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
     symbols=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["symbols"]))' \
         "$graphs/$module.symbols.json")
     if [ "$symbols" -eq 0 ]; then

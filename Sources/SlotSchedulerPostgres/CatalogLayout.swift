@@ -3,7 +3,7 @@ import PostgresNIO
 import SlotScheduler
 
 /// The catalog's dense indices as stored in the database: station `i` is `stations[i]`, and flat
-/// socket indices run over every station's sockets in order, exactly as ``Catalog`` interns them
+/// socket indices run over every station's sockets in order, exactly as `Catalog` interns them
 /// (so a ``SlotRef`` from `Catalog.resolve` names the same rows).
 struct CatalogLayout: Sendable {
     let stations: [Station]

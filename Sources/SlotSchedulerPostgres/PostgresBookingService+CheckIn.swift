@@ -7,12 +7,12 @@ import SlotScheduler
 /// **What the database enforces.** `booking_check_in` decides a check-in under the booking's row
 /// lock with the window of the stored policy (the version the caller checked), so it is ordered
 /// with every cancel, move and other check-in of the booking. `user_limit` lowers a user's limit
-/// (``Policy/noShowLimit``) inside `slot_reserve`, `slot_hold` and `slot_reserve_any`, and in
+/// (`Policy.noShowLimit`) inside `slot_reserve`, `slot_hold` and `slot_reserve_any`, and in
 /// confirm and reschedule, right after the per-user lock and beside the count of what the limit
 /// counts: two reservations of one user never both pass the lowered limit. A no-show is decided
 /// by `now` alone; nothing is written for it.
 extension PostgresBookingService {
-    /// Checks a booking in (`booking_check_in`); see ``Scheduler/checkIn(_:by:at:)``. A repeat
+    /// Checks a booking in (`booking_check_in`); see `Scheduler.checkIn(_:by:at:)`. A repeat
     /// returns the booking as the first check-in left it, so a retry after a lost reply is safe.
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         let raw = Int64(bitPattern: id.rawValue)

@@ -18,7 +18,7 @@ extension PostgresBookingService {
     // MARK: - Any free socket
 
     /// Books the first free matching socket (catalog order) in one statement (`slot_reserve_any`);
-    /// see ``Scheduler/book(_:at:)-(AnySocketRequest,_)``.
+    /// see `Scheduler.book(_:at:)`.
     public func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
         let candidates = try rules.resolve(request)
         let sockets = candidates.map(\.socket)
@@ -83,7 +83,7 @@ extension PostgresBookingService {
 
     // MARK: - Holds
 
-    /// Holds a slot in one statement (`slot_hold`); see ``Scheduler/hold(_:for:reminder:at:)``.
+    /// Holds a slot in one statement (`slot_hold`); see `Scheduler.hold(_:for:reminder:at:)`.
     /// Not repeated after a reply lost in flight (a repeat would find its own hold: `slotHeld`).
     public func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold {
         let ref = try rules.catalog.resolve(slot)
@@ -129,7 +129,7 @@ extension PostgresBookingService {
     }
 
     /// Turns the user's live hold into a booking in one transaction; see
-    /// ``Scheduler/confirm(_:by:at:)``. Repeatable: a confirm of a confirmed hold returns its booking.
+    /// `Scheduler.confirm(_:by:at:)`. Repeatable: a confirm of a confirmed hold returns its booking.
     public func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking {
         let ref = try rules.catalog.resolve(slot)
         let regular = try regularMask(ref, operation: "confirm")
@@ -206,7 +206,7 @@ extension PostgresBookingService {
         }
     }
 
-    /// Releases the user's live hold of a slot; see ``Scheduler/releaseHold(_:by:at:)``.
+    /// Releases the user's live hold of a slot; see `Scheduler.releaseHold(_:by:at:)`.
     public func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold {
         let ref = try rules.catalog.resolve(slot)
         let rules = rules
@@ -251,7 +251,7 @@ extension PostgresBookingService {
     // MARK: - Reschedule
 
     /// Moves a booking in one transaction: the new slot taken and the old one freed at its
-    /// COMMIT, the limit counted without the booking; see ``Scheduler/reschedule(_:at:)``.
+    /// COMMIT, the limit counted without the booking; see `Scheduler.reschedule(_:at:)`.
     /// Repeatable with a request id (remembered in `reschedule_requests`).
     public func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation {
         let ref = try rules.resolve(request)
@@ -398,7 +398,7 @@ extension PostgresBookingService {
             booking: booking)
     }
 
-    /// The user's latest hold of `ref`, row-locked (the one ``Scheduler`` would confirm or release).
+    /// The user's latest hold of `ref`, row-locked (the one `Scheduler` would confirm or release).
     func latestHold(_ ref: SlotRef, of user: UserID, on c: PostgresConnection, operation: String) async throws
         -> HoldRow?
     {
@@ -437,7 +437,7 @@ extension PostgresBookingService {
     }
 
     /// What the user's limit counts at `now`, and the limit that applies (`limit`, or the
-    /// ``Policy/noShowLimit`` one: `user_limit`), under the per-user lock (taken here, in a
+    /// `Policy.noShowLimit` one: `user_limit`), under the per-user lock (taken here, in a
     /// statement of its own, so the count sees every booking and hold committed by an earlier holder).
     func upcoming(_ user: UserID, at now: Instant, except booking: Int64?, limit: Int, on c: PostgresConnection)
         async throws -> (upcoming: Int, limit: Int)
@@ -458,7 +458,7 @@ extension PostgresBookingService {
     }
 
     /// A refusal with the limit the database applied (`applied_limit`: the user's own or the
-    /// ``Policy/noShowLimit`` one), when it refused for the limit.
+    /// `Policy.noShowLimit` one), when it refused for the limit.
     static func applying(_ applied: Int32?, to rejection: Rejection) -> Rejection {
         guard rejection.reason == .userLimitReached, let applied else { return rejection }
         var r = rejection

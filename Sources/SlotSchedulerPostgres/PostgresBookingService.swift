@@ -12,7 +12,7 @@ import Synchronization
 /// unique `(user, request id)`, and advisory locks that order reservations against availability
 /// changes of the same socket-day. The pure
 /// rules (catalog, DST, notice, horizon, reminders, cancellation cutoff) are the core's own
-/// ``Rules``. Refusals are the same ``Rejection`` values the in-memory ``Scheduler`` throws.
+/// `Rules`. Refusals are the same `Rejection` values the in-memory `Scheduler` throws.
 ///
 /// The client pool runs in a task this object owns; call ``shutdown()`` when done.
 public final class PostgresBookingService: BookingService {
@@ -93,7 +93,7 @@ public final class PostgresBookingService: BookingService {
 
     // MARK: - Commands
 
-    /// Books a slot in one transaction, as ``book(_:at:)``.
+    /// Books a slot in one transaction, as ``book(_:at:)-(ReservationRequest,_)``.
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         try await book(request, at: now).booking
     }

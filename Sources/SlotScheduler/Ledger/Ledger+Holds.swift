@@ -6,7 +6,11 @@ extension Ledger {
     /// Refusals, in order: the slot's names, the time rules, availability,
     /// ``Rejection/Reason/slotTaken`` or ``Rejection/Reason/slotHeld``, the user's limit (live
     /// holds count), ``Rejection/Reason/holdLimitReached``.
-    /// - Parameter reminder: the reminder of the booking that confirming the hold makes.
+    /// - Parameters:
+    ///   - slot: the slot to hold.
+    ///   - user: who holds it.
+    ///   - reminder: the reminder of the booking that confirming the hold makes.
+    ///   - now: the caller's clock; the hold expires ``Policy/holdSeconds`` after it.
     /// - Complexity: O(1), plus O(*k*) in the user's live bookings and holds.
     @discardableResult
     public mutating func hold(_ slot: Slot, for user: UserID, reminder: Duration? = nil, at now: Instant)

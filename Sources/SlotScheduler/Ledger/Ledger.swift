@@ -41,8 +41,9 @@ public struct Ledger: Sendable {
         try book(request, at: now).booking
     }
 
-    /// ``reserve(_:at:)``, saying whether the booking is new or the one an earlier request with
-    /// the same request id made (``Reservation/isReplay``; its status may be cancelled by now).
+    /// ``reserve(_:at:)-(ReservationRequest,_)``, saying whether the booking is new or the one an
+    /// earlier request with the same request id made (``Reservation/isReplay``; its status may be
+    /// cancelled by now).
     public mutating func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
         let request = try rules.resolved(request)
         return try Decisions.reserve(request, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
@@ -50,7 +51,7 @@ public struct Ledger: Sendable {
     }
 
     /// The fast path: an interned slot, no request id, no reminder, and a reason instead of a
-    /// full ``Rejection``. Checks every rule ``reserve(_:at:)`` checks.
+    /// full ``Rejection``. Checks every rule ``reserve(_:at:)-(ReservationRequest,_)`` checks.
     @inline(__always)
     public mutating func attempt(_ ref: SlotRef, for user: UserID, at now: Instant) -> ReservationAttempt {
         guard rules.catalog.owns(ref) else { return ReservationAttempt(reason: .unknownStation, start: 0) }

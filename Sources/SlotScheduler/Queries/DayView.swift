@@ -21,7 +21,8 @@ public struct DayView: Hashable, Codable, Sendable {
 }
 
 /// Whether a slot can be booked, and if not, why. Checked in the same order as
-/// ``Ledger/reserve(_:at:)`` checks, so a ``free`` slot is refused only for the user's own limit.
+/// ``Ledger/reserve(_:at:)-(ReservationRequest,_)`` checks, so a ``free`` slot is refused only
+/// for the user's own limit.
 public enum SlotStatus: String, Hashable, Codable, Sendable, CaseIterable {
     case free
     case nonexistent

@@ -13,8 +13,9 @@ extension Rules {
         return ref
     }
 
-    /// The time, notice, horizon and reminder check of ``Ledger/reserve(_:at:)``: the reason a
-    /// slot cannot be booked at `now` (or `nil`) and the instant it starts (meaningless for
+    /// The time, notice, horizon and reminder check of
+    /// ``Ledger/reserve(_:at:)-(ReservationRequest,_)``: the reason a slot cannot be booked at
+    /// `now` (or `nil`) and the instant it starts (meaningless for
     /// ``Rejection/Reason/nonexistentLocalTime``); ``Rejection/Reason/unknownStation`` for a
     /// reference another catalog issued.
     public func timeCheck(_ ref: SlotRef, reminderSeconds: Int64?, at now: Instant) -> (

@@ -11,7 +11,8 @@ public protocol BookingService: Sendable {
     var rules: Rules { get }
     /// Books a slot; says whether the booking is new or repeats an earlier request id.
     func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation
-    /// Books a slot: ``book(_:at:)`` without telling a replay from a new booking.
+    /// Books a slot: ``book(_:at:)-(ReservationRequest,_)`` without telling a replay from a new
+    /// booking.
     func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking
     /// Books the first free matching socket of a station (catalog order), atomically; see
     /// ``Scheduler/book(_:at:)-(AnySocketRequest,_)``.

@@ -5,7 +5,7 @@ import Synchronization
 /// **How it scales.** One lock taken per call, or one actor hop per call, makes two threads
 /// slower than one on a 2-core machine. So the state is split: stations are spread over
 /// *shards* (station index modulo the shard count) and users over *stripes* (the low bits of
-/// a small user id, else a hash of it), each with its own lock (``LockedCells``: one atomic
+/// a small user id, else a hash of it), each with its own lock (`LockedCells`: one atomic
 /// word per cell, cells a cache-line pair apart). A
 /// reservation locks its station's shard, then its user's stripe, and runs the same `Decisions`
 /// as ``Ledger`` while holding both: validation and insert are one atomic step for the slot
@@ -36,8 +36,10 @@ public final class Scheduler: Sendable {
     /// Creates an empty scheduler.
     ///
     /// - Parameters:
+    ///   - rules: the catalog and policy to enforce.
     ///   - shards: station shards (1...4096); 1 gives the same booking ids as ``Ledger``.
     ///   - userStripes: user stripes, rounded up to a power of two.
+    ///   - journaling: `false` keeps no event journal (``events`` stays empty).
     ///   - expectedUsers: users to pre-allocate for; not a limit. Ids below it find their state
     ///     by direct index in their stripe (16 bytes each, allocated now). Clamped to 0...2^23.
     ///   - expectedBookings: bookings to pre-allocate for; not a limit. Clamped to 0...2^23.
@@ -127,8 +129,9 @@ public final class Scheduler: Sendable {
         }
     }
 
-    /// ``reserve(_:at:)``, saying whether the booking is new or the one an earlier request with
-    /// the same request id made (``Reservation/isReplay``; its status may be cancelled by now).
+    /// ``reserve(_:at:)-(ReservationRequest,_)``, saying whether the booking is new or the one an
+    /// earlier request with the same request id made (``Reservation/isReplay``; its status may be
+    /// cancelled by now).
     public func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
         switch reservation(request, at: now) {
         case .success(let reservation): return reservation

@@ -37,7 +37,7 @@ extension Rejection {
     }
 
     /// Encodes the reason, its category, the message (in the encoder's
-    /// ``Foundation/CodingUserInfoKey/messageLanguage``) and the values it refers to.
+    /// `CodingUserInfoKey.messageLanguage`) and the values it refers to.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         let language = encoder.userInfo[.messageLanguage] as? MessageLanguage ?? .english
@@ -69,7 +69,7 @@ extension InvalidValue: Codable {
     }
 
     /// Encodes `field`, `value` (shortened to the ``IdentifierRule`` bound), `expected` and
-    /// `message` in the encoder's ``Foundation/CodingUserInfoKey/messageLanguage``.
+    /// `message` in the encoder's `CodingUserInfoKey.messageLanguage`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         let language = encoder.userInfo[.messageLanguage] as? MessageLanguage ?? .english

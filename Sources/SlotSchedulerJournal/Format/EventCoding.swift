@@ -1,6 +1,6 @@
 import SlotScheduler
 
-/// The binary form of ``Event``: a tag byte, then the fields in a fixed order
+/// The binary form of `Event`: a tag byte, then the fields in a fixed order
 /// (see the FileFormat article). Decoding checks every value it can without the catalog.
 enum EventCoding {
     static let reservedTag: UInt8 = 1

@@ -24,12 +24,12 @@ extension JournalStore {
         return try result.get()
     }
 
-    /// Books a slot, as ``book(_:at:)``.
+    /// Books a slot, as ``book(_:at:)-(ReservationRequest,_)``.
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         try await book(request, at: now).booking
     }
 
-    /// Books a slot, as ``Scheduler/book(_:at:)``; returns once the booking is durable. A replay
+    /// Books a slot, as `Scheduler.book(_:at:)`; returns once the booking is durable. A replay
     /// of an earlier request id writes nothing, and returns once the booking it repeats is durable.
     public func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
         try await command(at: now) { scheduler, _ in
@@ -40,7 +40,7 @@ extension JournalStore {
         }
     }
 
-    /// Cancels a booking, as ``Scheduler/cancel(_:by:at:)``; returns once the cancellation is durable.
+    /// Cancels a booking, as `Scheduler.cancel(_:by:at:)`; returns once the cancellation is durable.
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
@@ -50,7 +50,7 @@ extension JournalStore {
         }
     }
 
-    /// Checks a booking in, as ``Scheduler/checkIn(_:by:at:)``; returns once the check-in is
+    /// Checks a booking in, as `Scheduler.checkIn(_:by:at:)`; returns once the check-in is
     /// durable. A repeat (the booking was checked in already) writes nothing.
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try await command(at: now) { scheduler, _ in
@@ -63,7 +63,7 @@ extension JournalStore {
         }
     }
 
-    /// Changes availability, as ``Scheduler/changeAvailability(_:onBookings:at:)``; returns the
+    /// Changes availability, as `Scheduler.changeAvailability(_:onBookings:at:)`; returns the
     /// displaced bookings once the change and the displacements are durable.
     public func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
@@ -79,7 +79,7 @@ extension JournalStore {
         }
     }
 
-    /// The booking with `id` in its current status, as ``Scheduler/booking(_:)``; returns once
+    /// The booking with `id` in its current status, as `Scheduler.booking(_:)`; returns once
     /// everything it could have seen is durable.
     public func booking(_ id: BookingID) async throws -> Booking? {
         try await command { scheduler, _ in (.success(scheduler.booking(id)), []) }

@@ -5,8 +5,8 @@ import SlotScheduler
 /// durable, like ``JournalStore/book(_:at:)``. A call that changes nothing (a refusal, a repeated
 /// confirm, a replayed request id) writes nothing and waits for what it could have seen.
 extension JournalStore {
-    /// Books the first free matching socket, as ``Scheduler/book(_:at:)-(AnySocketRequest,_)``;
-    /// journalled as the booking it made (``Event/reserved(_:)``).
+    /// Books the first free matching socket, as `Scheduler.book(_:at:)`;
+    /// journalled as the booking it made (`Event.reserved(_:)`).
     public func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
         try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
@@ -21,7 +21,7 @@ extension JournalStore {
         try await book(request, at: now).booking
     }
 
-    /// Holds a slot, as ``Scheduler/hold(_:for:reminder:at:)``; returns once the hold is durable.
+    /// Holds a slot, as `Scheduler.hold(_:for:reminder:at:)`; returns once the hold is durable.
     public func hold(_ slot: Slot, for user: UserID, reminder: Duration? = nil, at now: Instant) async throws -> Hold {
         try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
@@ -31,7 +31,7 @@ extension JournalStore {
         }
     }
 
-    /// Confirms a hold, as ``Scheduler/confirm(_:by:at:)``; returns once the booking is durable.
+    /// Confirms a hold, as `Scheduler.confirm(_:by:at:)`; returns once the booking is durable.
     public func confirm(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Booking {
         try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
@@ -41,7 +41,7 @@ extension JournalStore {
         }
     }
 
-    /// Releases a hold, as ``Scheduler/releaseHold(_:by:at:)``; returns once the release is durable.
+    /// Releases a hold, as `Scheduler.releaseHold(_:by:at:)`; returns once the release is durable.
     public func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold {
         try await command(at: now) { scheduler, _ in
             do throws(Rejection) {
@@ -51,8 +51,8 @@ extension JournalStore {
         }
     }
 
-    /// Moves a booking, as ``Scheduler/reschedule(_:at:)``; returns once the move is durable,
-    /// journalled as one ``Event/rescheduled(_:at:)``. A replayed request id writes nothing.
+    /// Moves a booking, as `Scheduler.reschedule(_:at:)`; returns once the move is durable,
+    /// journalled as one `Event.rescheduled(_:at:)`. A replayed request id writes nothing.
     public func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation {
         try await command(at: now) { scheduler, _ in
             // Commands run under the store's lock, so the booking does not move between these.
@@ -68,7 +68,7 @@ extension JournalStore {
         }
     }
 
-    /// The holds that live at `now`, as ``Scheduler/holds(at:)``; returns once everything it
+    /// The holds that live at `now`, as `Scheduler.holds(at:)`; returns once everything it
     /// could have seen is durable.
     public func holds(at now: Instant) async throws -> [Hold] {
         try await command { scheduler, _ in (.success(scheduler.holds(at: now)), []) }

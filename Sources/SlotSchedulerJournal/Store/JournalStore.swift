@@ -2,7 +2,7 @@ import SlotScheduler
 import Synchronization
 
 /// The booking rules of one instance, durable in a directory of append-only files: the
-/// thread-safe ``Scheduler`` in memory, and a journal of every command it accepted.
+/// thread-safe `Scheduler` in memory, and a journal of every command it accepted.
 ///
 /// **Acknowledged means durable.** A command returns (a booking, a cancellation, a displacement
 /// list) only after its record is written and `fdatasync`'ed. A refusal or a query returns only
@@ -43,6 +43,8 @@ public final class JournalStore: BookingService {
     /// Opens (or creates) the store in `directory`, replaying what it holds.
     ///
     /// - Parameters:
+    ///   - directory: the store's directory: empty, new, or holding this store's files.
+    ///   - rules: the catalog and policy to enforce.
     ///   - shards: the scheduler's shards for a new directory; an existing one keeps its own.
     ///   - groupCommit: share one sync among concurrent callers (the default).
     ///   - checkpoints: when to write a snapshot by itself, and the days to retain (see ``Checkpoints``).

@@ -1,4 +1,4 @@
-/// The invariants of `VERIFICATION.md` the simulator checks, named the same way everywhere.
+/// The invariants of `INVARIANTS.md` the simulator checks, named the same way everywhere.
 public enum Invariant: String, CaseIterable, Codable, Sendable, Comparable {
     case I1, I2, I3, I4, I5, I6, I9, I10, I11, I12, I13, I14, I15, I16, I17, I18, I19
 

@@ -24,7 +24,9 @@ public enum LinearizabilityVerdict: String, Sendable, Codable {
 /// (linearized set, state) pairs are memoised; the set is hashed incrementally with 128-bit
 /// Zobrist keys, so memory stays proportional to the states visited, not to the history length.
 public enum LinearizabilityChecker {
+    /// Searches for an order of the operations that respects real time and that `spec` accepts.
     /// - Parameters:
+    ///   - spec: the sequential specification; operation `i` is its step `i`.
     ///   - intervals: per operation, its invoke and complete times (complete ≥ invoke).
     ///   - budget: the most search steps before answering ``LinearizabilityVerdict/unknown``.
     public static func check<S: SequentialSpecification>(

@@ -11,9 +11,9 @@ import Darwin
 ///
 /// - ``check(_:)`` refuses, before any work, a directory, a device, a fifo, a socket, a symbolic
 ///   link to one of those or to nothing, and a path in a folder that does not exist;
-/// - ``create()`` writes to a new `NAME.PID.N.partial` beside the target (never an existing file),
-///   registered with ``PartialFiles`` so an interrupted run removes it;
-/// - ``commit(_:)`` flushes it to disk and renames it over the target: a regular file or nothing.
+/// - ``write(_:)`` (and a history stream) writes to a new `NAME.PID.N.partial` beside the target
+///   (never an existing file), registered with ``PartialFiles`` so an interrupted run removes it;
+/// - then flushes it to disk and renames it over the target: a regular file or nothing.
 ///
 /// A symbolic link to a regular file is followed: the file it names is replaced, the link kept.
 public struct OutputFile: Sendable, Hashable {

@@ -6,7 +6,12 @@ public enum Shrinker {
     /// Shrinks a scenario whose run gave `failing`, keeping the failure: every candidate must
     /// fail the same way (``sameFailure(_:_:)``), and a step whose expectation failed is never
     /// removed, so the shrunk scenario still holds the failing step.
-    /// - Parameter run: runs a candidate (`nil` if it could not run).
+    /// - Parameters:
+    ///   - scenario: the failing scenario.
+    ///   - file: its path; the shrunk scenario's description names it.
+    ///   - failing: the report of its failing run.
+    ///   - maxRuns: the most candidate runs to try.
+    ///   - run: runs a candidate (`nil` if it could not run).
     public static func shrink(
         _ scenario: Scenario, file: String, failing: Report, maxRuns: Int = 400,
         run: (PreparedScenario) -> Report?
@@ -51,7 +56,10 @@ public enum Shrinker {
         return String(message[close...])
     }
 
+    /// Shrinks `scenario` while `fails` holds: fewer operations, timeline changes and steps.
     /// - Parameters:
+    ///   - scenario: the scenario to shrink.
+    ///   - file: its path; the shrunk scenario's description names it.
     ///   - keepStep: steps that are never removed.
     ///   - fails: whether a candidate still fails; candidates that do not validate are skipped.
     ///   - maxRuns: the most candidate runs to try.

@@ -1,9 +1,10 @@
 import Foundation
 import SlotScheduler
 
-/// Runs scenarios. See ``runDeterministic(_:options:)`` and ``runThreads(_:service:threads:options:)``.
+/// Runs scenarios. See ``runDeterministic(_:options:)`` and
+/// ``runThreads(_:service:threads:options:linearizabilityBudget:)``.
 public enum Simulator {
-    /// Runs a scenario on one thread against a ``Ledger``, every choice from the scenario's seed.
+    /// Runs a scenario on one thread against a `Ledger`, every choice from the scenario's seed.
     /// The report and history are byte-identical for the same scenario and seed.
     public static func runDeterministic(_ p: PreparedScenario, options: RunOptions = RunOptions())
         throws(SimulationIOError) -> Report

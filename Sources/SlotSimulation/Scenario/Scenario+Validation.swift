@@ -129,9 +129,9 @@ extension Scenario {
 
     /// Decodes a scenario, turning every decoding problem into a ``ScenarioError`` with a path.
     ///
-    /// The text is scanned once (``JSONScan``), which also gives the top level's keys, `seed` and
+    /// The text is scanned once (`JSONScan`), which also gives the top level's keys, `seed` and
     /// `version`; when they pass, `JSONDecoder` decodes straight into the scenario's structs. Only
-    /// a document that fails is parsed again into a tree (``explainFailure(_:file:)``), for its
+    /// a document that fails is parsed again into a tree (`explainFailure(_:file:)`), for its
     /// message: a large valid scenario never holds a tree of Foundation objects beside its text.
     /// - Complexity: O(n) in the text; memory the text, the decoder's index of it and the result.
     public static func decode(_ data: Data, file: String) throws(ScenarioError) -> Scenario {

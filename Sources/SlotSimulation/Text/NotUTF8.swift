@@ -10,7 +10,7 @@ public struct NotUTF8: Sendable, Equatable, CustomStringConvertible {
     public let byte: UInt8
     /// Its offset from the start of the text.
     public let offset: Int
-    /// Its line, from 1: lines end at LF, CR LF or a lone CR, as ``CSVTable`` reads them.
+    /// Its line, from 1: lines end at LF, CR LF or a lone CR, as the CSV reader reads them.
     public let line: Int
 
     /// The first such byte of `data`; nil when `data` is UTF-8 text without a NUL.
