@@ -222,7 +222,9 @@ MUTANTS = [
         name="dst-gap-accepted",
         describe="a local hour skipped by DST gets a start instant instead of being refused",
         file="Sources/SlotScheduler/Time/ZoneClock.swift",
-        quick="I4_respectsAvailability",
+        # I4_respectsAvailability missed it on 2026-11-28 (the generated dates rarely reach a
+        # skipped hour); the DST suite books one on purpose.
+        quick="DSTTests",
         edits=[("        return first\n", "        return first ?? (local - Int64(offset(at: local - 86_400)))\n")],
     ),
     dict(
@@ -297,6 +299,7 @@ MUTANTS = [
         describe="Scheduler any-socket reserve chooses the socket under one lock acquisition and books it under another (two requests given one socket)",
         file="Sources/SlotScheduler/Scheduler/Scheduler+AnySocket.swift",
         filter="AnySocketTests|LifecycleThreadsTests",
+        quick="AnySocketTests",
         edits=[(ANY_SOCKET_OLD, ANY_SOCKET_NEW)],
     ),
     dict(
@@ -332,6 +335,7 @@ MUTANTS = [
         describe="Scheduler.reschedule decides the move under one lock acquisition and moves under another (two moves into one slot)",
         file="Sources/SlotScheduler/Scheduler/Scheduler+Reschedule.swift",
         filter="RescheduleConcurrencyTests|LifecycleThreadsTests",
+        quick="RescheduleConcurrencyTests",
         edits=[(RESCHEDULE_OLD, RESCHEDULE_NEW)],
     ),
     dict(
