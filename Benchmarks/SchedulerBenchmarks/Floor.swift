@@ -1,6 +1,6 @@
 import SlotScheduler
 
-/// The floor of `shared/guide/PERFORMANCE.md`: the least state that decides the workload's
+/// The floor (docs/performance/README.md describes the workload): the least state that decides the workload's
 /// attempts (open and taken hours as bits per socket-day, one count per user), with no time
 /// rules, records, journal or ids. What no booking engine can beat on this workload.
 struct Floor {

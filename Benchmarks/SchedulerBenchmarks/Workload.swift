@@ -13,7 +13,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// The workload of `shared/guide/PERFORMANCE.md`: 200 stations × 10 sockets × 275 days × 24 h,
+/// The benchmark workload (docs/performance/README.md): 200 stations × 10 sockets × 275 days × 24 h,
 /// 1 M users, limit 16, uniform random attempts (≈30 % conflicts over 10 M attempts), ≈1 %
 /// of socket-days closed.
 struct Workload: Sendable {
