@@ -90,8 +90,8 @@ final class PairedState: @unchecked Sendable {
 /// next 1 M attempts on both sides, one right after the other (which goes first alternates), and
 /// records the numerator's throughput over the denominator's. On this shared machine the speed of
 /// a core drifts by a third over seconds; two separate benchmarks run tens of seconds apart, so a
-/// ratio of their medians moves with the drift (2 threads over 1 thread came out between 0.98×
-/// and 1.87× in nine runs of one morning), while a pair is timed within a second.
+/// ratio of their medians moves with the drift (docs/performance/history-2026-11-scheduler.md
+/// has such runs), while a pair is timed within a second.
 func pairedBenchmarks() {
     let pairs: [(String, () -> PairedState)] = [
         (

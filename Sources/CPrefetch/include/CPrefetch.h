@@ -8,7 +8,8 @@
 ///
 /// On x86 the write hint takes effect only where the compile target has PRFCHW, which the default
 /// x86-64 target lacks: there this is `prefetcht0`, a read. Written out as `prefetchw` it made no
-/// difference beyond the noise (Concurrency article, 2026-11-27), so the builtin stays.
+/// difference beyond the noise in an experiment recorded in
+/// docs/performance/history-2026-11-scheduler.md, so the builtin stays.
 static inline void slot_scheduler_prefetch(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
