@@ -197,12 +197,13 @@ for name in "${names[@]}"; do
         mark="✗"
         survivors=$((survivors + 1))
     else
-        failed_tests=$(grep -E '✘ Test [A-Za-z0-9_]+\(' "$LOGDIR/$name-test.log" \
-            | sed -E 's/.*✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u | paste -sd, - | sed 's/,/, /g')
-        if [[ -z "$failed_tests" ]]; then
-            failed_tests=$(grep -oE '✘ Test "[^"]+" (recorded|failed)' "$LOGDIR/$name-test.log" \
-                | sed -E 's/✘ Test "([^"]+)".*/"\1"/' | sort -u | paste -sd';' - | sed 's/;/; /g')
-        fi
+        # Tests by function name, then those reported by display name ("…"), without repeats.
+        failed_tests=$({
+            grep -E '✘ Test [A-Za-z0-9_]+\(' "$LOGDIR/$name-test.log" \
+                | sed -E 's/.*✘ Test ([A-Za-z0-9_]+)\(.*/\1/' | sort -u
+            grep -oE '✘ Test "[^"]+" (recorded|failed)' "$LOGDIR/$name-test.log" \
+                | sed -E 's/✘ Test "([^"]+)".*/"\1"/' | sort -u
+        } | paste -sd'\t' - | sed 's/\t/, /g')
         verdict=caught
         detail=${failed_tests:-a failing test (see $LOGDIR/$name-test.log)}
         mark="✓"

@@ -159,7 +159,7 @@ MUTANTS = [
         name="past-check-lte",
         describe="past check `start <= now` instead of `start < now` (a slot starting now is refused)",
         file="Sources/SlotScheduler/Rules/Rules.swift",
-        quick="I10_matchesModel",
+        quick="MutantRegressionTests",
         edits=[("if start < now { return (.slotInPast, start) }",
                 "if start <= now { return (.slotInPast, start) }")],
     ),
@@ -232,6 +232,7 @@ MUTANTS = [
         describe="a reservation's request id is not checked against the IdentifierRule (a 1 MB id is stored)",
         file="Sources/SlotScheduler/Rules/Rules+Public.swift",
         filter="ExtremeInput",
+        quick="ExtremeInputTests",
         edits=[("if let id = request.requestID, !IdentifierRule.isValid(id.rawValue) {",
                 "if let id = request.requestID, id.rawValue.isEmpty {")],
     ),
@@ -240,6 +241,7 @@ MUTANTS = [
         describe="the journal store acknowledges after write(2), without fdatasync",
         file="Sources/SlotSchedulerJournal/Store/JournalStore+GroupCommit.swift",
         filter="JournalTests",
+        quick="FailedWriteTests|PowerLossTests",
         edits=[("                    try file.sync(metadata: false)\n", "")],
     ),
     dict(
@@ -247,6 +249,7 @@ MUTANTS = [
         describe="journal recovery does not check record checksums",
         file="Sources/SlotSchedulerJournal/Format/RecordFormat.swift",
         filter="JournalTests",
+        quick="CorruptionTests",
         edits=[("guard CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {",
                 "guard crc == crc || CRC32C.update(CRC32C.checksum(bytes[offset..<offset + 4]), payload) == crc else {")],
     ),
@@ -270,6 +273,7 @@ MUTANTS = [
         describe="a request id whose booking was released still answers as a repeat (or a conflict) after the release",
         file="Sources/SlotScheduler/Ledger/Decisions+SlotCheck.swift",
         filter="RetentionProperties|RetentionTests",
+        quick="RetentionTests",
         edits=[("            seen.ref.day >= slots.releasedBefore\n", "            true\n")],
     ),
     dict(
@@ -277,6 +281,7 @@ MUTANTS = [
         describe="a reschedule request id whose move went to a released date stays in memory and in snapshots after the release",
         file="Sources/SlotScheduler/Ledger/Ledger+Retention.swift",
         filter="RetentionProperties|RetentionTests",
+        quick="RetentionTests",
         edits=[("        users.forgetMoves(before: cutoff.dayNumber)\n", "")],
     ),
     dict(
@@ -284,6 +289,7 @@ MUTANTS = [
         describe="a ledger's snapshot after a release omits the last ids, so a restore gives released ids again",
         file="Sources/SlotScheduler/Ledger/Replay.swift",
         filter="RetentionProperties|RetentionTests",
+        quick="RetentionTests",
         edits=[("            snapshot.lastIDs = slots.lastIDs().sorted()\n", "            snapshot.lastIDs = []\n")],
     ),
     dict(
