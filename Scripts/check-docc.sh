@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every product (SlotScheduler, SlotSimulation,
-# SlotSchedulerJournal, SlotSchedulerPostgres) with the toolchain's own tools, warnings as errors:
-# no swift-docc-plugin, so an importer of SlotScheduler resolves no package for it
+# SlotSchedulerJournal, SlotSchedulerPostgres) with the toolchain's own tools, warnings as errors.
+# No swift-docc-plugin, so an importer of SlotScheduler resolves no package for it
 # (Scripts/check-empty-graph.sh).
 #
 #   SWIFT_BUILD_FLAGS="--traits Postgres" Scripts/check-docc.sh
 #   SCRATCH_PATH=.build-docc SWIFT_BUILD_FLAGS="--traits Postgres" Scripts/check-docc.sh
 #
-# 1. `swift build` with SWIFT_BUILD_FLAGS in SCRATCH_PATH (default .build): nothing is compiled
-#    when that build is current, as after CI's build step with the same flags.
+# 1. `swift build` with SWIFT_BUILD_FLAGS in SCRATCH_PATH (default .build): it compiles nothing
+#    when that build is current, as after CI's `swift build --build-tests` with the same flags.
+#    Like any SwiftPM command it waits while another one (a `swift test`) holds that folder.
 # 2. swift-symbolgraph-extract on each module's .swiftmodule in the build's Modules folder, with
 #    the search paths and C module maps that compiled it (read from the build's llbuild manifest).
 # 3. docc convert of each module's catalog (Sources/<module>/Documentation.docc) with its symbol
 #    graph, --warnings-as-errors: any warning (a broken ``Symbol`` or <doc:Article> link, an
 #    undocumented parameter of a documented function, ...) fails the script.
 #
-# SlotSchedulerPostgres is empty without the Postgres trait, so its catalog can only be checked
-# with it: the script fails when that module has no symbols. The archives are left in
-# SCRATCH_PATH/docc/<module>.doccarchive (`docc preview` can serve one).
+# SlotSchedulerPostgres holds its error type only without the Postgres trait, so its catalog can
+# only be checked with it: the script fails, saying so, when PostgresBookingService is missing.
+# The archives (not transformed for static hosting: a third of the files) are left in
+# SCRATCH_PATH/docc/<module>.doccarchive; `docc preview Sources/<module>/Documentation.docc
+# --additional-symbol-graph-dir SCRATCH_PATH/docc/symbol-graphs/<module>` serves the pages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH=${SCRATCH_PATH:-.build}
@@ -33,16 +36,16 @@ echo "== swift build --scratch-path $SCRATCH ${FLAGS[*]}"
 swift build --scratch-path "$SCRATCH" "${FLAGS[@]}"
 BIN=$(swift build --scratch-path "$SCRATCH" "${FLAGS[@]}" --show-bin-path)
 MANIFEST=$SCRATCH/$(basename "$BIN").yaml
+echo "   build: $((SECONDS - started)) s"
 
-rm -rf "$OUT"
+# docc replaces an archive it writes; symbol graphs and logs of an earlier run must go.
+rm -rf "$OUT/symbol-graphs" "$OUT"/*.log
 mkdir -p "$OUT"
-failed=()
-for module in "${MODULES[@]}"; do
-    graphs=$OUT/symbol-graphs/$module
-    mkdir -p "$graphs"
-    # The arguments swiftc compiled the module with that locate its imports: -I, -target,
-    # -module-cache-path, and the -Xcc module maps and include paths of the C targets.
-    mapfile -t args < <(python3 - "$MANIFEST" "$module" <<'PY'
+
+# The arguments swiftc compiled `module` with that locate its imports: -I, -target,
+# -module-cache-path, and the -Xcc module maps and include paths of the C targets; one a line.
+import_arguments() {
+    python3 - "$MANIFEST" "$1" <<'PY'
 import json, sys
 manifest, module = sys.argv[1], sys.argv[2]
 command = None
@@ -64,30 +67,69 @@ while i < len(args):
     else:
         i += 1
 PY
-    )
+}
+
+# Extracts `module`'s symbol graph and converts its catalog; its output goes to OUT/module.log.
+# Fails on any warning or error.
+check_module() {
+    local module=$1 began=$SECONDS
+    local graphs=$OUT/symbol-graphs/$module
+    mkdir -p "$graphs"
+    local args
+    mapfile -t args < <(import_arguments "$module")
     if [ "${#args[@]}" -eq 0 ]; then
-        echo "error: no compile command for $module in $MANIFEST" >&2
-        exit 1
+        echo "error: no compile command for $module in $MANIFEST"
+        return 1
     fi
-    echo "== swift-symbolgraph-extract $module"
-    "$EXTRACT" -module-name "$module" "${args[@]}" -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
-    symbols=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["symbols"]))' \
+    "$EXTRACT" -module-name "$module" "${args[@]}" -minimum-access-level public \
+        -emit-extension-block-symbols -output-dir "$graphs" || return 1
+    # The number of symbols, and whether the module declares PostgresBookingService: without the
+    # Postgres trait SlotSchedulerPostgres holds its error type only, and its catalog cannot build.
+    local symbols store
+    read -r symbols store < <(python3 -c '
+import json, sys
+symbols = json.load(open(sys.argv[1]))["symbols"]
+print(len(symbols), any(s["pathComponents"] == ["PostgresBookingService"] for s in symbols))' \
         "$graphs/$module.symbols.json")
     if [ "$symbols" -eq 0 ]; then
-        echo "error: $module has no public symbols in this build (SlotSchedulerPostgres needs" \
-            "SWIFT_BUILD_FLAGS=\"--traits Postgres\")" >&2
-        failed+=("$module")
-        continue
+        echo "error: $module has no public symbols in this build"
+        return 1
     fi
-    echo "== docc convert Sources/$module/Documentation.docc ($symbols symbols)"
-    log=$OUT/$module.log
-    status=0
+    if [ "$module" = SlotSchedulerPostgres ] && [ "$store" != True ]; then
+        echo "error: SlotSchedulerPostgres has no PostgresBookingService in this build: build it" \
+            "with the Postgres trait (SWIFT_BUILD_FLAGS=\"--traits Postgres\")"
+        return 1
+    fi
+    local extracted=$((SECONDS - began)) status=0 log=$OUT/$module.docc.log
     "$DOCC" convert "Sources/$module/Documentation.docc" --additional-symbol-graph-dir "$graphs" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.slotscheduler.$module" \
-        --warnings-as-errors --output-path "$OUT/$module.doccarchive" >"$log" 2>&1 || status=$?
-    # Warnings count as failures even if docc's exit status did not say so.
+        --warnings-as-errors --no-transform-for-static-hosting --output-path "$OUT/$module.doccarchive" \
+        >"$log" 2>&1 || status=$?
+    echo "$module: $symbols public symbols, extracted in $extracted s, converted in" \
+        "$((SECONDS - began - extracted)) s"
+    # A warning fails the check even if docc's exit status did not say so.
     if [ "$status" -ne 0 ] || grep -q -E '(warning|error):' "$log"; then
-        cat "$log" >&2
+        cat "$log"
+        return 1
+    fi
+}
+
+# The four modules side by side: each is mostly waiting for the disk.
+pids=()
+for module in "${MODULES[@]}"; do
+    check_module "$module" >"$OUT/$module.log" 2>&1 &
+    pids+=($!)
+done
+failed=()
+for i in "${!MODULES[@]}"; do
+    module=${MODULES[$i]}
+    status=0
+    wait "${pids[$i]}" || status=$?
+    echo "== $module"
+    if [ "$status" -eq 0 ]; then
+        cat "$OUT/$module.log"
+    else
+        cat "$OUT/$module.log"
         failed+=("$module")
     fi
 done
