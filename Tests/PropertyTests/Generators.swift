@@ -40,6 +40,10 @@ struct WorldSpec: Sendable, CustomStringConvertible {
     /// ``Policy/noShowGraceSeconds`` in quarter hours (4, the default, is the whole hour): a
     /// booking not checked in is a no-show from its start plus the grace.
     var graceQuarters = 4
+    /// How far a clock move forward goes: `extra + 1` times this many half hours (1, the
+    /// default: 30 minutes to 4 hours; up to 12: whole days pass, so bookings end and become
+    /// no-shows while the same users book again).
+    var advanceHalfHours = 1
 
     var description: String {
         "WorldSpec(sockets0: \(sockets0), sockets1: \(sockets1), openFrom: \(openFrom), limit: \(limit), "
@@ -47,7 +51,7 @@ struct WorldSpec: Sendable, CustomStringConvertible {
             + "cutoffHalfHours: \(cutoffHalfHours), season: \(season), startHalfHours: \(startHalfHours), "
             + "limitOfUser1: \(limitOfUser1), limitOfUser2: \(limitOfUser2), "
             + "rescheduleCutoffCode: \(rescheduleCutoffCode), noShows: \(noShows), noShowDays: \(noShowDays), "
-            + "noShowLimit: \(noShowLimit), graceQuarters: \(graceQuarters))"
+            + "noShowLimit: \(noShowLimit), graceQuarters: \(graceQuarters), advanceHalfHours: \(advanceHalfHours))"
     }
 
     /// The date of the DST change.
@@ -129,13 +133,13 @@ enum Generators {
             Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...1), Gen.int(in: 0...12)),
         zip(
             Gen.int(in: 0...4), Gen.int(in: 0...4), Gen.int(in: 0...4), Gen.int(in: 0...2), Gen.int(in: 1...3),
-            Gen.int(in: 0...2), Gen.int(in: 0...4))
+            Gen.int(in: 0...2), Gen.int(in: 0...4), Gen.int(in: 1...12))
     ).map { t, u in
         WorldSpec(
             sockets0: t.0, sockets1: t.1, openFrom: t.2, limit: t.3, horizonKind: t.4, horizonDays: t.5,
             noticeHalfHours: t.6, cutoffHalfHours: t.7, season: t.8, startHalfHours: t.9, limitOfUser1: u.0,
             limitOfUser2: u.1, rescheduleCutoffCode: u.2, noShows: u.3, noShowDays: u.4, noShowLimit: u.5,
-            graceQuarters: u.6)
+            graceQuarters: u.6, advanceHalfHours: u.7)
     }
 
     static let command = zip(
@@ -147,6 +151,32 @@ enum Generators {
     }
 
     static let commands = command.array(of: 0...40)
+
+    /// Commands as time passes: reservations near `now` (its hour and the next three), clock moves
+    /// forward, cancels and queries, so bookings end and become no-shows while their users book
+    /// again. `commands` books days around the DST change whatever `now` is, and rarely moves the
+    /// clock past a booking, so a limit lowered by no-shows is seldom what decides there.
+    static let timePassingCommand = zip(
+        Gen.int(in: 0...99), Gen.int(in: 0...2), Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...24),
+        Gen.int(in: 0...3), Gen.int(in: 0...4), Gen.int(in: 0...7)
+    ).map { t in
+        RawCommand(
+            kind: timePassingKind(t.0), station: t.1, socket: t.2, day: t.3, hour: t.4, user: t.5, request: t.6,
+            extra: t.7)
+    }
+
+    static let timePassingCommands = timePassingCommand.array(of: 0...40)
+
+    /// Half the draws reserve near `now` (30..<38), a quarter move the clock forward (85..<93), the
+    /// rest cancel (55..<72) or query (95...99).
+    static func timePassingKind(_ k: Int) -> Int {
+        switch k {
+        case 0..<50: 30 + k % 8
+        case 50..<75: 85 + k % 8
+        case 75..<90: 55 + k % 17
+        default: 95 + k % 5
+        }
+    }
 }
 
 /// A command made concrete against the current state (booking ids are the model's).
@@ -214,7 +244,7 @@ enum Command: Sendable, Equatable, CustomStringConvertible {
             let change = AvailabilityChange(station: station, socket: socket, date: date, hours: hours)
             return .change(change, raw.request % 2 == 0 ? .displace : .refuse)
         case 85..<93:
-            return .advance(seconds: Int64(raw.extra + 1) * 1_800)
+            return .advance(seconds: Int64(raw.extra + 1) * Int64(world.advanceHalfHours) * 1_800)
         case 93..<95:
             // Callers' clocks differ: a later command may carry an earlier `now`.
             return .advance(seconds: -Int64(raw.extra + 1) * 1_800)

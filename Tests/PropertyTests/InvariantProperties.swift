@@ -106,6 +106,19 @@ import Testing
         }
     }
 
+    /// I10 and I2 as time passes (``Generators/timePassingCommands``): bookings near `now` end and
+    /// become no-shows while their users book again, so the end of "upcoming" and a limit
+    /// lowered by no-shows decide verdicts here, which the sequences above rarely reach.
+    @Test(arguments: [1, 3])
+    func I10_matchesModel_asTimePasses(shards: Int) async {
+        await propertyCheck(count: Self.count, input: Generators.world, Generators.timePassingCommands) {
+            world, commands in
+            runSequence(world, commands, schedulerShards: shards) { step in
+                checkMatchesModel(step) && checkUserLimit(step, world)
+            }
+        }
+    }
+
     /// I12: the same request id with the same request returns the same booking; with a different
     /// request it is refused.
     @Test func I12_idempotent() async {

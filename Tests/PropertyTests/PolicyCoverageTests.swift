@@ -1,5 +1,6 @@
 import PropertyBased
 import SlotScheduler
+import SlotSimulation
 import Testing
 
 /// Every ``Policy`` field that changes a verdict is varied by some property generator, so the
@@ -81,5 +82,45 @@ import Testing
         #expect(Set(rules.map(\.limit)).count >= 2)
         #expect(policies.contains { $0.noShowLimit != nil && $0.noShowGraceSeconds < 3_600 })
         #expect(Set(policies.map(\.rescheduleCutoffSeconds)).count >= 3, "reschedule cutoffs nil and set")
+    }
+
+    /// How many reservations in 200 sequences of `commands` (in worlds of ``Generators/world``)
+    /// each limit rule decides, by the reference model: the per-user override (the default limit
+    /// would give the other verdict) and the no-show limit (the user's own limit would).
+    static func decided<S>(by commands: Generator<[RawCommand], S>) -> (override: Int, noShow: Int) {
+        var rng = Xoshiro(seed: (34, 6, 2, 2))
+        var (override, noShow) = (0, 0)
+        for _ in 0..<200 {
+            let world = Generators.world.run(using: &rng)
+            guard var runner = Runner(world: world) else { continue }
+            for raw in commands.run(using: &rng) {
+                let (model, now) = (runner.model, runner.now)
+                if case .reserve(let request) = Command.resolve(
+                    raw, world: world, model: model, history: runner.history, now: now)
+                {
+                    switch model.decideReserve(request, at: now) {
+                    case .accept, .refuse(.userLimitReached):
+                        let t = now.secondsSinceEpoch
+                        let count = model.upcomingCount(of: request.user, at: t)
+                        let own = model.limit(for: request.user)
+                        if (count >= own) != (count >= world.policy.maxUpcomingBookings) { override += 1 }
+                        if (count >= model.limit(for: request.user, at: t)) != (count >= own) { noShow += 1 }
+                    default: break
+                    }
+                }
+                _ = runner.step(raw)
+            }
+        }
+        return (override, noShow)
+    }
+
+    /// The invariant properties' sequences reach verdicts that only the per-user overrides and
+    /// the no-show limit decide, so a library that ignored either would disagree with the model.
+    @Test func limitRulesDecideSomeVerdicts() {
+        let main = Self.decided(by: Generators.commands)
+        #expect(main.override > 0, "no reservation of Generators.commands decided by a per-user limit")
+        let timePassing = Self.decided(by: Generators.timePassingCommands)
+        #expect(timePassing.override > 0, "no reservation of timePassingCommands decided by a per-user limit")
+        #expect(timePassing.noShow > 0, "no reservation of timePassingCommands decided by the no-show limit")
     }
 }

@@ -616,11 +616,17 @@ package struct ReferenceModel: Sendable {
         }
     }
 
-    /// A user's active bookings: upcoming soonest first, past most recent first.
+    /// A user's active bookings as the two lists of the library's `UserBookings` the earlier
+    /// two-way split had: upcoming (not checked in and not a no-show, soonest first) and past
+    /// (ended, most recent first). With a grace shorter than the hour, a booking is a no-show,
+    /// and no longer upcoming, before it ends.
     package func bookings(of user: UserID, at now: Instant) -> (upcoming: [Booking], past: [Booking]) {
         let mine = (activeOf[user]?.entries ?? []).map { bookings[$0.index] }.filter { !isReleased($0) }
             .sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
-        return (mine.filter { $0.end > now }, mine.filter { $0.end <= now }.reversed())
+        let t = now.secondsSinceEpoch
+        return (
+            mine.filter { $0.checkedInAt == nil && !isNoShow($0, at: t) }, mine.filter { $0.end <= now }.reversed()
+        )
     }
 
     /// The reminders that fall due in `window`: of every active booking held that asked for one,
