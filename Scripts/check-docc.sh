@@ -126,12 +126,8 @@ for i in "${!MODULES[@]}"; do
     status=0
     wait "${pids[$i]}" || status=$?
     echo "== $module"
-    if [ "$status" -eq 0 ]; then
-        cat "$OUT/$module.log"
-    else
-        cat "$OUT/$module.log"
-        failed+=("$module")
-    fi
+    cat "$OUT/$module.log"
+    [ "$status" -eq 0 ] || failed+=("$module")
 done
 
 echo "DocC: ${#MODULES[@]} catalogs in $((SECONDS - started)) s; archives in $OUT"
