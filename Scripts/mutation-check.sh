@@ -59,8 +59,8 @@ run_tests() { swift test --skip-build --scratch-path "$SCRATCH" ${FLAGS[@]+"${FL
 
 export MUTANTS_RUN_COMMIT MUTANTS_RUN_STARTED MUTANTS_RUN_COMMAND MUTANTS_RESULTS MUTANTS_RUN_FILTER
 MUTANTS_RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ -n "$(git status --porcelain --untracked-files=no -- Sources 2>/dev/null)" ]]; then
-    MUTANTS_RUN_COMMIT="$MUTANTS_RUN_COMMIT + uncommitted Sources changes"
+if [[ -n "$(git status --porcelain -- Sources Tests Package.swift 2>/dev/null)" ]]; then
+    MUTANTS_RUN_COMMIT="$MUTANTS_RUN_COMMIT + uncommitted changes in Sources or Tests"
 fi
 MUTANTS_RUN_STARTED="$(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')"
 command_words="${MUTATION_SKIP_BASELINE:+MUTATION_SKIP_BASELINE=$MUTATION_SKIP_BASELINE }${MUTANTS_FILTERS:+MUTANTS_FILTERS=$MUTANTS_FILTERS }${SCRATCH_PATH:+SCRATCH_PATH=$SCRATCH_PATH }${SWIFT_BUILD_FLAGS:+SWIFT_BUILD_FLAGS=\"$SWIFT_BUILD_FLAGS\" }"

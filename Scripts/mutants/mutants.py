@@ -241,7 +241,9 @@ MUTANTS = [
         describe="the journal store acknowledges after write(2), without fdatasync",
         file="Sources/SlotSchedulerJournal/Store/JournalStore+GroupCommit.swift",
         filter="JournalTests",
-        quick="FailedWriteTests|PowerLossTests",
+        # Not FailedWriteTests: with this mutant its aLaterSyncDoesNotAcknowledgeOverAFailedEarlierOne
+        # waits out its 600 s patience for a sync that never comes (caught, after ten minutes).
+        quick="PowerLossTests",
         edits=[("                    try file.sync(metadata: false)\n", "")],
     ),
     dict(
@@ -453,6 +455,7 @@ MUTANTS = [
         describe="the no-show count ignores check-ins: a fulfilled booking lowers its user's limit like a no-show",
         file="Sources/SlotScheduler/Ledger/UserBook+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
+        quick="CheckInSimulationTests",
         edits=[("            entry.flags & (Self.holdFlag | Self.checkedInFlag) == 0 && entry.start >= since\n",
                 "            entry.flags & Self.holdFlag == 0 && entry.start >= since\n")],
     ),
