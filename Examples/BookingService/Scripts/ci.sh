@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for the example service: release build, start it on a free port with the bundled scenario
+# CI for the example service: a build (CONFIGURATION: release, or debug as `.ci/run` builds it), start it on a free port with the bundled scenario
 # (a rolling horizon, so it books "now" on any day), validate openapi.yaml, run the
 # load-and-check and lifecycle-check scripts and schemathesis against it, and check it is still
 # up; then a connection flood against a service under a low descriptor limit; then the same load (and a live hold) on a durable journal, `kill -9`, a restart on the same
@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 SCENARIO=${SCENARIO:-Scenarios/service.json}
+CONFIGURATION=${CONFIGURATION:-release}
+SERVICE=.build/$CONFIGURATION/BookingService
 LOAD_SECONDS=${LOAD_SECONDS:-60}
 SCHEMATHESIS_EXAMPLES=${SCHEMATHESIS_EXAMPLES:-50}
 WORK=$(mktemp -d -t booking-service.XXXXXX)
@@ -30,10 +32,10 @@ trap 'stop; rm -rf "$WORK"' EXIT
 start() {
     local log="$WORK/service.log" address=
     if [ -n "${DESCRIPTORS:-}" ]; then
-        (ulimit -n "$DESCRIPTORS" && exec .build/release/BookingService --scenario "$SCENARIO" --port 0 "$@") \
+        (ulimit -n "$DESCRIPTORS" && exec "$SERVICE" --scenario "$SCENARIO" --port 0 "$@") \
             >"$log" 2>&1 &
     else
-        .build/release/BookingService --scenario "$SCENARIO" --port 0 "$@" >"$log" 2>&1 &
+        "$SERVICE" --scenario "$SCENARIO" --port 0 "$@" >"$log" 2>&1 &
     fi
     PID=$!
     for _ in $(seq 1 300); do
@@ -47,10 +49,10 @@ start() {
     echo "service at $URL (pid $PID) $*"
 }
 
-# SKIP_BUILD=1: .build/release/BookingService is already built (.ci/run builds it in a step of its own).
+# SKIP_BUILD=1: $SERVICE is already built (.ci/run builds it in a step of its own).
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    echo "--- build (release, scratch path .build here)"
-    swift build -c release --scratch-path .build --product BookingService
+    echo "--- build ($CONFIGURATION, scratch path .build here)"
+    swift build -c "$CONFIGURATION" --scratch-path .build --product BookingService
 fi
 
 echo "--- openapi.yaml: openapi-spec-validator"
