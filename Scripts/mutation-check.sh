@@ -188,6 +188,13 @@ for name in "${names[@]}"; do
         detail="filter \`$filter\` passed"
         mark="✗"
         survivors=$((survivors + 1))
+    elif consistency=$(grep -m1 -oE 'ledger inconsistent: [^;]*' "$LOGDIR/$name-test.log"); then
+        # The books' consistency check stopped a debug build at the first command that broke
+        # them (Ledger._checkInvariants, run after every command on small books): a catch, by
+        # design, as a failed assertion is.
+        verdict=caught
+        detail="the books' consistency check (${consistency#ledger inconsistent: })"
+        mark="✓"
     elif grep -qE 'Program crashed|Exited with unexpected signal' "$LOGDIR/$name-test.log"; then
         # A crash is not a catch: it can come from elsewhere (on 2026-11-26 the check-in tests
         # crashed on the clean sources too, after an incremental build across a change to a stored

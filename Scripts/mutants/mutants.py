@@ -43,115 +43,97 @@ def round_trip(iterations):
 """
 
 
-SCHEDULER_RESERVE_OLD = """        let rules = rules
-        return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
-            Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
-    }
+# The three race mutants insert, before `Scheduler.apply` takes its shard's lock, a path for one
+# command that decides on a copy of the books under one acquisition of the locks and then (after a
+# busy "database round trip") commits under another without deciding again. One thread alone
+# behaves exactly as the real code; only the concurrency tests can catch them.
+SCHEDULER_APPLY_OLD = """        let rules = rules
+        return shards.withLock(shard) { slots in
 """
 
-# Check on a copy of the books under one acquisition of the locks, then (after a busy "database
-# round trip") insert under another acquisition without checking again: the classic
-# check-then-insert race. One thread alone behaves exactly as before.
-SCHEDULER_RESERVE_NEW = """        let rules = rules
-        let check = withBooks(of: resolved.ref, user: resolved.user) { slots, users in
-            var trialSlots = slots
-            var trialUsers = users
-            return Decisions.reserve(
-                resolved.ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder,
-                now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-        }
-        if check.isAccepted && !check.isRepeat {
-""" + round_trip(50_000) + """        }
-        return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
-            guard check.isAccepted && !check.isRepeat else {
-                return Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+# Reserve: the classic check-then-insert race.
+SCHEDULER_RESERVE_NEW = """        if case .reserve(let resolved) = resolved {
+            let rules = self.rules
+            let check = withBooks(of: resolved.ref, user: resolved.user) { slots, users in
+                var trialSlots = slots
+                var trialUsers = users
+                return Decisions.reserve(
+                    resolved.ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder,
+                    now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
             }
-            let block = slots.pageIndex(resolved.ref.day)
-            let u = users.findOrInsert(resolved.user)
-            let id = Decisions.commit(
-                resolved, start: check.start, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots,
-                users: &users)
-            guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
-            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
-        }
-    }
-"""
-
-ANY_SOCKET_OLD = """        let rules = rules
-        let result = withBooks(of: resolved.candidates[0], user: resolved.user) { slots, users in
-            Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
-"""
-
-# Choose the socket on a copy of the books under one acquisition of the locks, then book it under
-# another without checking again: two threads choose the same first free socket and both get it.
-ANY_SOCKET_NEW = """        let rules = rules
-        let trial = withBooks(of: resolved.candidates[0], user: resolved.user) {
-            slots, users -> (Result<Reservation, Rejection>, SlotRef?, Int64) in
-            var trialSlots = slots
-            var trialUsers = users
-            let result = Decisions.reserveAny(
-                resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-            guard case .success(let made) = result, !made.isReplay, let record = trialSlots.record(of: made.booking.id)
-            else { return (result, nil, 0) }
-            return (result, trialSlots.records[record].ref, trialSlots.records[record].start)
-        }
-        guard let ref = trial.1 else {
-            switch trial.0 {
-            case .success(let reservation): return reservation
-            case .failure(let rejection): throw rejection
+            if check.isAccepted && !check.isRepeat {
+""" + round_trip(50_000) + """            }
+            return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
+                guard check.isAccepted && !check.isRepeat else {
+                    return Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+                        .outcome(Outcome.booked)
+                }
+                let block = slots.pageIndex(resolved.ref.day)
+                let u = users.findOrInsert(resolved.user)
+                let id = Decisions.commit(
+                    resolved, start: check.start, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots,
+                    users: &users)
+                guard let record = slots.record(of: id) else { return .refused(Rejection(.unknownBooking)) }
+                return .booked(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
             }
         }
-""" + round_trip(2_000_000) + """        let result: Result<Reservation, Rejection> = withBooks(of: ref, user: resolved.user) { slots, users in
-            let block = slots.pageIndex(ref.day)
-            let u = users.findOrInsert(resolved.user)
-            let id = Decisions.commit(
-                ResolvedRequest(ref: ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder),
-                start: trial.2, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots, users: &users)
-            guard let record = slots.record(of: id) else { return .failure(Rejection(.unknownBooking)) }
-            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
-        }
-"""
+""" + SCHEDULER_APPLY_OLD
 
-RESCHEDULE_OLD = """        let rules = rules
-        let result = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
-            Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
-"""
-
-# Decide the move on a copy of the books under one acquisition of the locks, then move under
-# another without checking again: two moves (or a move and a reservation) into one free slot both
-# succeed.
-RESCHEDULE_NEW = """        let rules = rules
-        let trial = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
-            var trialSlots = slots
-            var trialUsers = users
-            return Decisions.reschedule(
-                resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
-        }
-        guard case .success(let decided) = trial, !decided.isReplay else {
-            switch trial {
-            case .success(let reservation): return reservation
-            case .failure(let rejection): throw rejection
+# Any socket: two threads choose the same first free socket and both get it.
+ANY_SOCKET_NEW = """        if case .reserveAnySocket(let resolved) = resolved {
+            let rules = self.rules
+            let trial = withBooks(of: resolved.candidates[0], user: resolved.user) {
+                slots, users -> (Result<Reservation, Rejection>, SlotRef?, Int64) in
+                var trialSlots = slots
+                var trialUsers = users
+                let result = Decisions.reserveAny(
+                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+                guard case .success(let made) = result, !made.isReplay, let record = trialSlots.record(of: made.booking.id)
+                else { return (result, nil, 0) }
+                return (result, trialSlots.records[record].ref, trialSlots.records[record].start)
+            }
+            guard let ref = trial.1 else { return trial.0.outcome(Outcome.booked) }
+""" + round_trip(2_000_000) + """            return withBooks(of: ref, user: resolved.user) { slots, users in
+                let block = slots.pageIndex(ref.day)
+                let u = users.findOrInsert(resolved.user)
+                let id = Decisions.commit(
+                    ResolvedRequest(ref: ref, user: resolved.user, requestID: resolved.requestID, reminder: resolved.reminder),
+                    start: trial.2, block: block, user: u, now: now.secondsSinceEpoch, slots: &slots, users: &users)
+                guard let record = slots.record(of: id) else { return .refused(Rejection(.unknownBooking)) }
+                return .booked(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
             }
         }
-""" + round_trip(2_000_000) + """        let result: Result<Reservation, Rejection> = withBooks(shard: shard, stripe: stripe(of: request.user)) {
-            slots, users in
-            guard let record = slots.record(of: resolved.booking) else { return .failure(Rejection(.unknownBooking)) }
-            Decisions.move(
-                record, to: resolved.to, start: decided.booking.start.secondsSinceEpoch,
-                block: slots.pageIndex(resolved.to.day), requestID: resolved.requestID, now: now.secondsSinceEpoch,
-                slots: &slots, users: &users)
-            return .success(Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false))
+""" + SCHEDULER_APPLY_OLD
+
+# Reschedule: two moves (or a move and a reservation) into one free slot both succeed.
+RESCHEDULE_NEW = """        if case .reschedule(let resolved, _) = resolved {
+            let rules = self.rules
+            let trial = withBooks(shard: shard, stripe: stripe(of: resolved.user)) { slots, users in
+                var trialSlots = slots
+                var trialUsers = users
+                return Decisions.reschedule(
+                    resolved, now: now.secondsSinceEpoch, rules: rules, slots: &trialSlots, users: &trialUsers)
+            }
+            guard case .success(let decided) = trial, !decided.isReplay else {
+                return trial.outcome { .rescheduled($0, move: nil) }
+            }
+""" + round_trip(2_000_000) + """            return withBooks(shard: shard, stripe: stripe(of: resolved.user)) { slots, users in
+                guard let record = slots.record(of: resolved.booking) else { return .refused(Rejection(.unknownBooking)) }
+                Decisions.move(
+                    record, to: resolved.to, start: decided.booking.start.secondsSinceEpoch,
+                    block: slots.pageIndex(resolved.to.day), requestID: resolved.requestID, now: now.secondsSinceEpoch,
+                    slots: &slots, users: &users)
+                return .rescheduled(
+                    Reservation(booking: slots.booking(record: record, catalog: rules.catalog), isReplay: false), move: nil)
+            }
         }
-"""
+""" + SCHEDULER_APPLY_OLD
 
 MUTANTS = [
     dict(
         name="user-limit-off-by-one",
         describe="user limit checked with `>` instead of `>=` (one booking too many)",
-        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions.swift",
         quick="I2_userLimit",
         edits=[("upcomingCount(u, at: now, reaching: limit) >= limit {",
                 "upcomingCount(u, at: now, reaching: limit) > limit {")],
@@ -167,7 +149,7 @@ MUTANTS = [
     dict(
         name="limit-counts-past",
         describe="user limit counts bookings whose hour has already ended",
-        file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        file="Sources/SlotScheduler/Storage/UserBook.swift",
         quick="I2_clockMovedBackAfterAdmissions",
         edits=[("            if Booking.isUpcoming(start: entries[Int(e)].start, at: now) {\n                count &+= 1",
                 "            if true {\n                count &+= 1")],
@@ -175,7 +157,7 @@ MUTANTS = [
     dict(
         name="limit-forgets-ended-list",
         describe="a limit check whose `now` is earlier than an earlier check's ignores the bookings that check saw ended",
-        file="Sources/SlotScheduler/Ledger/UserBook.swift",
+        file="Sources/SlotScheduler/Storage/UserBook.swift",
         quick="LimitHistoryTests",
         edits=[("        if endedMayCount {\n", "        if false {\n")],
         # The property commands move `now` back too rarely to reach this case reliably;
@@ -185,10 +167,20 @@ MUTANTS = [
     dict(
         name="cancel-keeps-slot",
         describe="cancel marks the booking cancelled but does not free its slot",
-        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions.swift",
         quick="I6_cancelFreesSlot",
-        edits=[("        release(record, as: .cancelled, slots: &slots)\n",
-                "        slots.records[record].status = .cancelled\n")],
+        edits=[("        close(record, as: .cancelled, now: now, slots: &slots, users: &users)\n",
+                "        slots.records[record].status = .cancelled\n"
+                "        users.close(slots.bookingID(record: record), of: user, day: booking.ref.day)\n"
+                "        slots.log(.cancelled, record, at: now)\n")],
+    ),
+    dict(
+        name="close-keeps-user-entry",
+        describe="a cancel or displacement frees the slot but leaves the booking in its user's list (the books disagree)",
+        file="Sources/SlotScheduler/StateMachine/Decisions.swift",
+        filter="ApplyProperties",
+        quick="oneApply",
+        edits=[("        users.withBook(of: r.user) { $0.close(id, of: r.user, day: r.ref.day) }\n", "")],
     ),
     dict(
         name="cancel-by-non-owner",
@@ -200,7 +192,7 @@ MUTANTS = [
     dict(
         name="close-drops-silently",
         describe="closing hours displaces bookings but reports none",
-        file="Sources/SlotScheduler/Ledger/Decisions.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions.swift",
         quick="I9_noSilentLoss",
         edits=[("        return .success(displaced)\n", "        return .success([])\n")],
     ),
@@ -214,10 +206,10 @@ MUTANTS = [
     dict(
         name="check-then-insert",
         describe="Scheduler.reserve checks under one lock acquisition and inserts under another",
-        file="Sources/SlotScheduler/Scheduler/Scheduler.swift",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+Apply.swift",
         # One thread alone behaves as the real code: only the concurrency tests can catch it.
         filter="ConcurrencyTests",
-        edits=[(SCHEDULER_RESERVE_OLD, SCHEDULER_RESERVE_NEW)],
+        edits=[(SCHEDULER_APPLY_OLD, SCHEDULER_RESERVE_NEW)],
     ),
     dict(
         name="dst-gap-accepted",
@@ -266,7 +258,7 @@ MUTANTS = [
     dict(
         name="restore-keeps-epoch",
         describe="after a restore across shard layouts, new booking ids stay in the restored ids' epoch",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Restore.swift",
+        file="Sources/SlotScheduler/Recovery/SlotBook+Restore.swift",
         filter="RestoreLayout",
         edits=[("        idPrefix = epoch << Self.epochShift | shard << Self.shardShift\n",
                 "        idPrefix = shard << Self.shardShift\n")],
@@ -274,7 +266,7 @@ MUTANTS = [
     dict(
         name="release-remembers-request-ids",
         describe="a request id whose booking was released still answers as a repeat (or a conflict) after the release",
-        file="Sources/SlotScheduler/Ledger/Decisions+SlotCheck.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+SlotCheck.swift",
         filter="RetentionProperties|RetentionTests",
         quick="RetentionTests",
         edits=[("            seen.ref.day >= slots.releasedBefore\n", "            true\n")],
@@ -295,7 +287,7 @@ MUTANTS = [
     dict(
         name="release-snapshot-without-last-ids",
         describe="a ledger's snapshot after a release omits the last ids, so a restore gives released ids again",
-        file="Sources/SlotScheduler/Ledger/Replay.swift",
+        file="Sources/SlotScheduler/Recovery/Replay.swift",
         filter="RetentionProperties|RetentionTests",
         quick="RetentionTests",
         edits=[("            snapshot.lastIDs = slots.lastIDs().sorted()\n", "            snapshot.lastIDs = []\n")],
@@ -311,15 +303,15 @@ MUTANTS = [
     dict(
         name="any-socket-race",
         describe="Scheduler any-socket reserve chooses the socket under one lock acquisition and books it under another (two requests given one socket)",
-        file="Sources/SlotScheduler/Scheduler/Scheduler+AnySocket.swift",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+Apply.swift",
         filter="AnySocketTests|LifecycleThreadsTests",
         quick="AnySocketTests",
-        edits=[(ANY_SOCKET_OLD, ANY_SOCKET_NEW)],
+        edits=[(SCHEDULER_APPLY_OLD, ANY_SOCKET_NEW)],
     ),
     dict(
         name="any-socket-ignores-hours",
         describe="any-socket choice skips the opening-hours check (picks a closed socket, refused instead of the next free one)",
-        file="Sources/SlotScheduler/Ledger/Decisions+AnySocket.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+AnySocket.swift",
         filter="AnySocketTests|LifecycleProperties|LifecycleThreadsTests",
         quick="AnySocketTests",
         edits=[("            return word.isOpen(ref.hour) && slots.takenReason(ref, word: word, now: now) == nil\n",
@@ -328,7 +320,7 @@ MUTANTS = [
     dict(
         name="reschedule-counts-twice",
         describe="a reschedule counts the booking being moved against the user's limit as well as its new slot",
-        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+Reschedule.swift",
         filter="RescheduleTests|LifecycleProperties",
         quick="RescheduleTests",
         edits=[("if users.upcomingCount(u, at: now, reaching: limit) &- 1 >= limit {",
@@ -337,7 +329,7 @@ MUTANTS = [
     dict(
         name="reschedule-frees-before-take",
         describe="a reschedule frees the old slot before checking the new one (a refused move leaves the booking's slot free)",
-        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+Reschedule.swift",
         filter="RescheduleTests|LifecycleProperties|LifecycleThreadsTests",
         quick="RescheduleTests",
         edits=[("        let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)\n",
@@ -347,15 +339,15 @@ MUTANTS = [
     dict(
         name="reschedule-race",
         describe="Scheduler.reschedule decides the move under one lock acquisition and moves under another (two moves into one slot)",
-        file="Sources/SlotScheduler/Scheduler/Scheduler+Reschedule.swift",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+Apply.swift",
         filter="RescheduleConcurrencyTests|LifecycleThreadsTests",
         quick="RescheduleConcurrencyTests",
-        edits=[(RESCHEDULE_OLD, RESCHEDULE_NEW)],
+        edits=[(SCHEDULER_APPLY_OLD, RESCHEDULE_NEW)],
     ),
     dict(
         name="confirm-after-expiry",
         describe="a confirm is accepted after its hold expired (while no one else has taken the slot)",
-        file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
         quick="HoldTests",
         edits=[("        guard slots.isCurrent(hold: h), Hold.isLive(expiresAt: hold.expiresAt, at: now) else {\n",
@@ -364,7 +356,7 @@ MUTANTS = [
     dict(
         name="hold-not-flagged",
         describe="a hold does not set its socket-day's held flag: its taken hour reads as a booking's (slotTaken, not slotHeld; taken after it expired)",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Holds.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
         quick="HoldTests",
         edits=[("        words[w].markHeld()\n", "")],
@@ -372,7 +364,7 @@ MUTANTS = [
     dict(
         name="release-keeps-hold-entries",
         describe="a release forgets the keys of the released days' holds but leaves an unconfirmed hold's entry in its user's list (it counts again for a clock moved back, and stays in memory)",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Retention.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Retention.swift",
         filter="HoldProperties|RetentionHoldTests",
         quick="RetentionHoldTests",
         edits=[("            if hold.state == .held { entries.append(", "            if hold.state == .held, h < 0 { entries.append(")],
@@ -380,7 +372,7 @@ MUTANTS = [
     dict(
         name="reminder-move-unindexed",
         describe="a reschedule moves a booking with a reminder to another hour without indexing its reminder there: remindersDue no longer finds it",
-        file="Sources/SlotScheduler/Ledger/Decisions+Reschedule.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+Reschedule.swift",
         filter="LifecycleProperties|ReminderTests",
         quick="I14_rescheduleNeverHalfDone",
         edits=[("        slots.indexReminder(of: record, previousStart: old.start)\n", "")],
@@ -388,35 +380,35 @@ MUTANTS = [
     dict(
         name="reminder-cancelled-still-due",
         describe="remindersDue still lists the reminder of a cancelled or displaced booking (the schedule-sim reminder check, I10, must catch it)",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Reminders.swift",
         filter="ReminderStepTests",
         edits=[("        guard !isReleased(record: record), records[record].status == .active,\n", "        guard !isReleased(record: record),\n")],
     ),
     dict(
         name="reminder-window-first-hour",
         describe="remindersDue walks only the first hour of a window shorter than the hours indexed, missing the reminders of its later hours",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Reminders.swift",
         filter="ReminderProperties|InvariantProperties|ReminderTests",
         edits=[("            for hour in first...last {", "            for hour in first...first {")],
     ),
     dict(
         name="reminder-prune-drops-live",
         describe="a release prunes the reminder index against the hour after each entry's, dropping every live reminder",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Reminders.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Reminders.swift",
         filter="RetentionProperties|ReminderTests",
         edits=[("            let live = Set(bucket.filter { remindsInHour(Int($0), hour) }).sorted()\n", "            let live = Set(bucket.filter { remindsInHour(Int($0), hour + 1) }).sorted()\n")],
     ),
     dict(
         name="release-keeps-chunks-behind-front",
         describe="a release frees only the chunks of records in front of the first one still held: a booking far ahead keeps every record made after it in memory",
-        file="Sources/SlotScheduler/Ledger/SlotBook+Retention.swift",
+        file="Sources/SlotScheduler/Storage/SlotBook+Retention.swift",
         filter="RetentionFarAheadTests",
         edits=[("            records.free(chunkOf: chunk.lowerBound)\n", "")],
     ),
     dict(
         name="released-hold-unknown",
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
-        file="Sources/SlotScheduler/Ledger/Decisions+Holds.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+Holds.swift",
         filter="HoldProperties|RetentionHoldTests",
         quick="RetentionHoldTests",
         edits=[("        if ref.day < slots.releasedBefore {\n", "        if ref.day < slots.releasedBefore, ref.day < 0 {\n")],
@@ -424,7 +416,7 @@ MUTANTS = [
     dict(
         name="hold-not-counted",
         describe="a hold's entry in its user's list never counts as upcoming: live holds count neither against the limit nor against maxHoldsPerUser",
-        file="Sources/SlotScheduler/Ledger/UserBook+Holds.swift",
+        file="Sources/SlotScheduler/Storage/UserBook+Holds.swift",
         filter="HoldProperties|HoldTests|LifecycleThreadsTests",
         quick="HoldTests",
         edits=[("        expiresAt.saturatingSubtracting(Booking.durationSeconds)\n",
@@ -433,7 +425,7 @@ MUTANTS = [
     dict(
         name="checkin-after-grace",
         describe="a check-in is accepted after its grace (a no-show checked in late, counted as fulfilled)",
-        file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
         quick="CheckInTests",
         edits=[("        if Booking.isNoShow(start: start, at: now, grace: policy.noShowGraceSeconds) { return .checkInClosed }\n",
@@ -442,7 +434,7 @@ MUTANTS = [
     dict(
         name="no-show-limit-ignored",
         describe="the no-show limit is never applied: a user with recent no-shows keeps their own limit",
-        file="Sources/SlotScheduler/Ledger/Decisions+CheckIn.swift",
+        file="Sources/SlotScheduler/StateMachine/Decisions+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
         quick="CheckInTests",
         edits=[("        return count >= rule.noShows ? rule.limit : limit\n",
@@ -459,7 +451,7 @@ MUTANTS = [
     dict(
         name="checked-in-counted-as-no-show",
         describe="the no-show count ignores check-ins: a fulfilled booking lowers its user's limit like a no-show",
-        file="Sources/SlotScheduler/Ledger/UserBook+CheckIn.swift",
+        file="Sources/SlotScheduler/Storage/UserBook+CheckIn.swift",
         filter="CheckInProperties|CheckInTests|CheckInSimulationTests",
         quick="CheckInSimulationTests",
         edits=[("            entry.flags & (Self.holdFlag | Self.checkedInFlag) == 0 && entry.start >= since\n",

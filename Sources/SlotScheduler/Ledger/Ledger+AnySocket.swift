@@ -13,8 +13,6 @@ extension Ledger {
     /// ``reserve(_:at:)-(AnySocketRequest,_)``, saying whether the booking is new or the one an
     /// earlier request with the same request id made.
     public mutating func book(_ request: AnySocketRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let request = try rules.resolved(request)
-        return try Decisions.reserveAny(request, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            .get()
+        try apply(.reserveAnySocket(request), at: now).reservation()
     }
 }

@@ -7,6 +7,6 @@ extension Ledger {
     /// - Complexity: O(*k*) in the user's live bookings.
     @discardableResult
     public mutating func checkIn(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        try changeBooking(id, by: user, at: now, .checkIn)
+        try apply(.checkIn(id, user: user), at: now).booking()
     }
 }

@@ -16,12 +16,7 @@ extension Ledger {
     public mutating func hold(_ slot: Slot, for user: UserID, reminder: Duration? = nil, at now: Instant)
         throws(Rejection) -> Hold
     {
-        let ref = try rules.catalog.resolve(slot)
-        let h = try Decisions.hold(
-            ref, user: user, reminder: reminder.map { $0.components.seconds }, now: now.secondsSinceEpoch,
-            rules: rules, slots: &slots, users: &users
-        ).get()
-        return slots.hold(h, catalog: rules.catalog)
+        try apply(.hold(slot, user: user, reminder: reminder), at: now).hold()
     }
 
     /// Turns the user's hold of `slot` into a booking, atomically, while it lives; a hold that
@@ -30,21 +25,13 @@ extension Ledger {
     /// - Complexity: O(*k*) in the user's live bookings and holds.
     @discardableResult
     public mutating func confirm(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        let ref = try rules.catalog.resolve(slot)
-        let made = try Decisions.confirm(
-            ref, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users
-        ).get()
-        return slots.booking(record: made.record, catalog: rules.catalog)
+        try apply(.confirm(slot, user: user), at: now).booking()
     }
 
     /// Releases the user's live hold of `slot`: the slot is free at once.
     @discardableResult
     public mutating func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) throws(Rejection) -> Hold {
-        let ref = try rules.catalog.resolve(slot)
-        let h = try Decisions.releaseHold(
-            ref, by: user, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users
-        ).get()
-        return slots.hold(h, catalog: rules.catalog)
+        try apply(.releaseHold(slot, user: user), at: now).hold()
     }
 
     /// The holds that live at `now`, by slot.

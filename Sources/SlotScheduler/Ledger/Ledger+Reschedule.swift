@@ -11,9 +11,6 @@ extension Ledger {
     /// - Complexity: O(*k*) in the user's active bookings.
     @discardableResult
     public mutating func reschedule(_ request: RescheduleRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let request = try rules.resolved(request)
-        return try Decisions.reschedule(
-            request, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users
-        ).get()
+        try apply(.reschedule(request), at: now).reservation()
     }
 }

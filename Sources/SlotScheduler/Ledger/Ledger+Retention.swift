@@ -29,6 +29,9 @@ extension Ledger {
         users.release(active[...], forgetting: requests)
         users.forgetMoves(before: cutoff.dayNumber)
         users.forgetClosed(before: cutoff.dayNumber)
+        #if DEBUG
+        checkInvariantsIfSmall()
+        #endif
     }
 
     /// The first date not released, if a release happened.

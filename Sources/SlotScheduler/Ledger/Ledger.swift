@@ -45,9 +45,7 @@ public struct Ledger: Sendable {
     /// earlier request with the same request id made (``Reservation/isReplay``; its status may be
     /// cancelled by now).
     public mutating func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let request = try rules.resolved(request)
-        return try Decisions.reserve(request, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-            .get()
+        try apply(.reserve(request), at: now).reservation()
     }
 
     /// The fast path: an interned slot, no request id, no reminder, and a reason instead of a
@@ -64,7 +62,7 @@ public struct Ledger: Sendable {
     /// The slot becomes free and its reminder is removed.
     @discardableResult
     public mutating func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        try changeBooking(id, by: user, at: now, .cancel)
+        try apply(.cancel(id, user: user), at: now).booking()
     }
 
     /// Changes the hours of a socket (or a whole station) on a date and returns the bookings it
@@ -74,17 +72,7 @@ public struct Ledger: Sendable {
     public mutating func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) throws(Rejection) -> [Booking] {
-        switch Decisions.changeAvailability(
-            change, rule: rule, now: now.secondsSinceEpoch, rules: rules, slots: &slots)
-        {
-        case .failure(let rejection): throw rejection
-        case .success(let records):
-            for record in records {
-                let r = slots.records[record]
-                users.close(slots.bookingID(record: record), of: r.user, day: r.ref.day)
-            }
-            return records.map { slots.booking(record: $0, catalog: rules.catalog) }
-        }
+        try apply(.changeAvailability(change, onBookings: rule), at: now).displaced()
     }
 
     /// The booking with `id`, in its current status.

@@ -10,14 +10,6 @@ extension Scheduler {
 
     /// ``reserve(_:at:)-(AnySocketRequest,_)``, saying whether the booking is new or a replay.
     public func book(_ request: AnySocketRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let resolved = try rules.resolved(request)
-        let rules = rules
-        let result = withBooks(of: resolved.candidates[0], user: resolved.user) { slots, users in
-            Decisions.reserveAny(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
-        switch result {
-        case .success(let reservation): return reservation
-        case .failure(let rejection): throw rejection
-        }
+        try apply(.reserveAnySocket(request), at: now).reservation()
     }
 }

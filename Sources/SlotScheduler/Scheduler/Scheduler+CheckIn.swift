@@ -3,6 +3,6 @@ extension Scheduler {
     /// lock, then the user's stripe, like ``cancel(_:by:at:)``.
     @discardableResult
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        try changeBooking(id, by: user, at: now, .checkIn)
+        try apply(.checkIn(id, user: user), at: now).booking()
     }
 }

@@ -7,19 +7,6 @@ extension Scheduler {
     /// lock to order.
     @discardableResult
     public func reschedule(_ request: RescheduleRequest, at now: Instant) throws(Rejection) -> Reservation {
-        let resolved = try rules.resolved(request)
-        guard let shard = shard(of: request.booking) else {
-            throw Rejection(
-                .unknownBooking, slot: request.slot, booking: request.booking, user: request.user,
-                requestID: request.requestID)
-        }
-        let rules = rules
-        let result = withBooks(shard: shard, stripe: stripe(of: request.user)) { slots, users in
-            Decisions.reschedule(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
-        switch result {
-        case .success(let reservation): return reservation
-        case .failure(let rejection): throw rejection
-        }
+        try apply(.reschedule(request), at: now).reservation()
     }
 }

@@ -123,29 +123,14 @@ public final class Scheduler: Sendable {
     /// reservations of one slot never both succeed, and concurrent reservations never take a
     /// user past their limit.
     public func reserve(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Booking {
-        switch reservation(request, at: now) {
-        case .success(let reservation): return reservation.booking
-        case .failure(let rejection): throw rejection
-        }
+        try book(request, at: now).booking
     }
 
     /// ``reserve(_:at:)-(ReservationRequest,_)``, saying whether the booking is new or the one an
     /// earlier request with the same request id made (``Reservation/isReplay``; its status may be
     /// cancelled by now).
     public func book(_ request: ReservationRequest, at now: Instant) throws(Rejection) -> Reservation {
-        switch reservation(request, at: now) {
-        case .success(let reservation): return reservation
-        case .failure(let rejection): throw rejection
-        }
-    }
-
-    private func reservation(_ request: ReservationRequest, at now: Instant) -> Result<Reservation, Rejection> {
-        let resolved: ResolvedRequest
-        do throws(Rejection) { resolved = try rules.resolved(request) } catch { return .failure(error) }
-        let rules = rules
-        return withBooks(of: resolved.ref, user: resolved.user) { slots, users in
-            Decisions.reserve(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
-        }
+        try apply(.reserve(request), at: now).reservation()
     }
 
     /// The fast path; see ``Ledger/attempt(_:for:at:)``.
@@ -164,7 +149,7 @@ public final class Scheduler: Sendable {
     /// Cancels a booking; see ``Ledger/cancel(_:by:at:)``.
     @discardableResult
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        try changeBooking(id, by: user, at: now, .cancel)
+        try apply(.cancel(id, user: user), at: now).booking()
     }
 
     /// Changes availability on a date; see ``Ledger/changeAvailability(_:onBookings:at:)``.
@@ -172,22 +157,6 @@ public final class Scheduler: Sendable {
     public func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) throws(Rejection) -> [Booking] {
-        let station = try rules.catalog.index(of: change.station, on: change.date)
-        let rules = rules
-        let result: Result<[Booking], Rejection> = shards.withLock(shard(of: station)) { slots in
-            switch Decisions.changeAvailability(
-                change, rule: rule, now: now.secondsSinceEpoch, rules: rules, slots: &slots)
-            {
-            case .failure(let rejection): return .failure(rejection)
-            case .success(let records):
-                for record in records {
-                    let r = slots.records[record]
-                    let id = slots.bookingID(record: record)
-                    stripes.withLock(stripe(of: r.user)) { users in users.close(id, of: r.user, day: r.ref.day) }
-                }
-                return .success(records.map { slots.booking(record: $0, catalog: rules.catalog) })
-            }
-        }
-        return try result.get()
+        try apply(.changeAvailability(change, onBookings: rule), at: now).displaced()
     }
 }

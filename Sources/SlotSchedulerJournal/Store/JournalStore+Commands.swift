@@ -24,6 +24,17 @@ extension JournalStore {
         return try result.get()
     }
 
+    /// Applies one command, as `Scheduler.apply(_:at:)`, and returns once the events it
+    /// journalled (`Outcome.events(at:)`) are durable. An outcome that changed nothing (a
+    /// refusal, a replayed request id, a repeated confirm or check-in) writes nothing and returns
+    /// once everything it could have seen is durable. The named commands below wrap it.
+    public func apply(_ command: Command, at now: Instant) async throws -> Outcome {
+        try await self.command(at: now) { scheduler, _ in
+            let outcome = scheduler.apply(command, at: now)
+            return (.success(outcome), outcome.events(at: now))
+        }
+    }
+
     /// Books a slot, as ``book(_:at:)-(ReservationRequest,_)``.
     public func reserve(_ request: ReservationRequest, at now: Instant) async throws -> Booking {
         try await book(request, at: now).booking
@@ -32,35 +43,18 @@ extension JournalStore {
     /// Books a slot, as `Scheduler.book(_:at:)`; returns once the booking is durable. A replay
     /// of an earlier request id writes nothing, and returns once the booking it repeats is durable.
     public func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
-        try await command(at: now) { scheduler, _ in
-            do throws(Rejection) {
-                let reservation = try scheduler.book(request, at: now)
-                return (.success(reservation), reservation.isReplay ? [] : [.reserved(reservation.booking)])
-            } catch { return (.failure(error), []) }
-        }
+        try await apply(.reserve(request), at: now).reservation()
     }
 
     /// Cancels a booking, as `Scheduler.cancel(_:by:at:)`; returns once the cancellation is durable.
     public func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try await command(at: now) { scheduler, _ in
-            do throws(Rejection) {
-                let booking = try scheduler.cancel(id, by: user, at: now)
-                return (.success(booking), [.cancelled(id, user: user, at: now)])
-            } catch { return (.failure(error), []) }
-        }
+        try await apply(.cancel(id, user: user), at: now).booking()
     }
 
     /// Checks a booking in, as `Scheduler.checkIn(_:by:at:)`; returns once the check-in is
     /// durable. A repeat (the booking was checked in already) writes nothing.
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try await command(at: now) { scheduler, _ in
-            do throws(Rejection) {
-                // Commands run one at a time under the store's lock, so this tells a repeat.
-                let repeated = scheduler.booking(id)?.checkedInAt != nil
-                let booking = try scheduler.checkIn(id, by: user, at: now)
-                return (.success(booking), repeated ? [] : [.checkedIn(id, user: user, at: now)])
-            } catch { return (.failure(error), []) }
-        }
+        try await apply(.checkIn(id, user: user), at: now).booking()
     }
 
     /// Changes availability, as `Scheduler.changeAvailability(_:onBookings:at:)`; returns the
@@ -68,15 +62,7 @@ extension JournalStore {
     public func changeAvailability(
         _ change: AvailabilityChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) async throws -> [Booking] {
-        try await command(at: now) { scheduler, _ in
-            do throws(Rejection) {
-                let displaced = try scheduler.changeAvailability(change, onBookings: rule, at: now)
-                let events =
-                    [Event.availabilityChanged(change, at: now)]
-                    + displaced.map { Event.displaced($0.id, user: $0.user, at: now) }
-                return (.success(displaced), events)
-            } catch { return (.failure(error), []) }
-        }
+        try await apply(.changeAvailability(change, onBookings: rule), at: now).displaced()
     }
 
     /// The booking with `id` in its current status, as `Scheduler.booking(_:)`; returns once

@@ -34,26 +34,17 @@ enum Replay {
             else { throw fail("booking \(id) of user \(user) is not active") }
             let status: Booking.Status
             if case .cancelled = event { status = .cancelled } else { status = .displaced }
-            Decisions.release(record, as: status, slots: &slots)
-            users.close(id, of: user, day: slots.records[record].ref.day)
-            slots.log(status == .cancelled ? .cancelled : .displaced, record, at: at.secondsSinceEpoch)
+            Decisions.close(record, as: status, now: at.secondsSinceEpoch, slots: &slots, users: &users)
         case .rescheduled(let move, let at):
             try applyMove(move, at: at, index: index, rules: rules, slots: &slots, users: &users)
         case .availabilityChanged(let change, let at):
-            let sockets: [Int]
-            switch Decisions.targets(of: change, rules: rules, slots: slots) {
+            switch Decisions.availabilityTargets(of: change, rules: rules, slots: slots) {
             case .failure(let rejection): throw fail(rejection.description)
-            case .success(let found): sockets = found
+            case .success(let sockets) where sockets.contains { $0 < 0 }:
+                throw fail("availability change for station \(change.station), which this shard does not hold")
+            case .success(let sockets):
+                Decisions.commitAvailability(change, sockets: sockets, now: at.secondsSinceEpoch, slots: &slots)
             }
-            guard change.date.dayNumber >= slots.releasedBefore else {
-                throw fail("availability change for \(change.date), a released date")
-            }
-            let page = slots.pageIndex(change.date.dayNumber)
-            for socket in sockets where socket >= 0 {
-                slots.setOpenHours(change.hours?.mask ?? slots.regular[socket], localSocket: socket, block: page)
-            }
-            slots.changes.append(change)
-            slots.log(.availabilityChanged, slots.changes.count - 1, at: at.secondsSinceEpoch)
         case .checkedIn(let id, let user, let at):
             guard let record = slots.record(of: id), slots.records[record].status == .active,
                 slots.records[record].user == user

@@ -100,10 +100,21 @@ enum Decisions {
         {
             return reason
         }
-        release(record, as: .cancelled, slots: &slots)
-        users.close(slots.bookingID(record: record), of: user, day: booking.ref.day)
-        slots.log(.cancelled, record, at: now)
+        close(record, as: .cancelled, now: now, slots: &slots, users: &users)
         return nil
+    }
+
+    /// Closes active `record` at `now` with its final status (cancelled or displaced): its slot
+    /// freed, its user's entry closed, journalled. The commit of a cancel and of a displacement,
+    /// decided here or replayed (``Replay``).
+    static func close(
+        _ record: Int, as status: Booking.Status, now: Int64, slots: inout SlotBook, users: inout some UserBooks
+    ) {
+        let r = slots.records[record]
+        let id = slots.bookingID(record: record)
+        release(record, as: status, slots: &slots)
+        users.withBook(of: r.user) { $0.close(id, of: r.user, day: r.ref.day) }
+        slots.log(status == .cancelled ? .cancelled : .displaced, record, at: now)
     }
 
     /// Frees the slot of an active record and gives it its final status.
@@ -133,19 +144,15 @@ enum Decisions {
     }
 
     /// Applies an availability change on one shard. Bookings in hours it closes are displaced
-    /// (and returned) or, under ``DisplacementRule/refuse``, the change is refused.
-    ///
-    /// The caller removes the displaced records from their users' books.
+    /// (and returned, by record) or, under ``DisplacementRule/refuse``, the change is refused.
     static func changeAvailability(
-        _ change: AvailabilityChange, rule: DisplacementRule, now: Int64, rules: Rules, slots: inout SlotBook
+        _ change: AvailabilityChange, rule: DisplacementRule, now: Int64, rules: Rules, slots: inout SlotBook,
+        users: inout some UserBooks
     ) -> Result<[Int], Rejection> {
         let sockets: [Int]
-        switch targets(of: change, rules: rules, slots: slots) {
+        switch availabilityTargets(of: change, rules: rules, slots: slots) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let found): sockets = found
-        }
-        if change.date.dayNumber < slots.releasedBefore {
-            return .failure(Rejection(.released, value: change.description, date: change.date))
         }
         var displaced: [Int] = []
         for socket in sockets {
@@ -159,17 +166,31 @@ enum Decisions {
         if rule == .refuse, !displaced.isEmpty {
             return .failure(Rejection(.slotHasBookings, value: change.description, limit: displaced.count))
         }
+        commitAvailability(change, sockets: sockets, now: now, slots: &slots)
+        for record in displaced { close(record, as: .displaced, now: now, slots: &slots, users: &users) }
+        return .success(displaced)
+    }
+
+    /// The local sockets `change` targets on a date not released, or why it cannot apply.
+    static func availabilityTargets(of change: AvailabilityChange, rules: Rules, slots: SlotBook) -> Result<
+        [Int], Rejection
+    > {
+        let found = targets(of: change, rules: rules, slots: slots)
+        if case .success = found, change.date.dayNumber < slots.releasedBefore {
+            return .failure(Rejection(.released, value: change.description, date: change.date))
+        }
+        return found
+    }
+
+    /// Sets the hours of `sockets` (local) on the change's date and journals the change: its
+    /// commit, decided here or replayed. Displacements are journalled after it.
+    static func commitAvailability(_ change: AvailabilityChange, sockets: [Int], now: Int64, slots: inout SlotBook) {
         let page = slots.pageIndex(change.date.dayNumber)
         for socket in sockets {
             slots.setOpenHours(change.hours?.mask ?? slots.regular[socket], localSocket: socket, block: page)
         }
         slots.changes.append(change)
         slots.log(.availabilityChanged, slots.changes.count - 1, at: now)
-        for record in displaced {
-            release(record, as: .displaced, slots: &slots)
-            slots.log(.displaced, record, at: now)
-        }
-        return .success(displaced)
     }
 }
 

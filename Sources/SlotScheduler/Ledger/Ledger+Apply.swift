@@ -1,0 +1,17 @@
+extension Ledger {
+    /// Applies one command at `now`: the one entry every change of a ledger goes through (the
+    /// named methods wrap it). A refusal is ``Outcome/refused(_:)`` and changes nothing; the
+    /// outcome's ``Outcome/events(at:)`` are what the journal recorded.
+    ///
+    /// In debug builds the books' consistency is checked after every command (see
+    /// `checkInvariants()`).
+    public mutating func apply(_ command: Command, at now: Instant) -> Outcome {
+        let resolved: ResolvedCommand
+        do throws(Rejection) { resolved = try rules.resolve(command) } catch { return .refused(error) }
+        let outcome = Decisions.apply(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
+        #if DEBUG
+        checkInvariantsIfSmall()
+        #endif
+        return outcome
+    }
+}
