@@ -36,6 +36,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Already in postgres-nio's graph; named for the store's logging (LogHandler in its tests).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Also in postgres-nio's graph: the store is a ServiceLifecycle `Service`.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The booking rules. No package dependencies, on purpose.
@@ -47,6 +51,8 @@ let package = Package(
             name: "SlotSchedulerPostgres",
             dependencies: [
                 "SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,6 +92,8 @@ let package = Package(
                 "SlotSchedulerPostgres", "SlotSimulation",
                 // PostgresQuery, for calls as code of earlier migrations made them (EarlierCode.swift).
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
+                .product(name: "Logging", package: "swift-log", condition: postgres),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
             ],
             swiftSettings: swiftSettings),
     ]

@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import Logging
 import PostgresNIO
 import SlotScheduler
 
@@ -219,10 +220,18 @@ extension PostgresBookingService {
 
     // MARK: - Retries
 
+    /// Runs one call of the store's (see ``retry(operation:idempotent:attempts:deadline:pool:_:)``),
+    /// once admitted: after ``shutdown()`` has begun, a call is refused with
+    /// ``PostgresStoreError/Kind/shuttingDown`` and nothing is sent.
     func retrying<T: Sendable>(
         _ operation: String, idempotent: Bool, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        try await Self.retry(
+        guard admission.enter() else {
+            throw PostgresStoreError(
+                .shuttingDown, operation: operation, message: "the store is shutting down and takes no new calls")
+        }
+        defer { admission.leave() }
+        return try await Self.retry(
             operation: operation, idempotent: idempotent, attempts: configuration.maximumAttempts,
             deadline: configuration.attemptTimeout, pool: pool, body)
     }
@@ -240,6 +249,23 @@ extension PostgresBookingService {
     ) async throws -> T {
         var attempt = 0
         var lostServer = false
+        /// Logs the repeat, then waits 10, 20, 40, ... ms, at most 1.3 s: enough to ride out a
+        /// server restart.
+        func again(_ why: @autoclosure () -> String) async throws {
+            pool.logger.warning(
+                "PostgreSQL store repeats a call",
+                metadata: ["operation": "\(operation)", "attempt": "\(attempt)", "reason": "\(why())"])
+            try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+        }
+        /// `error`, logged when it leaves the outcome unknown or ends the repeats.
+        func giveUp(_ error: PostgresStoreError) -> PostgresStoreError {
+            if error.kind == .outcomeUnknown || error.kind == .retriesExhausted {
+                pool.logger.warning(
+                    "PostgreSQL store call failed: \(error.kind.rawValue)",
+                    metadata: ["operation": "\(operation)", "attempt": "\(attempt)", "error": "\(error)"])
+            }
+            return error
+        }
         while true {
             attempt += 1
             if lostServer { await pool.followPrimary() }
@@ -254,22 +280,23 @@ extension PostgresBookingService {
                 lostServer = error.serverInfo?[.sqlState] == "25006" || isConnectionLoss(error)
                 guard failure.retry, attempt < attempts else {
                     if failure.retry {
-                        throw PostgresStoreError(
-                            .retriesExhausted, operation: operation, sqlState: failure.error.sqlState,
-                            message: "\(attempts) attempts: \(failure.error.message)")
+                        throw giveUp(
+                            PostgresStoreError(
+                                .retriesExhausted, operation: operation, sqlState: failure.error.sqlState,
+                                message: "\(attempts) attempts: \(failure.error.message)"))
                     }
-                    throw failure.error
+                    throw giveUp(failure.error)
                 }
-                // 10, 20, 40, ... ms, at most 1.3 s: enough to ride out a server restart.
-                try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+                try await again(failure.error.message)
             } catch let rolledBack as NotCommitted {
                 // Never committed: repeating is safe whether or not the operation is idempotent.
                 guard attempt < attempts else {
-                    throw PostgresStoreError(
-                        .retriesExhausted, operation: operation,
-                        message: "\(attempts) attempts: \(describe(rolledBack.underlying))")
+                    throw giveUp(
+                        PostgresStoreError(
+                            .retriesExhausted, operation: operation,
+                            message: "\(attempts) attempts: \(describe(rolledBack.underlying))"))
                 }
-                try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+                try await again(describe(rolledBack.underlying))
             } catch let abandoned as AbandonedCall {
                 let why =
                     switch abandoned {
@@ -277,13 +304,14 @@ extension PostgresBookingService {
                     case .deadline(let limit): "no answer within \(limit)"
                     }
                 guard idempotent else {
-                    throw PostgresStoreError(.outcomeUnknown, operation: operation, message: why)
+                    throw giveUp(PostgresStoreError(.outcomeUnknown, operation: operation, message: why))
                 }
                 guard attempt < attempts else {
-                    throw PostgresStoreError(
-                        .retriesExhausted, operation: operation, message: "\(attempts) attempts: \(why)")
+                    throw giveUp(
+                        PostgresStoreError(
+                            .retriesExhausted, operation: operation, message: "\(attempts) attempts: \(why)"))
                 }
-                try await Task.sleep(for: .milliseconds(10 << min(attempt - 1, 7)))
+                try await again(why)
             }
         }
     }

@@ -1,6 +1,8 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import Logging
 import PostgresNIO
+import ServiceLifecycle
 import SlotScheduler
 import Synchronization
 
@@ -14,14 +16,17 @@ import Synchronization
 /// rules (catalog, DST, notice, horizon, reminders, cancellation cutoff) are the core's own
 /// `Rules`. Refusals are the same `Rejection` values the in-memory `Scheduler` throws.
 ///
-/// The client pool runs in a task this object owns; call ``shutdown()`` when done.
-public final class PostgresBookingService: BookingService {
+/// The client pool runs in a task this object owns; call ``shutdown()`` when done, or run the
+/// store in a ServiceLifecycle `ServiceGroup`, whose graceful shutdown does it.
+public final class PostgresBookingService: BookingService, Service {
     public let configuration: PostgresConfiguration
     let pool: WritablePool
     var client: PostgresClient { pool.client }
     private let state: Mutex<RulesState>
     let layout: CatalogLayout
     let logger: Logger
+    /// The calls in flight, which a shutdown lets finish.
+    let admission = Admission()
 
     struct RulesState {
         var rules: Rules
@@ -46,20 +51,28 @@ public final class PostgresBookingService: BookingService {
     /// Before anything else one connection is opened outside the pool, so a wrong password,
     /// database, port or host fails within ``PostgresConfiguration/connectTimeout`` with the
     /// cause as the error's kind.
-    public convenience init(configuration: PostgresConfiguration, stations: [Station], policy: Policy) async throws {
+    ///
+    /// `logger` is the application's: the store logs its start at `info`, and at `warning` every
+    /// repeated call, every call whose outcome is unknown and every move to another host, with the
+    /// operation (and host) as metadata; PostgresNIO logs through it too. Without one, the store
+    /// logs only what is `critical`. See <doc:Operating>.
+    public convenience init(
+        configuration: PostgresConfiguration, stations: [Station], policy: Policy, logger: Logger? = nil
+    ) async throws {
         try await self.init(
-            configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations)
+            configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations,
+            logger: logger)
     }
 
     /// Connects and applies the pending ones of `migrations` (the upgrade tests stop at an
     /// earlier version), then registers the catalog.
     init(
-        configuration: PostgresConfiguration, stations: [Station], policy: Policy, migrations: [Schema.Migration]
+        configuration: PostgresConfiguration, stations: [Station], policy: Policy, migrations: [Schema.Migration],
+        logger: Logger? = nil
     ) async throws {
         let catalog = try Catalog(stations)
         _ = try Rules(catalog: catalog, policy: policy)
-        var logger = Logger(label: "SlotSchedulerPostgres")
-        logger.logLevel = .critical
+        let logger = logger ?? Self.quietLogger
         let pool = try await WritablePool(configuration, logger: logger)
         do {
             let (storedPolicy, version) = try await Self.prepare(
@@ -67,6 +80,13 @@ public final class PostgresBookingService: BookingService {
                 migrations: migrations, logger: logger)
             let rules = try Rules(catalog: catalog, policy: storedPolicy)
             self.state = Mutex(RulesState(rules: rules, version: version))
+            logger.info(
+                "PostgreSQL store ready",
+                metadata: [
+                    "schema": "\(configuration.schema)", "schema.version": "\(migrations.last?.version ?? 0)",
+                    "policy.version": "\(version)", "stations": "\(catalog.stations.count)",
+                    "host": "\(pool.host)",
+                ])
         } catch {
             await pool.shutdown()
             throw error
@@ -75,6 +95,13 @@ public final class PostgresBookingService: BookingService {
         self.pool = pool
         self.layout = CatalogLayout(catalog)
         self.logger = logger
+    }
+
+    /// The logger of a store given none: only what is `critical`.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "SlotSchedulerPostgres")
+        logger.logLevel = .critical
+        return logger
     }
 
     /// Connects to the database named by `SLOTSCHEDULER_DATABASE_URL`.
@@ -86,9 +113,19 @@ public final class PostgresBookingService: BookingService {
 
     deinit { pool.cancel() }
 
-    /// Closes the connection pool. The object must not be used afterwards.
+    /// Lets the calls in flight finish, refuses new ones (``PostgresStoreError/Kind/shuttingDown``),
+    /// then closes the connection pool.
     public func shutdown() async {
+        await admission.close()
         await pool.shutdown()
+    }
+
+    /// As a `Service` of a `ServiceGroup`: waits for the group's graceful shutdown (or its
+    /// cancellation), then shuts down as ``shutdown()`` does, letting the calls in flight finish.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        logger.info("PostgreSQL store shutting down", metadata: ["calls in flight": "\(admission.inFlight)"])
+        await shutdown()
     }
 
     // MARK: - Commands

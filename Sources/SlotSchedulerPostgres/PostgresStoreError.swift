@@ -41,6 +41,9 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         /// The schema lacks migrations or a catalog, and this instance may not change it
         /// (``PostgresConfiguration/schemaChanges`` is `.never`).
         case schemaNotReady
+        /// The store is shutting down (``PostgresBookingService/shutdown()``, or a graceful
+        /// shutdown of its `ServiceGroup`): the call was not sent.
+        case shuttingDown
     }
 
     public var kind: Kind

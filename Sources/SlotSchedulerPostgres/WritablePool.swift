@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import Logging
 import PostgresNIO
 import Synchronization
 
@@ -32,6 +33,8 @@ final class WritablePool: Sendable {
     }
 
     var client: PostgresClient { current.withLock { $0.client } }
+    /// The host the pool is on.
+    var host: PostgresConfiguration.Host { current.withLock { $0.host } }
     var hasStandbys: Bool { configuration.hosts.count > 1 }
 
     func shutdown() async {
@@ -60,14 +63,17 @@ final class WritablePool: Sendable {
 
     private func moveToWritableHost() async {
         guard let host = try? await Self.writableHost(configuration, logger: logger) else { return }
-        let old = current.withLock { current -> Task<Void, Never>? in
+        let old = current.withLock { current -> (Task<Void, Never>, PostgresConfiguration.Host)? in
             guard current.host != host else { return nil }
             let client = PostgresClient(configuration: configuration.clientConfiguration(host))
-            let previous = current.run
+            let previous = (current.run, current.host)
             current = Current(client: client, run: Task { await client.run() }, host: host)
             return previous
         }
-        old?.cancel()
+        guard let (run, from) = old else { return }
+        logger.warning(
+            "PostgreSQL store moved to the host that accepts writes", metadata: ["from": "\(from)", "to": "\(host)"])
+        run.cancel()
     }
 
     /// The first host, in order, that accepts a connection and is not in recovery; with one host,

@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import Logging
 import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
@@ -20,7 +21,8 @@ struct CommitWindowTests {
     @Test(.databaseTestLimit, arguments: [false, true])
     func crashDuringCommitNeverAcknowledgesALostBooking(withRequestID: Bool) async throws {
         let schema = TestDatabase.freshSchema("commit")
-        let store = try await TestDatabase.store(schema: schema)
+        let logs = CapturedLogs()
+        let store = try await TestDatabase.store(schema: schema, logger: logs.logger())
         defer { Task { await store.shutdown() } }
         try await installSlowCommit(schema: schema)
 
@@ -33,16 +35,23 @@ struct CommitWindowTests {
         let outcome = await attempt.result
         let stored = try await store.allBookingsByID()
 
+        // The application's logger saw the start, then the crash: a repeat, or the failure.
+        #expect(logs.all.contains { $0.level == .info && $0.message == "PostgreSQL store ready" })
+        let warnings = logs.all.filter { $0.level == .warning && $0.metadata["operation"] == "reserve" }
         switch outcome {
         case .success(let booking):
             // Only a repeatable request may have been retried to a real commit after the restart.
             #expect(withRequestID, "a reservation without a request id was acknowledged across a crash")
             #expect(stored.map(\.id) == [booking.id], "acknowledged \(booking.id), the database holds \(stored)")
             #expect(stored.first?.slot == request.slot && stored.first?.user == request.user)
+            #expect(warnings.contains { $0.message == "PostgreSQL store repeats a call" }, "logged: \(logs.all)")
         case .failure(let error):
             #expect(stored.isEmpty, "the reservation failed (\(error)) but the database holds \(stored)")
             let kind = (error as? PostgresStoreError)?.kind
             #expect(kind == .outcomeUnknown || kind == .retriesExhausted, "not an indeterminate error: \(error)")
+            #expect(
+                warnings.contains { $0.message == "PostgreSQL store call failed: \(kind?.rawValue ?? "")" },
+                "logged: \(logs.all)")
         }
     }
 

@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import Logging
 import SlotScheduler
 import Testing
 
@@ -40,11 +41,11 @@ enum TestDatabase {
     /// stop at an earlier version).
     static func store(
         schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy,
-        migrations: [Schema.Migration] = Schema.migrations
+        migrations: [Schema.Migration] = Schema.migrations, logger: Logger? = nil
     ) async throws -> PostgresBookingService {
         try await PostgresBookingService(
             configuration: try configuration(schema: schema), stations: stations, policy: policy,
-            migrations: migrations)
+            migrations: migrations, logger: logger)
     }
 
     /// Opens `count` stores on one schema, one after another (the first migrates it), each with

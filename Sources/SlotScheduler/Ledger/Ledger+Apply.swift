@@ -3,14 +3,14 @@ extension Ledger {
     /// named methods wrap it). A refusal is ``Outcome/refused(_:)`` and changes nothing; the
     /// outcome's ``Outcome/events(at:)`` are what the journal recorded.
     ///
-    /// In debug builds the books' consistency is checked after every command (see
-    /// `checkInvariants()`).
+    /// In debug builds the books' consistency is checked after the commands (see
+    /// `checkInvariantsAmortized()`).
     public mutating func apply(_ command: Command, at now: Instant) -> Outcome {
         let resolved: ResolvedCommand
         do throws(Rejection) { resolved = try rules.resolve(command) } catch { return .refused(error) }
         let outcome = Decisions.apply(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)
         #if DEBUG
-        checkInvariantsIfSmall()
+        checkInvariantsAmortized()
         #endif
         return outcome
     }

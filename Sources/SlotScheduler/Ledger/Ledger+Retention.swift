@@ -30,7 +30,7 @@ extension Ledger {
         users.forgetMoves(before: cutoff.dayNumber)
         users.forgetClosed(before: cutoff.dayNumber)
         #if DEBUG
-        checkInvariantsIfSmall()
+        checkInvariantsAmortized()
         #endif
     }
 

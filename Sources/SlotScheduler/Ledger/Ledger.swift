@@ -9,6 +9,10 @@ public struct Ledger: Sendable {
     public let rules: Rules
     var slots: SlotBook
     var users: UserBook
+    #if DEBUG
+    /// Commands applied, for the debug build's consistency checks (`checkInvariantsAmortized()`).
+    var commandsApplied = 0
+    #endif
 
     /// An empty ledger. Set `journaling` to `false` to keep no event journal (saves 16 bytes
     /// per state change). The expected sizes only pre-allocate; they are not limits. User ids

@@ -36,11 +36,20 @@ extension Ledger {
         precondition(problems.isEmpty, "ledger inconsistent: \(problems.joined(separator: "; "))")
     }
 
-    /// ``_checkInvariants()`` when the books are small (at most 8,192 cells, records and user
-    /// states together), so that a debug build's check after every command costs a bounded amount.
-    func checkInvariantsIfSmall() {
-        guard slots.cells.count &+ slots.records.count &+ users.states.count <= 8192 else { return }
+    /// ``_checkInvariants()`` after a debug build's commands, at a cost of at most about 256 steps
+    /// per command: after every command while the books (cells, records, user states) are at most
+    /// 256 entries, else after every *k*-th, *k* the size over 256 rounded up to a power of two.
+    /// A debug simulator run of a million commands on a large catalog stays a debug run, not a
+    /// quadratic one; the property tests, whose books are small, check after nearly every command
+    /// (and `oneApply` after every one).
+    mutating func checkInvariantsAmortized() {
+        #if DEBUG
+        commandsApplied &+= 1
+        let size = slots.cells.count &+ slots.records.count &+ users.states.count
+        let interval = size <= 256 ? 1 : Int(1) << (Int.bitWidth - (size / 256 - 1).leadingZeroBitCount)
+        guard commandsApplied & (interval - 1) == 0 else { return }
         _checkInvariants()
+        #endif
     }
 }
 
