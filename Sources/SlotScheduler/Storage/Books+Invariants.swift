@@ -36,17 +36,16 @@ extension Ledger {
         precondition(problems.isEmpty, "ledger inconsistent: \(problems.joined(separator: "; "))")
     }
 
-    /// ``_checkInvariants()`` after a debug build's commands, at a cost of at most about 256 steps
-    /// per command: after every command while the books (cells, records, user states) are at most
-    /// 256 entries, else after every *k*-th, *k* the size over 256 rounded up to a power of two.
-    /// A debug simulator run of a million commands on a large catalog stays a debug run, not a
-    /// quadratic one; the property tests, whose books are small, check after nearly every command
-    /// (and `oneApply` after every one).
+    /// ``_checkInvariants()`` after a debug build's commands, at a cost of about 16 steps per
+    /// command: after every command while the books (cells, records, user states) are at most 16
+    /// entries, else after every *k*-th, *k* the size over 16 rounded up to a power of two. A
+    /// debug simulator run of millions of commands stays a debug run, not a slower one by the
+    /// books' size; `ApplyProperties.oneApply` checks after every command.
     mutating func checkInvariantsAmortized() {
         #if DEBUG
         commandsApplied &+= 1
         let size = slots.cells.count &+ slots.records.count &+ users.states.count
-        let interval = size <= 256 ? 1 : Int(1) << (Int.bitWidth - (size / 256 - 1).leadingZeroBitCount)
+        let interval = size <= 16 ? 1 : Int(1) << (Int.bitWidth - (size / 16 - 1).leadingZeroBitCount)
         guard commandsApplied & (interval - 1) == 0 else { return }
         _checkInvariants()
         #endif
