@@ -1,6 +1,8 @@
 # Steps for .ci/run: each step runs under a timeout with its output in a log of its own, is timed,
 # and is printed whole (under a lock, so steps that ran side by side do not interleave) when it
-# ends. `report` prints every step's wall time and the total against the budget.
+# ends. `report` prints every step's wall time, the CPU time of its processes (user + system, as
+# /usr/bin/time counts it: a server it started in the background is not counted), and the total
+# against the budget.
 #
 #   step NAME SECONDS COMMAND...     run now, in this shell's lane
 #   after NAME...                    wait until those steps ended; fail (status 1) if one failed
@@ -35,7 +37,10 @@ step() {
     local status=0
     # --kill-after: a step that ignores SIGTERM is killed 30 s later. Through bash, so a step may
     # be a function of .ci/run's (exported with `export -f`).
-    timeout --kill-after=30 "$seconds" bash -c '"$@"' "$name" "$@" >"$dir/log" 2>&1 </dev/null || status=$?
+    # The CPU column comes from GNU time where the machine has it (Debian's `time`).
+    local timer=()
+    [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%U %S' -o "$dir/cpu")
+    "${timer[@]}" timeout --kill-after=30 "$seconds" bash -c '"$@"' "$name" "$@" >"$dir/log" 2>&1 </dev/null || status=$?
     date +%s >"$dir/end"
     echo "$status" >"$dir/status"
     local took=$(($(cat "$dir/end") - $(cat "$dir/start")))
@@ -74,14 +79,16 @@ skip() {
 }
 
 report() {
-    local total=$(($(date +%s) - CI_START)) failed=0 name dir status took start
-    printf '\n=== CI steps (wall seconds; steps of different lanes overlap) ===\n'
-    printf '%-62s %7s %6s  %s\n' "step" "start" "wall" "result"
+    local total=$(($(date +%s) - CI_START)) failed=0 name dir status took start cpu
+    printf '\n=== CI steps (wall and CPU seconds; steps of different lanes overlap) ===\n'
+    printf '%-62s %7s %6s %6s  %s\n' "step" "start" "wall" "cpu" "result"
     for name in "${CI_ORDER[@]}"; do
         dir=$(_dir "$name")
         status=$(cat "$dir/status" 2>/dev/null || echo "not run")
         start=-
         took=-
+        cpu=-
+        [[ -s "$dir/cpu" ]] && cpu=$(awk 'END { if (NF == 2) printf "%d", $1 + $2; else print "-" }' "$dir/cpu")
         if [[ -f "$dir/start" ]]; then
             start="+$(($(cat "$dir/start") - CI_START))"
             [[ -f "$dir/end" ]] && took=$(($(cat "$dir/end") - $(cat "$dir/start")))
@@ -92,9 +99,9 @@ report() {
             [0-9]*) status="failed (exit $status)" failed=1 ;;
             *) failed=1 ;;
         esac
-        printf '%-62s %7s %6s  %s\n' "$name" "$start" "$took" "$status"
+        printf '%-62s %7s %6s %6s  %s\n' "$name" "$start" "$took" "$cpu" "$status"
     done
-    printf '%-62s %7s %6s  %s\n' "total" "" "$total" \
+    printf '%-62s %7s %6s %6s  %s\n' "total" "" "$total" "" \
         "budget $BUDGET_SECONDS s: $( ((total <= BUDGET_SECONDS)) && echo "within" || echo "OVER BUDGET by $((total - BUDGET_SECONDS)) s")"
     return $failed
 }

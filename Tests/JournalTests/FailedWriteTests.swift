@@ -12,12 +12,14 @@ import Testing
 struct FailedWriteTests {
     static let now = JournalFixture.now
 
-    /// Waits (at most ``SimulatedDisk/patience``: the whole suite running beside it can keep
-    /// this test's tasks from running for minutes) until `condition` holds, without holding a
-    /// thread of the pool the store's callers run on.
+    /// Waits until `condition` holds, polling at most ``SimulatedDisk/patience`` times, without
+    /// holding a thread of the pool the store's callers run on.
     static func waitUntil(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + SimulatedDisk.patience
-        while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        var polls = 0
+        while !condition(), polls < SimulatedDisk.patience {
+            polls += 1
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// Booking X is kept; its cancel fails to write while user 2 books X's slot (free in memory).
@@ -32,6 +34,7 @@ struct FailedWriteTests {
         let appended = { store.state.withLock { $0.appended } }
         let before = appended()
         disk.holdWrites(failingTheFirst: true)
+        defer { disk.releaseWrites() }
         let cancel = Task { try await store.cancel(x.id, by: 1, at: Self.now) }
         await Self.waitUntil { appended() > before }
         let cancelled = appended()
@@ -60,6 +63,7 @@ struct FailedWriteTests {
         let syncs = { store.state.withLock { $0.syncs } }
         let before = syncs()
         disk.holdNextSync(failing: true)
+        defer { disk.releaseSync() }
         let first = Task { try await store.reserve(ReservationRequest(slot: slot(0, 9), user: 1), at: Self.now) }
         await Self.waitUntil { disk.syncIsHeld }
         #expect(disk.syncIsHeld)
