@@ -13,6 +13,7 @@ let swiftSettings: [SwiftSetting] = [
 /// works here, and its argument parser stays out of importers' graphs), the PostgreSQL store
 /// needs the `Postgres` trait, and the benchmarks are their own package (Benchmarks/Package.swift).
 let postgres: TargetDependencyCondition? = .when(traits: ["Postgres"])
+let observability: TargetDependencyCondition? = .when(traits: ["Observability"])
 
 let package = Package(
     name: "SlotScheduler",
@@ -23,6 +24,8 @@ let package = Package(
         // Empty unless the trait is on: `.package(url: …, traits: ["Postgres"])`.
         .library(name: "SlotSchedulerPostgres", targets: ["SlotSchedulerPostgres"]),
         .library(name: "SlotSchedulerJournal", targets: ["SlotSchedulerJournal"]),
+        // Empty unless the trait is on: `.package(url: …, traits: ["Observability"])`.
+        .library(name: "SlotSchedulerObservability", targets: ["SlotSchedulerObservability"]),
     ],
     traits: [
         .trait(
@@ -30,7 +33,14 @@ let package = Package(
             description: """
                 The PostgreSQL store (SlotSchedulerPostgres, its tests, schedule-sim --store postgres://…). \
                 Off by default: `swift build --traits Postgres`.
-                """)
+                """),
+        .trait(
+            name: "Observability",
+            description: """
+                Any store observed (SlotSchedulerObservability): swift-log, swift-metrics and \
+                swift-distributed-tracing around every call; the journal store as a ServiceLifecycle \
+                Service. Off by default.
+                """),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +50,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Also in postgres-nio's graph: the store is a ServiceLifecycle `Service`.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The Observability trait's (swift-metrics is also in postgres-nio's graph).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // The booking rules. No package dependencies, on purpose.
@@ -53,6 +66,19 @@ let package = Package(
                 "SlotScheduler", .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
                 .product(name: "Logging", package: "swift-log", condition: postgres),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
+                .product(name: "Metrics", package: "swift-metrics", condition: postgres),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Logs, metrics and traces around any store's calls.
+        .target(
+            name: "SlotSchedulerObservability",
+            dependencies: [
+                "SlotScheduler", "SlotSchedulerJournal",
+                .product(name: "Logging", package: "swift-log", condition: observability),
+                .product(name: "Metrics", package: "swift-metrics", condition: observability),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: observability),
             ],
             swiftSettings: swiftSettings
         ),
@@ -78,6 +104,16 @@ let package = Package(
             resources: [.copy("Golden")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "ObservabilityTests",
+            dependencies: [
+                "SlotSchedulerObservability", "SlotSchedulerJournal",
+                .product(name: "Logging", package: "swift-log", condition: observability),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: observability),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: observability),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: observability),
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["SlotSimulation"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JournalTests", dependencies: ["SlotSchedulerJournal", "SlotSimulation", "journal-crash-child"],
@@ -94,6 +130,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgres),
                 .product(name: "Logging", package: "swift-log", condition: postgres),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
+                .product(name: "Metrics", package: "swift-metrics", condition: postgres),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: postgres),
             ],
             swiftSettings: swiftSettings),
     ]

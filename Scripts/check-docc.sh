@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every product (SlotScheduler, SlotSimulation,
-# SlotSchedulerJournal, SlotSchedulerPostgres) with the toolchain's own tools, warnings as errors.
+# SlotSchedulerJournal, SlotSchedulerPostgres, SlotSchedulerObservability) with the toolchain's
+# own tools, warnings as errors.
 # No swift-docc-plugin, so an importer of SlotScheduler resolves no package for it
 # (Scripts/check-empty-graph.sh).
 #
-#   SWIFT_BUILD_FLAGS="--traits Postgres" Scripts/check-docc.sh
-#   SCRATCH_PATH=.build-docc SWIFT_BUILD_FLAGS="--traits Postgres" Scripts/check-docc.sh
+#   SWIFT_BUILD_FLAGS="--traits Postgres,Observability" Scripts/check-docc.sh
+#   SCRATCH_PATH=.build-docc SWIFT_BUILD_FLAGS="--traits Postgres,Observability" Scripts/check-docc.sh
 #
 # 1. `swift build` with SWIFT_BUILD_FLAGS in SCRATCH_PATH (default .build): it compiles nothing
 #    when that build is current, as after CI's `swift build --build-tests` with the same flags.
@@ -16,8 +17,9 @@
 #    graph, --warnings-as-errors: any warning (a broken ``Symbol`` or <doc:Article> link, an
 #    undocumented parameter of a documented function, ...) fails the script.
 #
-# SlotSchedulerPostgres holds its error type only without the Postgres trait, so its catalog can
-# only be checked with it: the script fails, saying so, when PostgresBookingService is missing.
+# SlotSchedulerPostgres holds its error type only without the Postgres trait, and
+# SlotSchedulerObservability nothing without its trait, so their catalogs can only be checked
+# with both traits on: the script fails, saying so, when a module has no public symbols.
 # The archives (not transformed for static hosting: a third of the files) are left in
 # SCRATCH_PATH/docc/<module>.doccarchive; `docc preview Sources/<module>/Documentation.docc
 # --additional-symbol-graph-dir SCRATCH_PATH/docc/symbol-graphs/<module>` serves the pages.
@@ -25,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH=${SCRATCH_PATH:-.build}
 read -r -a FLAGS <<<"${SWIFT_BUILD_FLAGS:-}"
-MODULES=(SlotScheduler SlotSimulation SlotSchedulerJournal SlotSchedulerPostgres)
+MODULES=(SlotScheduler SlotSimulation SlotSchedulerJournal SlotSchedulerPostgres SlotSchedulerObservability)
 SWIFT_BIN=$(dirname "$(command -v swift)")
 DOCC=${DOCC:-$(command -v docc || echo "$SWIFT_BIN/docc")}
 EXTRACT=$SWIFT_BIN/swift-symbolgraph-extract
@@ -92,7 +94,8 @@ symbols = json.load(open(sys.argv[1]))["symbols"]
 print(len(symbols), any(s["pathComponents"] == ["PostgresBookingService"] for s in symbols))' \
         "$graphs/$module.symbols.json")
     if [ "$symbols" -eq 0 ]; then
-        echo "error: $module has no public symbols in this build"
+        echo "error: $module has no public symbols in this build: build it with the Postgres and" \
+            "Observability traits (SWIFT_BUILD_FLAGS=\"--traits Postgres,Observability\")"
         return 1
     fi
     if [ "$module" = SlotSchedulerPostgres ] && [ "$store" != True ]; then
@@ -114,7 +117,7 @@ print(len(symbols), any(s["pathComponents"] == ["PostgresBookingService"] for s 
     fi
 }
 
-# The four modules side by side: each is mostly waiting for the disk.
+# The modules side by side: each is mostly waiting for the disk.
 pids=()
 for module in "${MODULES[@]}"; do
     check_module "$module" >"$OUT/$module.log" 2>&1 &

@@ -252,6 +252,7 @@ extension PostgresBookingService {
         /// Logs the repeat, then waits 10, 20, 40, ... ms, at most 1.3 s: enough to ride out a
         /// server restart.
         func again(_ why: @autoclosure () -> String) async throws {
+            pool.counters.repeated(operation)
             pool.logger.warning(
                 "PostgreSQL store repeats a call",
                 metadata: ["operation": "\(operation)", "attempt": "\(attempt)", "reason": "\(why())"])
@@ -260,6 +261,7 @@ extension PostgresBookingService {
         /// `error`, logged when it leaves the outcome unknown or ends the repeats.
         func giveUp(_ error: PostgresStoreError) -> PostgresStoreError {
             if error.kind == .outcomeUnknown || error.kind == .retriesExhausted {
+                pool.counters.gaveUp(operation, kind: error.kind)
                 pool.logger.warning(
                     "PostgreSQL store call failed: \(error.kind.rawValue)",
                     metadata: ["operation": "\(operation)", "attempt": "\(attempt)", "error": "\(error)"])

@@ -1,6 +1,7 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import ServiceLifecycle
 import SlotScheduler
@@ -56,24 +57,29 @@ public final class PostgresBookingService: BookingService, Service {
     /// repeated call, every call whose outcome is unknown and every move to another host, with the
     /// operation (and host) as metadata; PostgresNIO logs through it too. Without one, the store
     /// logs only what is `critical`. See <doc:Operating>.
+    ///
+    /// `metricsFactory` counts repeated calls, calls given up and moves to another host
+    /// (`StoreCounters`); by default, the factory the application bootstrapped.
     public convenience init(
-        configuration: PostgresConfiguration, stations: [Station], policy: Policy, logger: Logger? = nil
+        configuration: PostgresConfiguration, stations: [Station], policy: Policy, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) async throws {
         try await self.init(
             configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations,
-            logger: logger)
+            logger: logger, metricsFactory: metricsFactory)
     }
 
     /// Connects and applies the pending ones of `migrations` (the upgrade tests stop at an
     /// earlier version), then registers the catalog.
     init(
         configuration: PostgresConfiguration, stations: [Station], policy: Policy, migrations: [Schema.Migration],
-        logger: Logger? = nil
+        logger: Logger? = nil, metricsFactory: (any MetricsFactory)? = nil
     ) async throws {
         let catalog = try Catalog(stations)
         _ = try Rules(catalog: catalog, policy: policy)
         let logger = logger ?? Self.quietLogger
-        let pool = try await WritablePool(configuration, logger: logger)
+        let counters = StoreCounters(factory: metricsFactory ?? MetricsSystem.factory)
+        let pool = try await WritablePool(configuration, logger: logger, counters: counters)
         do {
             let (storedPolicy, version) = try await Self.prepare(
                 pool: pool, configuration: configuration, catalog: catalog, policy: policy,

@@ -6,7 +6,8 @@ import PostgresNIO
 /// or from the environment variable `SLOTSCHEDULER_DATABASE_URL`.
 ///
 /// URL parameters: `schema=name`, `sslmode=disable|require|verify-full`, `sslrootcert=path` (the CA
-/// file for `verify-full`), `connect_timeout=seconds`, as libpq spells them.
+/// file for `verify-full`), `connect_timeout=seconds`, `application_name=name`, as libpq spells
+/// them.
 public struct PostgresConfiguration: Hashable, Sendable {
     /// The environment variable ``fromEnvironment(schema:)`` reads.
     public static let environmentVariable = "SLOTSCHEDULER_DATABASE_URL"
@@ -38,6 +39,17 @@ public struct PostgresConfiguration: Hashable, Sendable {
     public var schema: String
     /// Maximum connections of this instance's pool.
     public var maximumConnections: Int = 16
+    /// Connections the pool keeps open while idle, so the first calls after a quiet spell do not
+    /// wait for a connection (at most ``maximumConnections``).
+    public var minimumConnections: Int = 0
+    /// The name the server shows for this instance's sessions (`pg_stat_activity`, the server's
+    /// log): ASCII, at most 63 characters; others are dropped.
+    public var applicationName: String = "slotscheduler"
+    /// The server's `statement_timeout` for this instance's sessions: a statement that runs longer
+    /// is cancelled by the server and its transaction rolled back, so it is never half done;
+    /// whole milliseconds from 1 ms. `nil` keeps the server's setting. The per-attempt wait
+    /// (``attemptTimeout``) still bounds what the caller waits.
+    public var statementTimeout: Duration?
     /// Attempts per operation on serialization failures, deadlocks and lost connections.
     public var maximumAttempts: Int = 8
     /// How long one attempt may wait for the server (including waiting for a pooled connection)
@@ -149,6 +161,7 @@ public struct PostgresConfiguration: Hashable, Sendable {
             }
             connectTimeout = .seconds(seconds)
         }
+        if let name = parameter("application_name") { applicationName = name }
     }
 
     /// The configuration in `SLOTSCHEDULER_DATABASE_URL`.
@@ -209,10 +222,27 @@ public struct PostgresConfiguration: Hashable, Sendable {
         var config = PostgresClient.Configuration(
             host: server.host, port: server.port, username: username, password: password, database: database,
             tls: tlsConfiguration.map { .require($0) } ?? .disable)
-        config.options.maximumConnections = maximumConnections
+        config.options.maximumConnections = max(1, maximumConnections)
+        config.options.minimumConnections = min(max(0, minimumConnections), max(1, maximumConnections))
         config.options.connectTimeout = connectTimeout
-        config.options.additionalStartupParameters = [("search_path", schema)]
+        config.options.additionalStartupParameters = startupParameters
         return config
+    }
+
+    /// The session settings every connection starts with: the schema, the application's name
+    /// and the statement timeout.
+    var startupParameters: [(String, String)] {
+        let printable = applicationName.unicodeScalars.filter { (32...126).contains($0.value) }.prefix(63)
+        var parameters = [("search_path", schema), ("application_name", String(String.UnicodeScalarView(printable)))]
+        if let statementTimeout {
+            // Whole milliseconds, from 1 to the server's largest (Int32), saturating.
+            let (seconds, attoseconds) = statementTimeout.components
+            let milliseconds: Int64 =
+                seconds >= Int64(Int32.max) / 1_000
+                ? Int64(Int32.max) : seconds < 0 ? 1 : max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+            parameters.append(("statement_timeout", String(milliseconds)))
+        }
+        return parameters
     }
 
     /// ``connectTimeout`` in nanoseconds, saturating: it is a public var, and seconds beyond
@@ -231,7 +261,7 @@ public struct PostgresConfiguration: Hashable, Sendable {
         var config = PostgresConnection.Configuration(
             host: server.host, port: server.port, username: username, password: password, database: database, tls: tls)
         config.options.connectTimeout = .nanoseconds(connectTimeoutNanoseconds)
-        config.options.additionalStartupParameters = [("search_path", schema)]
+        config.options.additionalStartupParameters = startupParameters
         return config
     }
 }

@@ -23,10 +23,12 @@ final class WritablePool: Sendable {
     private let search = Mutex<Task<Void, Never>?>(nil)
     let configuration: PostgresConfiguration
     let logger: Logger
+    let counters: StoreCounters
 
-    init(_ configuration: PostgresConfiguration, logger: Logger) async throws {
+    init(_ configuration: PostgresConfiguration, logger: Logger, counters: StoreCounters) async throws {
         self.configuration = configuration
         self.logger = logger
+        self.counters = counters
         let host = try await Self.writableHost(configuration, logger: logger)
         let client = PostgresClient(configuration: configuration.clientConfiguration(host))
         current = Mutex(Current(client: client, run: Task { await client.run() }, host: host))
@@ -71,6 +73,7 @@ final class WritablePool: Sendable {
             return previous
         }
         guard let (run, from) = old else { return }
+        counters.movedHost()
         logger.warning(
             "PostgreSQL store moved to the host that accepts writes", metadata: ["from": "\(from)", "to": "\(host)"])
         run.cancel()

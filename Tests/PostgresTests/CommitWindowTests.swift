@@ -1,6 +1,7 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import Logging
+import MetricsTestKit
 import SlotScheduler
 import SlotSchedulerPostgres
 import Testing
@@ -22,7 +23,8 @@ struct CommitWindowTests {
     func crashDuringCommitNeverAcknowledgesALostBooking(withRequestID: Bool) async throws {
         let schema = TestDatabase.freshSchema("commit")
         let logs = CapturedLogs()
-        let store = try await TestDatabase.store(schema: schema, logger: logs.logger())
+        let metrics = TestMetrics()
+        let store = try await TestDatabase.store(schema: schema, logger: logs.logger(), metricsFactory: metrics)
         defer { Task { await store.shutdown() } }
         try await installSlowCommit(schema: schema)
 
@@ -45,6 +47,10 @@ struct CommitWindowTests {
             #expect(stored.map(\.id) == [booking.id], "acknowledged \(booking.id), the database holds \(stored)")
             #expect(stored.first?.slot == request.slot && stored.first?.user == request.user)
             #expect(warnings.contains { $0.message == "PostgreSQL store repeats a call" }, "logged: \(logs.all)")
+            #expect(
+                metrics.counterTotal(
+                    label: "slotscheduler_postgres_retries_total", dimensions: [("operation", "reserve")])
+                    >= 1)
         case .failure(let error):
             #expect(stored.isEmpty, "the reservation failed (\(error)) but the database holds \(stored)")
             let kind = (error as? PostgresStoreError)?.kind
@@ -52,6 +58,10 @@ struct CommitWindowTests {
             #expect(
                 warnings.contains { $0.message == "PostgreSQL store call failed: \(kind?.rawValue ?? "")" },
                 "logged: \(logs.all)")
+            #expect(
+                metrics.counterTotal(
+                    label: "slotscheduler_postgres_gave_up_total",
+                    dimensions: [("operation", "reserve"), ("kind", kind?.rawValue ?? "")]) == 1)
         }
     }
 

@@ -1,6 +1,7 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
 import Logging
+import Metrics
 import SlotScheduler
 import Testing
 
@@ -41,11 +42,12 @@ enum TestDatabase {
     /// stop at an earlier version).
     static func store(
         schema: String, stations: [Station] = Fixture.stations, policy: Policy = Fixture.policy,
-        migrations: [Schema.Migration] = Schema.migrations, logger: Logger? = nil
+        migrations: [Schema.Migration] = Schema.migrations, logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) async throws -> PostgresBookingService {
         try await PostgresBookingService(
             configuration: try configuration(schema: schema), stations: stations, policy: policy,
-            migrations: migrations, logger: logger)
+            migrations: migrations, logger: logger, metricsFactory: metricsFactory)
     }
 
     /// Opens `count` stores on one schema, one after another (the first migrates it), each with

@@ -65,8 +65,7 @@ enum ResolvedCommand: Sendable {
     /// The refusal of a command on a booking that no book holds.
     var unknownBooking: Rejection {
         switch self {
-        case .reschedule(let r, let slot):
-            Rejection(.unknownBooking, slot: slot, booking: r.booking, user: r.user, requestID: r.requestID)
+        case .reschedule(let r, let slot): r.unknownBooking(slot: slot)
         case .cancel(let id, let user), .checkIn(let id, let user): Rejection(.unknownBooking, booking: id, user: user)
         default: preconditionFailure("only a command on a booking names one")
         }

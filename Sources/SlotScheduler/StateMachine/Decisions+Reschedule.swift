@@ -14,9 +14,7 @@ extension Decisions {
         _ request: ResolvedReschedule, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
     ) -> Result<Reservation, Rejection> {
         let id = request.booking
-        var refusal = Rejection(
-            .unknownBooking, slot: rules.catalog.slot(request.to), booking: id, user: request.user,
-            requestID: request.requestID)
+        var refusal = request.unknownBooking(slot: rules.catalog.slot(request.to))
         guard let record = slots.record(of: id) else {
             if slots.wasReleased(id) { refusal.reason = .released }
             return .failure(refusal)
@@ -134,6 +132,12 @@ struct ResolvedReschedule: Sendable {
     var user: UserID
     var to: SlotRef
     var requestID: RequestID?
+
+    /// The refusal of this move when no book holds the booking (`slot` is ``to``'s); the one
+    /// every face gives, whether it finds no shard for the id or the shard has no record.
+    func unknownBooking(slot: Slot) -> Rejection {
+        Rejection(.unknownBooking, slot: slot, booking: booking, user: user, requestID: requestID)
+    }
 }
 
 extension Rules {

@@ -158,6 +158,11 @@ public final class JournalStore: BookingService {
         /// Checkpoints the store wrote by itself, and those that failed (retried at the next threshold).
         public var automaticCheckpoints: Int
         public var failedCheckpoints: Int
+        /// The write or sync that failed, after which the store takes no more commands: it is
+        /// not ready, and only reopening (recovery) makes it usable again.
+        public var failure: JournalError?
+        /// Whether ``JournalStore/close()`` was called.
+        public var isClosed: Bool
     }
 
     public var statistics: Statistics {
@@ -165,7 +170,7 @@ public final class JournalStore: BookingService {
             Statistics(
                 recoveredEvents: $0.recoveredEvents, tornBytes: $0.tornBytes, records: $0.records, syncs: $0.syncs,
                 generation: $0.generation, automaticCheckpoints: $0.automaticCheckpoints,
-                failedCheckpoints: $0.failedCheckpoints)
+                failedCheckpoints: $0.failedCheckpoints, failure: $0.failure, isClosed: $0.closed)
         }
     }
 

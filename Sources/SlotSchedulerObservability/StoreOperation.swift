@@ -1,0 +1,22 @@
+#if Observability  // built with `--traits Observability` only (Package.swift)
+/// The calls of a ``SlotScheduler/BookingService``, one name each, as metrics, spans and logs
+/// name them (`slotscheduler.reserve`, …).
+public enum StoreOperation: String, Sendable, CaseIterable {
+    case reserve
+    case reserveAnySocket = "reserve_any_socket"
+    case hold
+    case confirm
+    case releaseHold = "release_hold"
+    case reschedule
+    case cancel
+    case checkIn = "check_in"
+    case changeAvailability = "change_availability"
+    case bookings
+    case dayView = "day_view"
+    case holds
+    case allBookings = "all_bookings"
+
+    /// The span's name: `slotscheduler.` and the operation.
+    public var spanName: String { "slotscheduler.\(rawValue)" }
+}
+#endif
