@@ -49,6 +49,20 @@ start() {
     echo "service at $URL (pid $PID) $*"
 }
 
+# The probes: live, and ready (the store takes writes), each answering its JSON.
+health_check() {
+    python3 - "$URL" "$1" <<'PY'
+import json, sys, urllib.request
+url, store = sys.argv[1], sys.argv[2]
+for path, status in (("/health/live", "live"), ("/health/ready", "ready")):
+    answer = urllib.request.urlopen(url + path, timeout=10)
+    body = json.loads(answer.read())
+    assert answer.status == 200 and body == {"status": status}, (path, answer.status, body)
+    assert answer.headers["Cache-Control"] == "no-store", (path, dict(answer.headers))
+print(f"{store}: GET /health/live and /health/ready: 200")
+PY
+}
+
 # SKIP_BUILD=1: $SERVICE is already built (.ci/run builds it in a step of its own).
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
     echo "--- build ($CONFIGURATION, scratch path .build here)"
@@ -91,6 +105,7 @@ import sys, urllib.request
 assert urllib.request.urlopen(sys.argv[1] + "/stations", timeout=10).status == 200
 print("GET /stations: 200")
 PY
+health_check memory
 stop
 
 echo "--- connection flood: 600 silent connections (and 3 reading no answers) against a descriptor limit of 256"
@@ -111,6 +126,7 @@ PID=
 start --journal "$WORK/journal"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --verify "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --verify "$WORK/lifecycle.json"
+health_check journal
 stop
 
 echo "booking service: all green"

@@ -17,12 +17,16 @@ protocol BookingStore: Sendable {
     func releaseHold(_ slot: Slot, by user: UserID, at now: Instant) async throws -> Hold
     func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
     func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
+    /// Why the store cannot take writes now, or `nil` when it can (`GET /health/ready`).
+    var notReadyBecause: String? { get }
 }
 
 /// In memory: fast, and empty again after a restart.
 struct MemoryStore: BookingStore {
     let scheduler: Scheduler
     var rules: Rules { scheduler.rules }
+    /// Memory is always ready.
+    var notReadyBecause: String? { nil }
 
     func book(_ request: ReservationRequest, at now: Instant) throws -> Reservation {
         try scheduler.book(request, at: now)
@@ -61,6 +65,13 @@ struct MemoryStore: BookingStore {
 struct JournalBackedStore: BookingStore {
     let store: JournalStore
     var rules: Rules { store.rules }
+    /// After a failed write or sync the store refuses every command until it is reopened: the
+    /// instance should leave the load balancer and be restarted (recovery keeps what it answered).
+    var notReadyBecause: String? {
+        let statistics = store.statistics
+        if let failure = statistics.failure { return "the journal failed: \(failure)" }
+        return statistics.isClosed ? "the journal is closed" : nil
+    }
 
     func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
         try await store.book(request, at: now)

@@ -35,12 +35,28 @@ struct Routes: Sendable {
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
             Operation(path: "/users/:user/bookings", method: .get) { try await bookings($0, $1) },
+            Operation(path: "/health/live", method: .get) { _, _ in Self.health(.ok, "live") },
+            Operation(path: "/health/ready", method: .get) { _, _ in
+                guard let reason = store.notReadyBecause else { return Self.health(.ok, "ready") }
+                return Self.health(.serviceUnavailable, "not ready", reason: reason)
+            },
             Operation(path: "/openapi.yaml", method: .get) { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/yaml"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
             },
         ]
+    }
+
+    /// `{"status": …}` (and why, when not ready), for a load balancer or an orchestrator's probes:
+    /// live while the process answers; ready while the store takes writes.
+    static func health(_ status: HTTPResponse.Status, _ text: String, reason: String? = nil) -> Response {
+        var object = ["status": text]
+        if let reason { object["reason"] = reason }
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     func router() -> Router<BasicRequestContext> {
