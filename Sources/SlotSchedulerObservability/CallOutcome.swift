@@ -11,7 +11,7 @@ import SlotScheduler
 public struct CallOutcome: Sendable, Hashable {
     /// `accepted`, `replayed`, `refused` or `failed`.
     public let name: String
-    /// The refusal's reason (``Rejection/Reason``'s raw value) for `refused`, the error's type for
+    /// The refusal's reason (`Rejection.Reason`'s raw value) for `refused`, the error's type for
     /// `failed`, else `none`.
     public let reason: String
 

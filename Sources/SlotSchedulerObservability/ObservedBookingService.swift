@@ -5,8 +5,8 @@ import SlotScheduler
 import Tracing
 
 /// Any store, observed: each call logged through the application's `Logger`, counted and timed
-/// with swift-metrics, and traced in a swift-distributed-tracing span (``CallObserver``), in the
-/// same words for the in-memory ``SlotScheduler/Scheduler``, the journal store and the
+/// with swift-metrics, and traced in a swift-distributed-tracing span (`CallObserver`), in the
+/// same words for the in-memory `Scheduler`, the journal store and the
 /// PostgreSQL store.
 ///
 /// ```swift

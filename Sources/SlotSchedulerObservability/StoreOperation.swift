@@ -1,5 +1,5 @@
 #if Observability  // built with `--traits Observability` only (Package.swift)
-/// The calls of a ``SlotScheduler/BookingService``, one name each, as metrics, spans and logs
+/// The calls of a `BookingService`, one name each, as metrics, spans and logs
 /// name them (`slotscheduler.reserve`, …).
 public enum StoreOperation: String, Sendable, CaseIterable {
     case reserve
