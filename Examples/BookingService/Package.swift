@@ -13,6 +13,9 @@ let package = Package(
     dependencies: [
         .package(path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // Identity: the bearer token's middleware (hummingbird-auth) and its verification (jwt-kit).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Already in Hummingbird's graph; named for the types used directly (Logger, Channel,
         // HTTPParserError, HTTPRequestPart).
@@ -28,6 +31,8 @@ let package = Package(
                 .product(name: "SlotSimulation", package: root),
                 .product(name: "SlotSchedulerJournal", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

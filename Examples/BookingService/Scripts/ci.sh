@@ -27,15 +27,20 @@ stop() {
 }
 trap 'stop; rm -rf "$WORK"' EXIT
 
-# Starts the service with extra arguments "$@" (under a descriptor limit of $DESCRIPTORS, if
+# The HS256 secret the service verifies tokens with, and the checks mint them with.
+SECRET="$WORK/secret"
+head -c 48 /dev/urandom | base64 > "$SECRET"
+
+# Starts the service (tokens verified with $SECRET unless "$@" gives another --auth) with extra
+# arguments "$@" (under a descriptor limit of $DESCRIPTORS, if
 # set); sets PID and URL once it listens.
 start() {
     local log="$WORK/service.log" address=
     if [ -n "${DESCRIPTORS:-}" ]; then
-        (ulimit -n "$DESCRIPTORS" && exec "$SERVICE" --scenario "$SCENARIO" --port 0 "$@") \
+        (ulimit -n "$DESCRIPTORS" && exec "$SERVICE" --scenario "$SCENARIO" --port 0 --auth "hs256:$SECRET" "$@") \
             >"$log" 2>&1 &
     else
-        "$SERVICE" --scenario "$SCENARIO" --port 0 "$@" >"$log" 2>&1 &
+        "$SERVICE" --scenario "$SCENARIO" --port 0 --auth "${AUTH:-hs256:$SECRET}" "$@" >"$log" 2>&1 &
     fi
     PID=$!
     for _ in $(seq 1 300); do
@@ -85,18 +90,23 @@ print("same bytes")
 PY
 
 echo "--- load and check"
-timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --seconds "$LOAD_SECONDS"
+timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds "$LOAD_SECONDS"
 
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
-timeout 120 python3 Scripts/lifecycle_check.py --url "$URL"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET"
+
+echo "--- identity: no token, bad tokens (signature, alg none, expired, sub), another user's bookings"
+timeout 120 python3 Scripts/identity_check.py --url "$URL" --secret "$SECRET"
 
 echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections, trickled requests and clients reading no answers closed; inexact integers refused; 100 Continue"
-timeout 120 python3 Scripts/hostile_check.py --url "$URL"
+timeout 120 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET"
 
 echo "--- schemathesis (all checks, schemathesis.toml here)"
 timeout 300 python3 -m pip install --quiet "schemathesis==4.32.5"
+# As one user with a valid token: schemathesis checks the contract, not identity (above).
+TOKEN=$(cd Scripts && python3 -c 'import sys, tokens; print(tokens.Tokens(tokens.read_secret(sys.argv[1])).token(8001))' "$SECRET")
 timeout 600 schemathesis run "$URL/openapi.yaml" --checks all --max-examples "$SCHEMATHESIS_EXAMPLES" \
-    --seed 1 --no-color
+    --seed 1 --no-color --header "Authorization: Bearer $TOKEN"
 
 echo "--- still up after all of it"
 kill -0 "$PID" || { cat "$WORK/service.log"; echo "the service died" >&2; exit 1; }
@@ -113,19 +123,27 @@ echo "--- connection flood: 600 silent connections (and 3 reading no answers) ag
 # on a loaded machine, and the request being read must outlast them (it is closed only by a
 # deadline, never to make room).
 DESCRIPTORS=256 start --idle-timeout 60
-timeout 60 python3 Scripts/hostile_check.py --url "$URL" --flood 600
+timeout 60 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET" --flood 600
+stop
+
+echo "--- identity with a JSON Web Key Set (RS256): the same checks, and HS256 over the public key refused"
+timeout 300 python3 -m pip install --quiet "cryptography==48.0.0"
+mkdir "$WORK/jwks"
+python3 Scripts/identity_check.py --make-jwks "$WORK/jwks"
+AUTH="jwks:$WORK/jwks/jwks.json" start
+timeout 120 python3 Scripts/identity_check.py --url "$URL" --jwks-key "$WORK/jwks/private.pem"
 stop
 
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
 start --journal "$WORK/journal"
-timeout 120 python3 Scripts/load_and_check.py --url "$URL" --seconds 20 --save "$WORK/records.json"
-timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --save "$WORK/lifecycle.json"
+timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds 20 --save "$WORK/records.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --save "$WORK/lifecycle.json"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
 start --journal "$WORK/journal"
-timeout 120 python3 Scripts/load_and_check.py --url "$URL" --verify "$WORK/records.json"
-timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --verify "$WORK/lifecycle.json"
+timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/lifecycle.json"
 health_check journal
 stop
 

@@ -12,15 +12,17 @@ script checks, from its own records and the service's answers:
   - every 201 is still there (GET answers 200, status active unless this script cancelled it),
     and the day views show booked exactly the slots the script holds (so it must be the only
     client of --station on the dates it books),
-    and each user's GET /users/{user}/bookings lists exactly the bookings the script holds;
+    and each user's GET /me/bookings (every page) lists exactly the bookings the script holds;
   - a replayed request id returns the original booking id (200), never a new booking;
-  - another user's booking answers 403, an unknown one 404;
+  - another user's booking answers 404 with exactly the body of a booking that does not exist;
   - every answer has a status the contract allows, and every error body has reason and message.
 
 Bounded: --seconds (default 60) for the load, a 10 s timeout per request. Exits 0 when every
 check passed, 1 otherwise; the last line is "N passed, M failed".
 
-    python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 [--users 150] [--limit 3]
+    python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 --secret SECRET_FILE [--users 150] [--limit 3]
+
+Each user acts with a bearer token of their own (HS256 under the service's secret, Scripts/tokens.py).
 
 With a durable store (`--journal DIR`), `--save FILE` keeps the client's records, and after the
 service is killed (`kill -9`) and restarted on the same directory, `--verify FILE` checks that
@@ -37,20 +39,27 @@ import threading
 import time
 import urllib.parse
 
+from privacy import same_as_missing
+from tokens import Tokens, read_secret
+
 
 class Client:
     """One keep-alive connection; reconnects once after a dropped connection. A request that times
     out is not sent again: the service may have done it, and a second answer would read as a replay."""
 
-    def __init__(self, url):
+    def __init__(self, url, tokens=None):
         parsed = urllib.parse.urlparse(url)
         self.host, self.port = parsed.hostname, parsed.port or 80
         self.conn = None
+        self.tokens = tokens
 
-    def request(self, method, path, body=None, headers=None, raw=None):
+    def request(self, method, path, body=None, headers=None, raw=None, user=None):
+        """`user`: act as this user (their bearer token)."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         hdrs = {"Content-Type": "application/json"} if data is not None else {}
         hdrs.update(headers or {})
+        if user is not None:
+            hdrs.update(self.tokens.headers(user))
         for attempt in range(2):
             try:
                 if self.conn is None:
@@ -105,14 +114,14 @@ class Records:
 
 ALLOWED = {
     "reserve": {200, 201, 409, 422},
-    "get": {200, 403, 404},
-    "cancel": {204, 403, 404, 409},
+    "get": {200, 404},
+    "cancel": {204, 404, 409},
     "list": {200},
 }
 
 
-def user_run(url, user, slots, records, deadline, rng, others):
-    client = Client(url)
+def user_run(url, tokens, user, slots, records, deadline, rng, others):
+    client = Client(url, tokens)
     mine = []  # (id, body) of bookings this user holds
     sent = []  # (request id, body, booking id) of accepted requests, for replays
     n = 0
@@ -123,9 +132,9 @@ def user_run(url, user, slots, records, deadline, rng, others):
         if roll < 0.55 or not sent:
             slot = rng.choice(slots)
             request_id = f"u{user}-r{n}"
-            body = {"user": user, "station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3],
+            body = {"station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3],
                     "requestID": request_id}
-            status, answer = client.request("POST", "/reservations", body, language)
+            status, answer = client.request("POST", "/reservations", body, language, user=user)
             records.saw("reserve", status, answer)
             if status not in ALLOWED["reserve"]:
                 records.fail(f"reserve {body}: unexpected {status} {answer!r:.200}")
@@ -143,7 +152,7 @@ def user_run(url, user, slots, records, deadline, rng, others):
                 records.fail(f"reserve with a fresh request id {request_id} answered 200 (a replay)")
         elif roll < 0.70:
             request_id, body, original = rng.choice(sent)
-            status, answer = client.request("POST", "/reservations", body, language)
+            status, answer = client.request("POST", "/reservations", body, language, user=user)
             records.saw("reserve", status, answer)
             with records.lock:
                 records.replays += 1
@@ -151,13 +160,13 @@ def user_run(url, user, slots, records, deadline, rng, others):
                 records.fail(f"replay of {request_id}: {status} {answer!r:.200}, expected 200 with id {original}")
             # The same request id for another slot is a conflict, never a booking.
             other = dict(body, hour=(body["hour"] + 1) % 24)
-            status, answer = client.request("POST", "/reservations", other, language)
+            status, answer = client.request("POST", "/reservations", other, language, user=user)
             records.saw("reserve", status, answer)
             if status != 409 or answer.get("reason") != "conflictingRequestID":
                 records.fail(f"request id {request_id} for another slot: {status} {answer!r:.200}")
         elif roll < 0.82 and mine:
             booking, _ = mine.pop(rng.randrange(len(mine)))
-            status, answer = client.request("DELETE", f"/bookings/{booking}?user={user}", None, language)
+            status, answer = client.request("DELETE", f"/bookings/{booking}", None, language, user=user)
             records.saw("cancel", status, answer)
             if status == 204:
                 with records.lock:
@@ -170,13 +179,16 @@ def user_run(url, user, slots, records, deadline, rng, others):
             if theirs:
                 booking = rng.choice(theirs)
                 method = rng.choice(["GET", "DELETE"])
-                status, answer = client.request(method, f"/bookings/{booking}?user={user}", None, language)
+                status, answer = client.request(method, f"/bookings/{booking}", None, language, user=user)
                 records.saw("get" if method == "GET" else "cancel", status, answer)
-                if status != 403 or answer.get("reason") != "notOwner":
-                    records.fail(f"{method} another user's booking {booking}: {status} {answer!r:.200}")
+                unknown = "999999999999"
+                missing_status, missing = client.request(method, f"/bookings/{unknown}", None, language, user=user)
+                if status != 404 or missing_status != 404 or not same_as_missing(answer, booking, missing, unknown):
+                    records.fail(f"{method} another user's booking {booking}: {status} {answer!r:.200}; "
+                                 f"a missing one: {missing_status} {missing!r:.200}")
         else:
             unknown = rng.choice(["999999999999", "18446744073709551615", "99999999999999999999999", "abc"])
-            status, answer = client.request("GET", f"/bookings/{unknown}?user={user}", None, language)
+            status, answer = client.request("GET", f"/bookings/{unknown}", None, language, user=user)
             records.saw("get", status, answer)
             if status != 404 or answer.get("reason") != "unknownBooking":
                 records.fail(f"GET unknown booking {unknown}: {status} {answer!r:.200}")
@@ -184,16 +196,16 @@ def user_run(url, user, slots, records, deadline, rng, others):
         others[user] = [b for b, _ in mine]
 
 
-def limit_race(url, user, slots, limit, records):
+def limit_race(url, tokens, user, slots, limit, records):
     """A fresh user sends limit + 5 reservations of distinct free slots at once: exactly `limit` succeed."""
     results = []
     barrier = threading.Barrier(len(slots))
 
     def one(slot):
-        client = Client(url)
-        body = {"user": user, "station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3]}
+        client = Client(url, tokens)
+        body = {"station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3]}
         barrier.wait(timeout=10)
-        status, answer = client.request("POST", "/reservations", body)
+        status, answer = client.request("POST", "/reservations", body, user=user)
         records.saw("reserve", status, answer)
         with records.lock:
             results.append((status, answer, slot))
@@ -214,19 +226,19 @@ def limit_race(url, user, slots, limit, records):
     return len(accepted)
 
 
-def misuse(url, records):
-    """A few requests that must be refused cleanly, never crash the service."""
-    client = Client(url)
+def misuse(url, tokens, records):
+    """A few requests, with a valid token, that must be refused cleanly, never crash the service."""
+    client = Client(url, tokens)
     cases = [
         ("POST", "/reservations", b"{", 400),
-        ("POST", "/reservations", b'{"user":1.5,"station":"x","socket":"y","date":"2026-01-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"user":1,"station":"x","socket":"y","date":"2026-01-01","hour":1}', 400),
         ("POST", "/reservations", b'{"user":"1","station":"x","socket":"y","date":"2026-01-01","hour":1}', 400),
-        ("POST", "/reservations", b'{"user":1,"station":"x","socket":"y","date":"2026-+1-01","hour":1}', 400),
-        ("POST", "/reservations", b'{"user":1,"station":"x","socket":"y","date":"2026-01-01","hour":1e400}', 400),
+        ("POST", "/reservations", b'{"station":"x","socket":"y","date":"2026-+1-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"station":"x","socket":"y","date":"2026-01-01","hour":1e400}', 400),
         ("POST", "/reservations", b'{"requestID":"' + b"x" * 1_000_000 + b'"}', 413),
         ("POST", "/reservations", b"null", 400),
         ("POST", "/reservations", b'{"user":' + b"[" * 8000 + b"]" * 8000 + b"}", 400),
-        ("POST", "/reservations", b'{"user":1,"station":"\\ud800","socket":"b","date":"2026-01-01","hour":1}', 400),
+        ("POST", "/reservations", b'{"station":"\\ud800","socket":"b","date":"2026-01-01","hour":1}', 400),
         ("GET", "/stations?page=9223372036854775807&pageSize=2", None, 200),
         ("GET", "/stations?page=-1", None, 400),
         ("GET", "/stations?page=99999999999999999999", None, 400),
@@ -234,21 +246,42 @@ def misuse(url, records):
         ("GET", "/stations?q=%zz", None, 400),
         ("GET", "/stations/%F0%9F%94%8C%00/days/2026-01-01", None, 404),
         ("GET", "/stations/IST-1/days/2026-02-30", None, 400),
-        ("GET", "/users/-1/bookings", None, 400),
-        ("GET", "/users/18446744073709551616/bookings", None, 400),
-        ("GET", "/bookings/1", None, 400),
+        ("GET", "/me/bookings?pageSize=0", None, 400),
+        ("GET", "/me/bookings?pageSize=501", None, 400),
+        ("GET", "/me/bookings?page=-1", None, 400),
+        ("GET", "/me/bookings?state=active", None, 400),
+        ("GET", "/me/bookings?page=9223372036854775807&pageSize=500", None, 200),
+        ("GET", "/users/1/bookings", None, 404),
+        ("GET", "/bookings/1?user=2", None, 404),
         ("PATCH", "/bookings/1", None, 405),
         ("GET", "/no/such/route", None, 404),
     ]
     for method, path, raw, expected in cases:
-        status, answer = client.request(method, path, raw=raw)
+        status, answer = client.request(method, path, raw=raw, user=1)
         records.saw(f"misuse {method} {path[:40]}", status, answer)
         if status != expected:
             records.fail(f"{method} {path[:60]}: {status} {answer!r:.200}, expected {expected}")
 
 
-def check_final(url, users, records, limit, days=()):
-    client = Client(url)
+def listed(client, user, records):
+    """Every page of the user's GET /me/bookings: {id: state}, or None when a page fails."""
+    found, page = {}, 0
+    while True:
+        status, answer = client.request("GET", f"/me/bookings?page={page}&pageSize=2", user=user)
+        records.saw("list", status, answer)
+        if status != 200:
+            records.fail(f"bookings of {user}, page {page}: {status} {answer!r:.200}")
+            return None
+        found.update({b["id"]: b["state"] for b in answer["bookings"]})
+        if not answer["hasMore"]:
+            if len(found) != answer["totalCount"]:
+                records.fail(f"bookings of {user}: {len(found)} listed, totalCount {answer['totalCount']}")
+            return found
+        page += 1
+
+
+def check_final(url, tokens, users, records, limit, days=()):
+    client = Client(url, tokens)
     active = {b: v for b, v in records.booked.items() if b not in records.cancelled}
     held = {}
     for booking, (user, slot, _) in active.items():
@@ -277,26 +310,25 @@ def check_final(url, users, records, limit, days=()):
                     records.fail(f"day view says {state} for {key}; the client holds "
                                  f"{held.get(key, 'no booking')} there")
     for booking, (user, slot, _) in records.booked.items():
-        status, answer = client.request("GET", f"/bookings/{booking}?user={user}")
+        status, answer = client.request("GET", f"/bookings/{booking}", user=user)
         records.saw("get", status, answer)
         want = "cancelled" if booking in records.cancelled else "active"
         if status != 200 or answer.get("status") != want or answer.get("id") != booking:
             records.fail(f"booking {booking} of user {user}: {status} {answer!r:.200}, expected status {want}")
     for user in users:
-        status, answer = client.request("GET", f"/users/{user}/bookings")
-        records.saw("list", status, answer)
-        if status != 200:
-            records.fail(f"bookings of {user}: {status}")
+        states = listed(client, user, records)
+        if states is None:
             continue
-        listed = {b["id"] for b in answer["upcoming"] + answer["past"]}
-        if listed != per_user.get(user, set()):
-            records.fail(f"user {user}: service lists {sorted(listed)}, the client holds "
+        active = {b for b, state in states.items() if state != "cancelled"}
+        if active != per_user.get(user, set()):
+            records.fail(f"user {user}: service lists {sorted(active)} active, the client holds "
                          f"{sorted(per_user.get(user, set()))}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
+    parser.add_argument("--secret", required=True, metavar="FILE", help="the service's HS256 secret (--auth hs256:FILE)")
     parser.add_argument("--users", type=int, default=150)
     parser.add_argument("--limit", type=int, default=3, help="the scenario's maxUpcomingBookings")
     parser.add_argument("--seconds", type=float, default=60)
@@ -308,12 +340,13 @@ def main():
     args = parser.parse_args()
     started = time.monotonic()
     records = Records()
+    tokens = Tokens(read_secret(args.secret))
     if args.verify:
         with open(args.verify) as f:
             saved = json.load(f)
         records.booked = {b: (u, tuple(slot), r) for b, (u, slot, r) in saved["booked"].items()}
         records.cancelled = set(saved["cancelled"])
-        check_final(args.url, saved["users"], records, args.limit)
+        check_final(args.url, tokens, saved["users"], records, args.limit)
         for failure in records.failures:
             print("FAIL", failure)
         print(f"verified {len(records.booked)} bookings ({len(records.cancelled)} cancelled) of "
@@ -332,12 +365,12 @@ def main():
     hours = [h for h in stations[args.station]["openingHours"] if 8 <= h <= 20][:5]
     slots = [(args.station, s, day.isoformat(), h) for s in sockets for h in hours]
 
-    misuse(args.url, records)
+    misuse(args.url, tokens, records)
     users = list(range(1000, 1000 + args.users))
     others = {}
     deadline = time.monotonic() + args.seconds
     threads = [threading.Thread(target=user_run,
-                                args=(args.url, u, slots, records, deadline, random.Random(args.seed * 7919 + u),
+                                args=(args.url, tokens, u, slots, records, deadline, random.Random(args.seed * 7919 + u),
                                       others)) for u in users]
     for t in threads:
         t.start()
@@ -352,9 +385,9 @@ def main():
     race_users = list(range(900, 906))
     for i, user in enumerate(race_users):
         chosen = race_slots[i::len(race_users)][: args.limit + 5] or race_slots[: args.limit + 5]
-        limit_race(args.url, user, chosen, args.limit, records)
+        limit_race(args.url, tokens, user, chosen, args.limit, records)
 
-    check_final(args.url, users + race_users, records, args.limit,
+    check_final(args.url, tokens, users + race_users, records, args.limit,
                 days=[(args.station, day.isoformat()), (args.station, race_day)])
 
     if args.save:

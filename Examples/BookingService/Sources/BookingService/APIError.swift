@@ -15,6 +15,8 @@ struct APIError: Error, Sendable {
         case bodyTooLarge
         case notFound
         case methodNotAllowed
+        /// No bearer token, or one that does not verify (401, with `WWW-Authenticate`).
+        case unauthenticated
         /// An unexpected failure (a durable store that cannot write); never a refusal.
         case internalError
     }
@@ -23,6 +25,8 @@ struct APIError: Error, Sendable {
     var body: Body
     /// For 405: the methods the path does allow.
     var allow: [HTTPRequest.Method] = []
+    /// For 401: the `WWW-Authenticate` challenge.
+    var challenge: String?
 
     enum Body: Sendable {
         case rejection(Rejection)
@@ -57,6 +61,19 @@ struct APIError: Error, Sendable {
         APIError(.badRequest, .malformedRequest, english: english, turkish: turkish)
     }
 
+    /// 401: the request names no verified caller (``TokenProblem``).
+    static func unauthenticated(_ problem: TokenProblem) -> APIError {
+        var error = APIError(.unauthorized, .unauthenticated, english: problem.english, turkish: problem.turkish)
+        error.challenge = problem.challenge
+        return error
+    }
+
+    /// 400: a body names a user. The user is the bearer token's `sub`, never a field a client
+    /// chooses (a gateway or a client library that still sends one learns it at once).
+    static let userInBody = APIError.malformed(
+        "Field user is not taken: the user is the bearer token's sub.",
+        "user alanı kabul edilmez: kullanıcı, bearer token'ın sub alanıdır.")
+
     static func parameter(_ name: String, _ value: String) -> APIError {
         let shown = IdentifierRule.shortened(value).debugDescription
         return APIError(
@@ -78,6 +95,7 @@ struct APIError: Error, Sendable {
                 status, OwnBody(reason: reason.rawValue, message: message), language: language)
         }
         if !allow.isEmpty { response.headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
+        if let challenge { response.headers[.wwwAuthenticate] = challenge }
         // A 413 leaves the body unread (and a client that sent `Expect: 100-continue` never sends
         // it): the next bytes are not a request, so the connection ends with this answer.
         if status == .contentTooLarge { response.headers[.connection] = "close" }

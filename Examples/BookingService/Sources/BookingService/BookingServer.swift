@@ -13,7 +13,7 @@ import SlotSimulation
 struct BookingServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "BookingService",
-        abstract: "An example HTTP booking service on SlotScheduler (no authentication; state in memory).")
+        abstract: "An example HTTP booking service on SlotScheduler: the user is a verified bearer token's subject.")
 
     @Option(help: "A scenario file (Scenarios/README.md): its stations, overrides and policy are served.")
     var scenario: String
@@ -30,6 +30,15 @@ struct BookingServer: AsyncParsableCommand {
             process at a time). Without it, state is in memory only and lost on exit.
             """)
     var journal: String?
+
+    @Option(
+        help: """
+            How bearer tokens (JWTs) are verified: hs256:SECRET_FILE (HMAC-SHA256, a secret of at \
+            least 32 bytes), jwks:JWKS_FILE (the public keys of a JSON Web Key Set, by kid), or \
+            none (a demonstration: the token's sub is taken without checking its signature). The \
+            user of every booking request is the token's sub; exp is always checked.
+            """)
+    var auth: String
 
     @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
     var openapi: String?
@@ -85,9 +94,17 @@ struct BookingServer: AsyncParsableCommand {
         guard let spec = FileManager.default.contents(atPath: specPath) else {
             throw ValidationError("cannot read the OpenAPI document \(specPath) (give --openapi PATH)")
         }
+        let verifier: TokenVerifier
+        do { verifier = try await TokenVerifier.make(auth) } catch { throw ValidationError(error.description) }
         let routes = Routes(store: store, openAPI: spec)
         var logger = Logger(label: "BookingService")
         logger.logLevel = .info
+        if verifier.mode == .none {
+            logger.critical(
+                "--auth none: bearer tokens are NOT verified; anyone can act as any user. For a demonstration only.")
+        } else {
+            logger.info("identity", metadata: ["tokens": "\(verifier.mode.rawValue)"])
+        }
         let descriptors = DescriptorLimit.raised()
         let budget = ConnectionBudget(
             capacity: maxConnections ?? DescriptorLimit.connectionCapacity(descriptorLimit: descriptors ?? 1_024))
@@ -95,11 +112,11 @@ struct BookingServer: AsyncParsableCommand {
             "connections",
             metadata: ["max": "\(budget.capacity)", "descriptorLimit": "\(descriptors.map(String.init) ?? "unknown")"])
         let app = Application(
-            router: routes.router(),
+            router: routes.router(authenticator: BearerTokenAuthenticator(verifier: verifier)),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
-                        KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
+                        LingeringClose.Placement(), KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
                         RequestDeadline(limit: .seconds(Int64(idleTimeout))),
                         WriteDeadline(limit: .seconds(Int64(writeTimeout))), UnreadableRequestAnswer(),
                         CloseAfterUpgrade(), ContinueAnswer(),

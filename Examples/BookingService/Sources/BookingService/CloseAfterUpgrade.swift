@@ -10,7 +10,7 @@ import NIOHTTPTypes
 /// writes a response to CONNECT without its body or a length, so a client reads it to the end of
 /// the connection. Responses come in request order, so each final response head takes the oldest
 /// request's flag. An answer whose head already says `Connection: close` (a 413, whose body was
-/// never read) closes the connection the same way.
+/// never read) closes the connection the same way. The close lingers (``LingeringClose``).
 final class CloseAfterUpgrade: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -39,8 +39,12 @@ final class CloseAfterUpgrade: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
         case .end where closeAfterEnd:
             closeAfterEnd = false
-            context.writeAndFlush(data, promise: promise)
-            context.close(promise: nil)
+            // Once the answer is out: shut the sending side and drop what the client still sends
+            // for a while (LingeringClose), so a client still sending reads the answer.
+            let written = context.writeAndFlush(data)
+            written.cascade(to: promise)
+            let pipeline = context.pipeline
+            written.whenComplete { _ in pipeline.triggerUserOutboundEvent(LingeringClose.Start(), promise: nil) }
         default:
             context.write(data, promise: promise)
         }

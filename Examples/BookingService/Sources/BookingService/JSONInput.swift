@@ -7,6 +7,22 @@ protocol JSONRequestBody: Decodable {
     static var integerFields: Set<String> { get }
 }
 
+/// The names of a JSON object's keys, whatever their values.
+private struct TopLevelKeys: Decodable {
+    var names: [String]
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+    }
+}
+
 /// Reading a JSON request body into a `Decodable` body type: anything that is not such an object
 /// is a 400 (`malformedRequest`) saying which field and why, in English and Turkish.
 enum JSONInput {
@@ -15,6 +31,10 @@ enum JSONInput {
     static func decode<T: JSONRequestBody>(_ type: T.Type, _ data: Data) throws(APIError) -> T {
         if let problem = JSONSyntax.problem(in: data) { throw problem }
         let value = try decoded(T.self, data)
+        // The user is the bearer token's; a body naming one is refused, not ignored.
+        if let keys = try? JSONDecoder().decode(TopLevelKeys.self, from: data), keys.names.contains("user") {
+            throw APIError.userInBody
+        }
         if let (field, literal) = JSONIntegers.inexact(in: data, fields: T.integerFields) {
             let shown = literal.count > 40 ? literal.prefix(40) + "…" : literal
             throw APIError.malformed(
@@ -44,10 +64,8 @@ enum JSONInput {
             return APIError.malformed("The body is not a JSON object.", "Gövde bir JSON nesnesi değil.")
         }
         return APIError.malformed(
-            "A number is out of range or not an integer: user must be an integer 0...18446744073709551615, "
-                + "hour and reminderSeconds integers.",
-            "Bir sayı aralık dışında ya da tam sayı değil: user 0...18446744073709551615 arası bir tam sayı, "
-                + "hour ve reminderSeconds tam sayı olmalı.")
+            "A number is out of range or not an integer: hour and reminderSeconds must be integers.",
+            "Bir sayı aralık dışında ya da tam sayı değil: hour ve reminderSeconds tam sayı olmalı.")
     }
 
     private static func field(_ path: [any CodingKey]) -> String {

@@ -2,14 +2,13 @@ import Foundation
 import SlotScheduler
 
 /// The body of `POST /holds`, `/holds/confirm`, `/holds/release` and
-/// `/bookings/{id}/reschedule`: a user and a slot,
-/// `{"user":17,"station":"IST-1","socket":"A","date":"2026-12-01","hour":14}`, with
+/// `/bookings/{id}/reschedule`: a slot, `{"station":"IST-1","socket":"A","date":"2026-12-01","hour":14}`
+/// (the user is the caller), with
 /// `reminderSeconds` (a hold) or `requestID` (a reschedule) where the operation takes them.
 /// Fields not listed are ignored.
 struct SlotBody: JSONRequestBody {
-    static let integerFields: Set<String> = ["user", "hour", "reminderSeconds"]
+    static let integerFields: Set<String> = ["hour", "reminderSeconds"]
 
-    var user: UInt64
     var station: String
     var socket: String
     var date: String
@@ -29,23 +28,24 @@ struct SlotBody: JSONRequestBody {
     var reminder: Duration? { reminderSeconds.map { .seconds($0) } }
 }
 
-/// The body of `POST /bookings/{id}/check-in`: the user asking (the owner), `{"user":17}`.
-/// Fields not listed are ignored.
-struct UserBody: JSONRequestBody {
-    static let integerFields: Set<String> = ["user"]
+/// The body of `POST /bookings/{id}/check-in`, if any: `{}` (the caller checks in their own
+/// booking; an empty body is the same).
+struct CheckInBody: JSONRequestBody {
+    static let integerFields: Set<String> = []
 
-    var user: UInt64
-
-    static func decode(_ data: Data) throws(APIError) -> UserBody { try JSONInput.decode(UserBody.self, data) }
+    /// Reads `data`: nothing, or a JSON object without `user`.
+    static func decode(_ data: Data) throws(APIError) -> CheckInBody {
+        data.isEmpty ? CheckInBody() : try JSONInput.decode(CheckInBody.self, data)
+    }
 }
 
 /// The body of `POST /reservations/any-socket`:
-/// `{"user":17,"station":"IST-1","connector":"CCS","minimumPowerKW":50,"date":"2026-12-01","hour":14}`
-/// (`minimumPowerKW`, `requestID` and `reminderSeconds` optional). The service picks the socket.
+/// `{"station":"IST-1","connector":"CCS","minimumPowerKW":50,"date":"2026-12-01","hour":14}`
+/// (`minimumPowerKW`, `requestID` and `reminderSeconds` optional), for the caller. The service
+/// picks the socket.
 struct AnySocketBody: JSONRequestBody {
-    static let integerFields: Set<String> = ["user", "hour", "reminderSeconds"]
+    static let integerFields: Set<String> = ["hour", "reminderSeconds"]
 
-    var user: UInt64
     var station: String
     var connector: String
     var minimumPowerKW: Double?
@@ -61,9 +61,9 @@ struct AnySocketBody: JSONRequestBody {
     /// The most kilowatts a request may ask for (the contract's maximum).
     static let maxPowerKW = 100_000.0
 
-    /// The request the library takes; a power outside 0...``maxPowerKW`` or a date that cannot be
+    /// `user`'s request as the library takes it; a power outside 0...``maxPowerKW`` or a date that cannot be
     /// read is a 400.
-    func request() throws(APIError) -> AnySocketRequest {
+    func request(for user: UserID) throws(APIError) -> AnySocketRequest {
         let power = minimumPowerKW ?? 0
         guard power >= 0, power <= Self.maxPowerKW else {
             throw APIError.malformed(
@@ -74,7 +74,7 @@ struct AnySocketBody: JSONRequestBody {
         do { localDate = try LocalDate(parsing: date) } catch { throw APIError(error) }
         return AnySocketRequest(
             station: StationID(station), connector: ConnectorType(connector), minimumPowerKW: power,
-            date: localDate, hour: hour, user: UserID(user), requestID: requestID.map(RequestID.init(_:)),
+            date: localDate, hour: hour, user: user, requestID: requestID.map(RequestID.init(_:)),
             reminder: reminderSeconds.map { .seconds($0) })
     }
 }

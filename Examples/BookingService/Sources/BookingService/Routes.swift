@@ -11,36 +11,39 @@ struct Routes: Sendable {
     /// The clock, read at the edge only: the library never reads one.
     var now: @Sendable () -> Instant = { Instant(Date()) }
 
-    /// One operation of the contract: its path (`:name` segments are parameters), its method and
-    /// its handler. The router and the 405 answers (``ErrorMiddleware``) both read this list.
+    /// One operation of the contract: its path (`:name` segments are parameters), its method,
+    /// whether it acts for a user (then it runs behind ``BearerTokenAuthenticator``: no
+    /// verified token, no call) and its handler. The router and the 405 answers
+    /// (``ErrorMiddleware``) both read this list.
     struct Operation: Sendable {
         var path: String
         var method: HTTPRequest.Method
-        var handle: @Sendable (Request, BasicRequestContext) async throws -> Response
+        var actsForUser = true
+        var handle: @Sendable (Request, ServiceContext) async throws -> Response
     }
 
     var operations: [Operation] {
         [
-            Operation(path: "/stations", method: .get) { request, _ in try stations(request) },
-            Operation(path: "/stations/:station/days/:date", method: .get) { try await day($0, $1) },
-            Operation(path: "/reservations", method: .post) { request, _ in try await reserve(request) },
-            Operation(path: "/reservations/any-socket", method: .post) { request, _ in
-                try await reserveAny(request)
+            Operation(path: "/stations", method: .get, actsForUser: false) { request, _ in try stations(request) },
+            Operation(path: "/stations/:station/days/:date", method: .get, actsForUser: false) {
+                try await day($0, $1)
             },
-            Operation(path: "/holds", method: .post) { request, _ in try await hold(request) },
-            Operation(path: "/holds/confirm", method: .post) { request, _ in try await confirm(request) },
-            Operation(path: "/holds/release", method: .post) { request, _ in try await release(request) },
+            Operation(path: "/reservations", method: .post) { try await reserve($0, $1) },
+            Operation(path: "/reservations/any-socket", method: .post) { try await reserveAny($0, $1) },
+            Operation(path: "/holds", method: .post) { try await hold($0, $1) },
+            Operation(path: "/holds/confirm", method: .post) { try await confirm($0, $1) },
+            Operation(path: "/holds/release", method: .post) { try await release($0, $1) },
             Operation(path: "/bookings/:id/reschedule", method: .post) { try await reschedule($0, $1) },
             Operation(path: "/bookings/:id/check-in", method: .post) { try await checkIn($0, $1) },
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
-            Operation(path: "/users/:user/bookings", method: .get) { try await bookings($0, $1) },
-            Operation(path: "/health/live", method: .get) { _, _ in Self.health(.ok, "live") },
-            Operation(path: "/health/ready", method: .get) { _, _ in
+            Operation(path: "/me/bookings", method: .get) { try await myBookings($0, $1) },
+            Operation(path: "/health/live", method: .get, actsForUser: false) { _, _ in Self.health(.ok, "live") },
+            Operation(path: "/health/ready", method: .get, actsForUser: false) { _, _ in
                 guard let reason = store.notReadyBecause else { return Self.health(.ok, "ready") }
                 return Self.health(.serviceUnavailable, "not ready", reason: reason)
             },
-            Operation(path: "/openapi.yaml", method: .get) { _, _ in
+            Operation(path: "/openapi.yaml", method: .get, actsForUser: false) { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/yaml"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
@@ -59,12 +62,18 @@ struct Routes: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    /// The routes, those that act for a user behind `authenticator`.
+    func router(authenticator: BearerTokenAuthenticator) -> Router<ServiceContext> {
+        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         let operations = operations
         router.add(middleware: ErrorMiddleware(operations: operations))
+        let personal = router.group().add(middleware: authenticator)
         for operation in operations {
-            router.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
+            if operation.actsForUser {
+                personal.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
+            } else {
+                router.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
+            }
         }
         return router
     }
@@ -82,7 +91,7 @@ struct Routes: Sendable {
     }
 
     /// `GET /stations/{station}/days/{date}`: the day view; 404 for a station the catalog lacks.
-    func day(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func day(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let station = StationID(try HTTPInput.path("station", context))
         let text = try HTTPInput.path("date", context)
         let date: LocalDate
@@ -97,120 +106,136 @@ struct Routes: Sendable {
         }
     }
 
-    /// `POST /reservations`: 201 with a new booking, 200 with the one an earlier request with the
-    /// same `requestID` made.
-    func reserve(_ request: Request) async throws -> Response {
-        let buffer = try await HTTPInput.body(of: request)
-        let body = try ReservationBody.decode(Data(buffer.readableBytesView))
-        let reservation = try await refusing { try await store.book(body.request(), at: now()) }
+    /// `POST /reservations`: 201 with the caller's new booking, 200 with the one an earlier
+    /// request of theirs with the same `requestID` made.
+    func reserve(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
+        let body = try ReservationBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let reservation = try await refusing { try await store.book(body.request(for: user), at: now()) }
         return JSONBody.response(
             reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
     }
 
     /// `POST /reservations/any-socket`: the first free matching socket of the station (catalog
     /// order); 201 with a new booking, 200 for a replayed `requestID`.
-    func reserveAny(_ request: Request) async throws -> Response {
+    func reserveAny(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
         let body = try AnySocketBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let reservation = try await refusing { try await store.book(body.request(), at: now()) }
+        let reservation = try await refusing { try await store.book(body.request(for: user), at: now()) }
         return JSONBody.response(
             reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
     }
 
-    /// `POST /holds`: 201 with the hold; the slot is the user's until its `expiresAt`.
-    func hold(_ request: Request) async throws -> Response {
+    /// `POST /holds`: 201 with the hold; the slot is the caller's until its `expiresAt`.
+    func hold(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
         let hold = try await refusing {
-            try await store.hold(body.slot(), for: UserID(body.user), reminder: body.reminder, at: now())
+            try await store.hold(body.slot(), for: user, reminder: body.reminder, at: now())
         }
         return JSONBody.response(.created, hold, language: language(request))
     }
 
-    /// `POST /holds/confirm`: 200 with the booking the user's live hold became (a repeat answers
-    /// the same booking).
-    func confirm(_ request: Request) async throws -> Response {
+    /// `POST /holds/confirm`: 200 with the booking the caller's live hold became (a repeat
+    /// answers the same booking).
+    func confirm(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let booking = try await refusing { try await store.confirm(body.slot(), by: UserID(body.user), at: now()) }
+        let booking = try await refusing { try await store.confirm(body.slot(), by: user, at: now()) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
     /// `POST /holds/release`: 200 with the released hold; the slot is free at once.
-    func release(_ request: Request) async throws -> Response {
+    func release(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let hold = try await refusing { try await store.releaseHold(body.slot(), by: UserID(body.user), at: now()) }
+        let hold = try await refusing { try await store.releaseHold(body.slot(), by: user, at: now()) }
         return JSONBody.response(.ok, hold, language: language(request))
     }
 
-    /// `POST /bookings/{id}/reschedule`: 200 with the booking at its new slot (or, for a replayed
-    /// `requestID`, as it is now). An id the service could not have issued is unknown: 404.
-    func reschedule(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    /// `POST /bookings/{id}/reschedule`: 200 with the caller's booking at its new slot (or, for
+    /// a replayed `requestID`, as it is now). Another user's booking, or an id the service could
+    /// not have issued, is unknown: 404.
+    func reschedule(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
         let text = try HTTPInput.path("id", context)
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        guard let id = BookingID(text) else {
-            throw APIError(Rejection(.unknownBooking, user: UserID(body.user), value: IdentifierRule.shortened(text)))
-        }
-        let move = RescheduleRequest(
-            booking: id, user: UserID(body.user), to: try body.slot(), requestID: body.requestID.map(RequestID.init(_:))
-        )
-        let reservation = try await refusing { try await store.reschedule(move, at: now()) }
+        let slot = try body.slot()
+        let requestID = body.requestID.map(RequestID.init(_:))
+        let missing = Rejection(
+            .unknownBooking, slot: slot, booking: BookingID(text), user: user, requestID: requestID,
+            value: BookingID(text) == nil ? IdentifierRule.shortened(text) : nil)
+        guard let id = BookingID(text) else { throw APIError(missing) }
+        let move = RescheduleRequest(booking: id, user: user, to: slot, requestID: requestID)
+        let reservation = try await refusing(missing: missing) { try await store.reschedule(move, at: now()) }
         return JSONBody.response(.ok, reservation.booking, language: language(request))
     }
 
-    /// `POST /bookings/{id}/check-in`: 200 with the booking checked in (`checkedInAt`), by its
-    /// owner, from its start − the policy's early check-in until its start + the no-show grace; a
-    /// repeat answers the booking as the first check-in left it. An id the service could not have
-    /// issued is unknown: 404.
-    func checkIn(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let text = try HTTPInput.path("id", context)
-        let body = try UserBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let user = UserID(body.user)
-        guard let id = BookingID(text) else {
-            throw APIError(Rejection(.unknownBooking, user: user, value: IdentifierRule.shortened(text)))
-        }
-        let booking = try await refusing { try await store.checkIn(id, by: user, at: now()) }
+    /// `POST /bookings/{id}/check-in`: 200 with the caller's booking checked in (`checkedInAt`),
+    /// from its start − the policy's early check-in until its start + the no-show grace; a repeat
+    /// answers the booking as the first check-in left it. Another user's booking, or an id the
+    /// service could not have issued, is unknown: 404.
+    func checkIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (id, user, missing) = try bookingOfCaller(context)
+        _ = try CheckInBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let booking = try await refusing(missing: missing) { try await store.checkIn(id, by: user, at: now()) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
-    /// `GET /bookings/{id}?user=`: the booking in its current status, to its owner only.
-    func booking(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (id, user) = try bookingAndUser(request, context)
-        guard let booking = try await store.booking(id) else {
-            throw APIError(Rejection(.unknownBooking, booking: id, user: user))
-        }
-        guard booking.user == user else { throw APIError(Rejection(.notOwner, booking: id, user: user)) }
+    /// `GET /bookings/{id}`: the caller's booking in its current status; 404 for another
+    /// user's, exactly as for one that does not exist.
+    func booking(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (id, user, missing) = try bookingOfCaller(context)
+        guard let booking = try await store.booking(id), booking.user == user else { throw APIError(missing) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
-    /// `DELETE /bookings/{id}?user=`: 204 once cancelled.
-    func cancel(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let (id, user) = try bookingAndUser(request, context)
-        _ = try await refusing { try await store.cancel(id, by: user, at: now()) }
+    /// `DELETE /bookings/{id}`: 204 once the caller's booking is cancelled; 404 for another
+    /// user's.
+    func cancel(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (id, user, missing) = try bookingOfCaller(context)
+        _ = try await refusing(missing: missing) { try await store.cancel(id, by: user, at: now()) }
         return Response(status: .noContent)
     }
 
-    /// `GET /users/{user}/bookings`: the user's bookings, upcoming, fulfilled (checked in), no-show,
-    /// cancelled (and displaced), and past (active and ended).
-    func bookings(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let user = UserID(try HTTPInput.unsigned(try HTTPInput.path("user", context), name: "user"))
-        let bookings = try await store.bookings(of: user, at: now())
-        return JSONBody.response(.ok, bookings, language: language(request))
+    /// `GET /me/bookings?state=&page=&pageSize=`: one page of the caller's bookings (``MyBookings``).
+    func myBookings(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let user = try context.caller().user
+        let query = try HTTPInput.query(of: request)
+        var state: MyBookings.State?
+        if let text = query["state"] {
+            guard let known = MyBookings.State(rawValue: text) else { throw APIError.parameter("state", text) }
+            state = known
+        }
+        let page = try HTTPInput.integer(query["page"], name: "page", default: 0)
+        let pageSize = try HTTPInput.integer(query["pageSize"], name: "pageSize", default: 50)
+        guard page >= 0 else { throw APIError.parameter("page", String(page)) }
+        guard MyBookings.pageSizes.contains(pageSize) else { throw APIError.parameter("pageSize", String(pageSize)) }
+        let split = try await store.bookings(of: user, at: now())
+        return JSONBody.response(
+            .ok, MyBookings(split, state: state, page: page, pageSize: pageSize), language: language(request))
     }
 
-    /// The booking id of the path and the `user` of the query. An id that is not one the service
-    /// could have issued (not digits, too large) is an unknown booking: 404.
-    private func bookingAndUser(_ request: Request, _ context: BasicRequestContext) throws(APIError)
-        -> (BookingID, UserID)
-    {
+    /// The booking id of the path, the caller, and the refusal for a booking the caller does not
+    /// have (missing, or another user's: the same answer). An id that is not one the service
+    /// could have issued (not digits, too large) is such a booking: 404.
+    private func bookingOfCaller(_ context: ServiceContext) throws(APIError) -> (BookingID, UserID, Rejection) {
+        let user = try context.caller().user
         let text = try HTTPInput.path("id", context)
-        let user = UserID(try HTTPInput.unsigned(try HTTPInput.query(of: request)["user"], name: "user"))
         guard let id = BookingID(text) else {
             throw APIError(Rejection(.unknownBooking, user: user, value: IdentifierRule.shortened(text)))
         }
-        return (id, user)
+        return (id, user, Rejection(.unknownBooking, booking: id, user: user))
     }
 
-    /// Runs a store call, turning a refusal into its ``APIError``.
-    private func refusing<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let rejection as Rejection { throw APIError(rejection) }
+    /// Runs a store call, turning a refusal into its ``APIError``; a refusal because the booking
+    /// is another user's becomes `missing`, the answer for a booking that does not exist, so
+    /// that ids cannot be probed.
+    private func refusing<T>(missing: Rejection? = nil, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let rejection as Rejection {
+            if rejection.reason == .notOwner, let missing { throw APIError(missing) }
+            throw APIError(rejection)
+        }
     }
 
     private func language(_ request: Request) -> MessageLanguage {

@@ -1,0 +1,21 @@
+import HummingbirdAuth
+import SlotScheduler
+
+/// Who is asking: the user a verified bearer token names (its `sub`). Every route that acts for
+/// a user reads it from the request's context, never from the request's body, path or query.
+struct Caller: Sendable, Equatable {
+    var user: UserID
+}
+
+/// The request context of every route: Hummingbird's, with the ``Caller`` once a
+/// ``BearerTokenAuthenticator`` has verified the request's token.
+typealias ServiceContext = BasicAuthRequestContext<Caller>
+
+extension AuthRequestContext<Caller> {
+    /// The caller of a route behind ``BearerTokenAuthenticator`` (which answers 401 before the
+    /// route runs when there is none); a 401 all the same if a route is registered without it.
+    func caller() throws(APIError) -> Caller {
+        guard let identity else { throw APIError.unauthenticated(.missing) }
+        return identity
+    }
+}
