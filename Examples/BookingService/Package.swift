@@ -11,11 +11,16 @@ let package = Package(
     name: "BookingService",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../.."),
+        // The PostgreSQL store and the observed stores are behind the library's traits.
+        .package(path: "../..", traits: ["Postgres", "Observability"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         // Identity: the bearer token's middleware (hummingbird-auth) and its verification (jwt-kit).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // Operating: /metrics in Prometheus's text format, and the service's lifecycle.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Already in Hummingbird's graph; named for the types used directly (Logger, Channel,
         // HTTPParserError, HTTPRequestPart).
@@ -30,9 +35,15 @@ let package = Package(
                 .product(name: "SlotScheduler", package: root),
                 .product(name: "SlotSimulation", package: root),
                 .product(name: "SlotSchedulerJournal", package: root),
+                .product(name: "SlotSchedulerPostgres", package: root),
+                .product(name: "SlotSchedulerObservability", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -95,6 +95,10 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         try await observer.call(.bookings) { try await base.bookings(of: user, at: now) }
     }
 
+    public func booking(_ id: BookingID) async throws -> Booking? {
+        try await observer.call(.booking, booking: id) { try await base.booking(id) }
+    }
+
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
         try await observer.call(.dayView) { try await base.dayView(of: station, on: date, at: now) }
     }

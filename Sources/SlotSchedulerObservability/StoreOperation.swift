@@ -12,6 +12,7 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case checkIn = "check_in"
     case changeAvailability = "change_availability"
     case bookings
+    case booking
     case dayView = "day_view"
     case holds
     case allBookings = "all_bookings"

@@ -182,7 +182,7 @@ public struct PostgresConfiguration: Hashable, Sendable {
     }
 
     /// The URL with its password replaced, for messages.
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex

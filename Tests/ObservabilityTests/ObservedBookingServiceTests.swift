@@ -67,6 +67,9 @@ struct ObservedBookingServiceTests {
         let cancelled = try await store.cancel(first.booking.id, by: 7, at: now)
         answers.append("cancelled \(cancelled.id) \(cancelled.status)")
         answers.append("cancelled bookings \(try await store.bookings(of: 7, at: now).cancelled.count)")
+        let read = try await store.booking(first.booking.id)
+        answers.append("read \(read.map { "\($0.id) \($0.status)" } ?? "nothing")")
+        answers.append("read a missing one: \(try await store.booking(BookingID(999_999)) == nil)")
         return answers
     }
 
@@ -120,6 +123,7 @@ struct ObservedBookingServiceTests {
         )
         #expect(r.calls(store, "cancel", "accepted") == 1)
         #expect(r.calls(store, "bookings", "accepted") == 1)
+        #expect(r.calls(store, "booking", "accepted") == 2)
         let timer = try r.metrics.expectTimer(
             "slotscheduler_call_duration_seconds", [("store", store), ("operation", "reserve")])
         #expect(timer.values.count == 3)
@@ -127,12 +131,12 @@ struct ObservedBookingServiceTests {
         #expect(
             spans.map(\.operationName) == [
                 "slotscheduler.reserve", "slotscheduler.reserve", "slotscheduler.reserve", "slotscheduler.cancel",
-                "slotscheduler.cancel", "slotscheduler.bookings",
+                "slotscheduler.cancel", "slotscheduler.bookings", "slotscheduler.booking", "slotscheduler.booking",
             ])
         #expect(spans.allSatisfy { $0.attributes["slotscheduler.store"]?.toSpanAttribute() == .string(store) })
         #expect(spans[2].attributes["slotscheduler.reason"]?.toSpanAttribute() == .string("slotTaken"))
         #expect(spans.allSatisfy { $0.errors.isEmpty }, "a refusal is an answer, not an error")
-        #expect(r.logs.lines.count == 6)
+        #expect(r.logs.lines.count == 8)
         #expect(r.logs.lines.allSatisfy { $0.hasPrefix("debug booking store call") })
     }
 }

@@ -119,6 +119,7 @@ extension ForwardingService {
         try inner.dayView(of: station, on: date, at: now)
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+    func booking(_ id: BookingID) async throws -> Booking? { inner.booking(id) }
     func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
         try inner.book(request, at: now)
     }

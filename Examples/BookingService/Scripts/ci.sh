@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# CI for the example service: a build (CONFIGURATION: release, or debug as `.ci/run` builds it), start it on a free port with the bundled scenario
-# (a rolling horizon, so it books "now" on any day), validate openapi.yaml, run the
-# load-and-check and lifecycle-check scripts and schemathesis against it, and check it is still
-# up; then a connection flood against a service under a low descriptor limit; then the same load (and a live hold) on a durable journal, `kill -9`, a restart on the same
-# directory, and every booking answered 201 (and the hold) checked again. The service is stopped however the script ends. Run from
-# anywhere; `.ci/run` calls it under a timeout.
+# CI for the example service: a build (CONFIGURATION: release, or debug as `.ci/run` builds it),
+# then, with the bundled scenario (a rolling horizon, so it books "now" on any day):
+# - openapi.yaml validated; in memory: load-and-check, lifecycle, identity (HS256), hostile
+#   clients, schemathesis with a token, the service still up;
+# - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
+# - a durable journal: load, a live hold, `kill -9`, a restart, every 201 (and the hold) kept;
+# - abuse limits (429 with Retry-After, per user and per address);
+# - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
+#   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
+#   restarted, every 201 kept, no double booking, no user above the limit.
+# Every instance is stopped however the script ends. Run from anywhere; `.ci/run` calls it under
+# a timeout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
+# Two instances share one PostgreSQL database below: run under a throwaway server unless one is given.
+if [ -z "${SLOTSCHEDULER_DATABASE_URL:-}" ]; then
+    exec ../../Scripts/with-postgres.sh "$PWD/Scripts/ci.sh" "$@"
+fi
 
 SCENARIO=${SCENARIO:-Scenarios/service.json}
 CONFIGURATION=${CONFIGURATION:-release}
@@ -18,6 +28,9 @@ WORK=$(mktemp -d -t booking-service.XXXXXX)
 PID=
 URL=
 
+# Every instance started (killed on exit, whatever happens).
+STARTED=()
+
 stop() {
     if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
         kill "$PID" 2>/dev/null || true
@@ -25,7 +38,7 @@ stop() {
     fi
     PID=
 }
-trap 'stop; rm -rf "$WORK"' EXIT
+trap 'stop; for p in "${STARTED[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
 
 # The HS256 secret the service verifies tokens with, and the checks mint them with.
 SECRET="$WORK/secret"
@@ -35,7 +48,7 @@ head -c 48 /dev/urandom | base64 > "$SECRET"
 # arguments "$@" (under a descriptor limit of $DESCRIPTORS, if
 # set); sets PID and URL once it listens.
 start() {
-    local log="$WORK/service.log" address=
+    local log="$WORK/service-$((${#STARTED[@]} + 1)).log" address=
     if [ -n "${DESCRIPTORS:-}" ]; then
         (ulimit -n "$DESCRIPTORS" && exec "$SERVICE" --scenario "$SCENARIO" --port 0 --auth "hs256:$SECRET" "$@") \
             >"$log" 2>&1 &
@@ -43,6 +56,7 @@ start() {
         "$SERVICE" --scenario "$SCENARIO" --port 0 --auth "${AUTH:-hs256:$SECRET}" "$@" >"$log" 2>&1 &
     fi
     PID=$!
+    STARTED+=("$PID")
     for _ in $(seq 1 300); do
         address=$(sed -n 's/^listening on \(.*\)$/\1/p' "$log" | head -1)
         [ -n "$address" ] && break
@@ -78,8 +92,12 @@ echo "--- openapi.yaml: openapi-spec-validator"
 timeout 300 python3 -m pip install --quiet "openapi-spec-validator==0.9.0"
 python3 -m openapi_spec_validator openapi.yaml
 
+# The load checks come from one address, as many users at once: no rate limits there (the
+# limits have a check of their own below).
+UNLIMITED=(--address-limit off --user-limit off)
+
 echo "--- in memory: $SCENARIO"
-start
+start "${UNLIMITED[@]}"
 
 echo "--- GET /openapi.yaml serves the file"
 python3 - "$URL" <<'PY'
@@ -98,6 +116,9 @@ timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET"
 echo "--- identity: no token, bad tokens (signature, alg none, expired, sub), another user's bookings"
 timeout 120 python3 Scripts/identity_check.py --url "$URL" --secret "$SECRET"
 
+echo "--- Idempotency-Key: repeats answered as the first, reuse refused, problem+json errors"
+timeout 60 python3 Scripts/idempotency_check.py --url "$URL" --secret "$SECRET"
+
 echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections, trickled requests and clients reading no answers closed; inexact integers refused; 100 Continue"
 timeout 120 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET"
 
@@ -109,7 +130,7 @@ timeout 600 schemathesis run "$URL/openapi.yaml" --checks all --max-examples "$S
     --seed 1 --no-color --header "Authorization: Bearer $TOKEN"
 
 echo "--- still up after all of it"
-kill -0 "$PID" || { cat "$WORK/service.log"; echo "the service died" >&2; exit 1; }
+kill -0 "$PID" || { cat "$WORK"/service-1.log; echo "the service died" >&2; exit 1; }
 python3 - "$URL" <<'PY'
 import sys, urllib.request
 assert urllib.request.urlopen(sys.argv[1] + "/stations", timeout=10).status == 200
@@ -130,21 +151,48 @@ echo "--- identity with a JSON Web Key Set (RS256): the same checks, and HS256 o
 timeout 300 python3 -m pip install --quiet "cryptography==48.0.0"
 mkdir "$WORK/jwks"
 python3 Scripts/identity_check.py --make-jwks "$WORK/jwks"
-AUTH="jwks:$WORK/jwks/jwks.json" start
+AUTH="jwks:$WORK/jwks/jwks.json" start "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/identity_check.py --url "$URL" --jwks-key "$WORK/jwks/private.pem"
 stop
 
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
-start --journal "$WORK/journal"
+start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds 20 --save "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --save "$WORK/lifecycle.json"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
-start --journal "$WORK/journal"
+start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/lifecycle.json"
 health_check journal
+stop
+
+echo "--- abuse limits: 429 with Retry-After per user and per address; probes unlimited; /metrics"
+start --user-limit 5/10 --address-limit 50/100
+timeout 60 python3 Scripts/limits_check.py --url "$URL" --secret "$SECRET"
+stop
+
+echo "--- PostgreSQL: two instances on one database under load, one killed (kill -9) mid-run and restarted"
+start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
+FIRST_URL=$URL FIRST_PID=$PID
+start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
+SECOND_PID=$PID
+timeout 180 python3 Scripts/load_and_check.py --url "$FIRST_URL,$URL" --secret "$SECRET" --seconds 20 \
+    --save "$WORK/pg-records.json" &
+LOAD=$!
+sleep 6
+kill -9 "$SECOND_PID"
+wait "$SECOND_PID" 2>/dev/null || true
+wait "$LOAD"
+start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
+timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-records.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$FIRST_URL" --secret "$SECRET" --save "$WORK/pg-lifecycle.json"
+timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-lifecycle.json"
+timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --secret "$SECRET"
+health_check postgres
+stop
+PID=$FIRST_PID
 stop
 
 echo "booking service: all green"

@@ -181,8 +181,8 @@ def unreadable_requests(c):
             error = json.loads(body)
         except ValueError:
             error = None
-        c.expect(f"{request[:40]!r}: 400 with a JSON error body, then closed",
-                 status == b"400" and closed and headers.get(b"content-type", b"").startswith(b"application/json")
+        c.expect(f"{request[:40]!r}: 400 with a problem+json body, then closed",
+                 status == b"400" and closed and headers.get(b"content-type", b"").startswith(b"application/problem+json")
                  and isinstance(error, dict) and error.get("reason") == "malformedRequest"
                  and isinstance(error.get("message"), str),
                  f"got {data[:300]!r} (closed: {closed})")

@@ -27,9 +27,9 @@ import json
 import os
 import sys
 import time
-import urllib.error
 import urllib.request
 
+from fetch import fetch
 from privacy import same_as_missing
 from tally import Tally
 from tokens import mint, read_secret
@@ -83,20 +83,12 @@ class Checker(Tally):
         return self.sign(dict({"sub": str(user), "exp": int(time.time()) + lifetime}, **extra))
 
     def call(self, method, path, body=None, token=None, authorization=None):
-        data = json.dumps(body).encode() if body is not None else None
-        headers = {"Content-Type": "application/json"} if data is not None else {}
+        headers = {}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         if authorization is not None:
             headers["Authorization"] = authorization
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                text = response.read()
-                return response.status, dict(response.headers), json.loads(text) if text else None
-        except urllib.error.HTTPError as error:
-            text = error.read()
-            return error.code, dict(error.headers), json.loads(text) if text else None
+        return fetch(self.url + path, method, body, headers)
 
 
 def run(c, secret_or_none, station, date, hour):

@@ -44,14 +44,21 @@ from tokens import Tokens, read_secret
 
 
 class Client:
-    """One keep-alive connection; reconnects once after a dropped connection. A request that times
-    out is not sent again: the service may have done it, and a second answer would read as a replay."""
+    """One keep-alive connection to one of the instances in `urls` (comma-separated, all serving
+    one ledger), starting at `first`. After a dropped or refused connection it sends the request
+    again, once to each instance in turn: a reservation carries its request id, so a second answer
+    is the replay of what the first did, if anything (`retried` is then True). A request that
+    times out is not sent again."""
 
-    def __init__(self, url, tokens=None):
-        parsed = urllib.parse.urlparse(url)
-        self.host, self.port = parsed.hostname, parsed.port or 80
+    resent = 0  # requests sent again after a dropped or refused connection, by every client
+    resent_lock = threading.Lock()
+
+    def __init__(self, urls, tokens=None, first=0):
+        self.targets = [urllib.parse.urlparse(url) for url in urls.split(",")]
+        self.current = first % len(self.targets)
         self.conn = None
         self.tokens = tokens
+        self.retried = False
 
     def request(self, method, path, body=None, headers=None, raw=None, user=None):
         """`user`: act as this user (their bearer token)."""
@@ -60,10 +67,13 @@ class Client:
         hdrs.update(headers or {})
         if user is not None:
             hdrs.update(self.tokens.headers(user))
-        for attempt in range(2):
+        self.retried = False
+        attempts = 2 * len(self.targets)
+        for attempt in range(attempts):
             try:
                 if self.conn is None:
-                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+                    target = self.targets[self.current]
+                    self.conn = http.client.HTTPConnection(target.hostname, target.port or 80, timeout=60)
                 self.conn.request(method, path, body=data, headers=hdrs)
                 response = self.conn.getresponse()
                 text = response.read()
@@ -81,8 +91,14 @@ class Client:
                 if self.conn is not None:
                     self.conn.close()
                 self.conn = None
-                if attempt == 1 or isinstance(error, TimeoutError):
+                if attempt == attempts - 1 or isinstance(error, TimeoutError):
                     raise
+                if attempt % 2 == 1 or isinstance(error, ConnectionRefusedError):
+                    self.current = (self.current + 1) % len(self.targets)
+                    time.sleep(0.1)
+                self.retried = True
+                with Client.resent_lock:
+                    Client.resent += 1
         raise AssertionError("unreachable")
 
 
@@ -121,7 +137,7 @@ ALLOWED = {
 
 
 def user_run(url, tokens, user, slots, records, deadline, rng, others):
-    client = Client(url, tokens)
+    client = Client(url, tokens, first=user)
     mine = []  # (id, body) of bookings this user holds
     sent = []  # (request id, body, booking id) of accepted requests, for replays
     n = 0
@@ -138,7 +154,7 @@ def user_run(url, tokens, user, slots, records, deadline, rng, others):
             records.saw("reserve", status, answer)
             if status not in ALLOWED["reserve"]:
                 records.fail(f"reserve {body}: unexpected {status} {answer!r:.200}")
-            elif status == 201:
+            elif status == 201 or (status == 200 and client.retried):
                 if not isinstance(answer.get("id"), str) or not answer["id"].isdigit():
                     records.fail(f"reserve: id is not a string of digits: {answer!r:.200}")
                     continue
@@ -168,7 +184,7 @@ def user_run(url, tokens, user, slots, records, deadline, rng, others):
             booking, _ = mine.pop(rng.randrange(len(mine)))
             status, answer = client.request("DELETE", f"/bookings/{booking}", None, language, user=user)
             records.saw("cancel", status, answer)
-            if status == 204:
+            if status == 204 or (client.retried and status == 409 and answer.get("reason") == "alreadyCancelled"):
                 with records.lock:
                     records.cancelled.add(booking)
             else:
@@ -202,14 +218,15 @@ def limit_race(url, tokens, user, slots, limit, records):
     barrier = threading.Barrier(len(slots))
 
     def one(slot):
-        client = Client(url, tokens)
-        body = {"station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3]}
+        client = Client(url, tokens, first=len(slot[1]) + slot[3])
+        body = {"station": slot[0], "socket": slot[1], "date": slot[2], "hour": slot[3],
+                "requestID": f"race-{slot[1]}-{slot[3]}"}
         barrier.wait(timeout=10)
         status, answer = client.request("POST", "/reservations", body, user=user)
         records.saw("reserve", status, answer)
         with records.lock:
             results.append((status, answer, slot))
-            if status == 201:
+            if status == 201 or (status == 200 and client.retried):
                 records.booked[answer["id"]] = (user, slot, None)
 
     threads = [threading.Thread(target=one, args=(slot,)) for slot in slots]
@@ -217,8 +234,8 @@ def limit_race(url, tokens, user, slots, limit, records):
         t.start()
     for t in threads:
         t.join(30)
-    accepted = [a for s, a, _ in results if s == 201]
-    refused = [a.get("reason") for s, a, _ in results if s != 201]
+    accepted = [a for s, a, _ in results if s in (200, 201)]
+    refused = [a.get("reason") for s, a, _ in results if s not in (200, 201)]
     if len(accepted) != min(limit, len(slots)):
         records.fail(f"limit race: user {user} got {len(accepted)} of {len(slots)} free slots, limit {limit}")
     if any(r not in ("userLimitReached", "slotTaken") for r in refused):
@@ -327,7 +344,8 @@ def check_final(url, tokens, users, records, limit, days=()):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--url", required=True)
+    parser.add_argument("--url", required=True,
+                        help="the service, or several instances on one ledger, comma-separated (users alternate)")
     parser.add_argument("--secret", required=True, metavar="FILE", help="the service's HS256 secret (--auth hs256:FILE)")
     parser.add_argument("--users", type=int, default=150)
     parser.add_argument("--limit", type=int, default=3, help="the scenario's maxUpcomingBookings")
@@ -398,7 +416,8 @@ def main():
     elapsed = time.monotonic() - started
     counts = sorted(records.statuses.items())
     print(f"{args.users} users, {len(slots)} contended slots, {records.checks} requests in {elapsed:.1f} s; "
-          f"{len(records.booked)} bookings made, {len(records.cancelled)} cancelled, {records.replays} replays")
+          f"{len(records.booked)} bookings made, {len(records.cancelled)} cancelled, {records.replays} replays; "
+          f"{Client.resent} requests sent again after a dropped connection")
     for (what, status), n in counts:
         print(f"  {what:40} {status}: {n}")
     for failure in records.failures:

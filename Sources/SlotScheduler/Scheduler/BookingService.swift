@@ -38,6 +38,9 @@ public protocol BookingService: Sendable {
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
+    /// One booking in its current status, whoever owns it (the caller decides who may see it),
+    /// or `nil` for an id the store does not hold (never issued, or released by retention).
+    func booking(_ id: BookingID) async throws -> Booking?
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
     /// The holds that live at `now`, by slot.
     func holds(at now: Instant) async throws -> [Hold]

@@ -17,6 +17,14 @@ struct APIError: Error, Sendable {
         case methodNotAllowed
         /// No bearer token, or one that does not verify (401, with `WWW-Authenticate`).
         case unauthenticated
+        /// The client or the caller has no request left of its rate limit (429, `Retry-After`).
+        case tooManyRequests
+        /// An `Idempotency-Key` used before for another request, or differing from the body's
+        /// `requestID` (422).
+        case idempotencyKeyReused
+        /// The store failed: whether the change was made is not known. Retry with the same
+        /// `Idempotency-Key` or `requestID` (503, `Retry-After`).
+        case outcomeUnknown
         /// An unexpected failure (a durable store that cannot write); never a refusal.
         case internalError
     }
@@ -27,6 +35,8 @@ struct APIError: Error, Sendable {
     var allow: [HTTPRequest.Method] = []
     /// For 401: the `WWW-Authenticate` challenge.
     var challenge: String?
+    /// For 429: whole seconds until a request will be taken again.
+    var retryAfter: Int?
 
     enum Body: Sendable {
         case rejection(Rejection)
@@ -68,6 +78,49 @@ struct APIError: Error, Sendable {
         return error
     }
 
+    /// 429: `scope` (`address`, `user`) has no request left; one will be taken after `wait`.
+    static func tooManyRequests(scope: String, retryAfter wait: Duration) -> APIError {
+        let seconds = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+        var error = APIError(
+            .tooManyRequests, .tooManyRequests,
+            english: "Too many requests from this \(scope); retry after \(seconds) s.",
+            turkish:
+                "Bu \(scope == "user" ? "kullanıcıdan" : "adresten") çok fazla istek geldi; \(seconds) sn sonra yeniden deneyin."
+        )
+        error.retryAfter = seconds
+        return error
+    }
+
+    /// 422: the key of `Idempotency-Key` was used before for another request.
+    static let keyReused = APIError(
+        .unprocessableContent, .idempotencyKeyReused,
+        english: "This Idempotency-Key was used for another request; use a new key for a new request.",
+        turkish: "Bu Idempotency-Key başka bir istek için kullanıldı; yeni bir istek için yeni bir anahtar kullanın.")
+
+    /// 422: the `Idempotency-Key` header and the body's `requestID` name two requests.
+    static let keyMismatch = APIError(
+        .unprocessableContent, .idempotencyKeyReused,
+        english: "The Idempotency-Key header and the body's requestID differ; send one, or the same in both.",
+        turkish: "Idempotency-Key başlığı ile gövdedeki requestID farklı; birini ya da ikisinde aynısını gönderin.")
+
+    /// 503: the store failed, so the outcome of a change is not known (a write may have reached
+    /// the disk before its sync failed; PostgreSQL may have committed before the connection
+    /// broke). The client retries with the same key, which makes the retry the same change.
+    static let outcomeUnknown: APIError = {
+        var error = APIError(
+            .serviceUnavailable, .outcomeUnknown,
+            english:
+                "The store did not confirm the change, so whether it was made is not known; retry with the same Idempotency-Key or requestID.",
+            turkish:
+                "Depo değişikliği onaylamadı, yapılıp yapılmadığı bilinmiyor; aynı Idempotency-Key ya da requestID ile yeniden deneyin."
+        )
+        error.retryAfter = 1
+        return error
+    }()
+
+    /// 503: the first request with this key failed before it was answered; retry.
+    static let keyInFlightFailed = outcomeUnknown
+
     /// 400: a body names a user. The user is the bearer token's `sub`, never a field a client
     /// chooses (a gateway or a client library that still sends one learns it at once).
     static let userInBody = APIError.malformed(
@@ -86,16 +139,17 @@ struct APIError: Error, Sendable {
         var response: Response
         switch body {
         case .rejection(let rejection):
-            response = JSONBody.response(status, rejection, language: language)
+            response = JSONBody.problem(status, rejection, language: language)
         case .invalidValue(let invalid):
-            response = JSONBody.response(status, OwnBody(invalid, language: language), language: language)
+            response = JSONBody.problem(status, OwnBody(invalid, language: language), language: language)
         case .own(let reason, let english, let turkish):
             let message = language == .turkish ? turkish : english
-            response = JSONBody.response(
+            response = JSONBody.problem(
                 status, OwnBody(reason: reason.rawValue, message: message), language: language)
         }
         if !allow.isEmpty { response.headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
         if let challenge { response.headers[.wwwAuthenticate] = challenge }
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         // A 413 leaves the body unread (and a client that sent `Expect: 100-continue` never sends
         // it): the next bytes are not a request, so the connection ends with this answer.
         if status == .contentTooLarge { response.headers[.connection] = "close" }

@@ -2,10 +2,14 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
+import Prometheus
+import ServiceLifecycle
 import SlotScheduler
 import SlotSchedulerJournal
 import SlotSimulation
+import UnixSignals
 
 /// `swift run -c release BookingService --scenario FILE --port N`: serves the scenario's
 /// stations, availability and policy over HTTP (openapi.yaml), with the real clock.
@@ -26,10 +30,11 @@ struct BookingServer: AsyncParsableCommand {
 
     @Option(
         help: """
-            Keep bookings durable in this directory (SlotSchedulerJournal; created if missing, one \
-            process at a time). Without it, state is in memory only and lost on exit.
+            Where bookings live: memory (lost on exit), journal:DIRECTORY (durable, created if \
+            missing, one process at a time) or a postgres:// URL (durable, any number of instances \
+            on one database; the URL takes what SlotSchedulerPostgres's configuration takes).
             """)
-    var journal: String?
+    var store: String = "memory"
 
     @Option(
         help: """
@@ -39,6 +44,21 @@ struct BookingServer: AsyncParsableCommand {
             user of every booking request is the token's sub; exp is always checked.
             """)
     var auth: String
+
+    @Option(
+        help: """
+            Requests per second each client address may make, and its burst: RATE/BURST, or off \
+            (a load test from one address). Beyond it: 429 with Retry-After. Probes and /metrics \
+            are not limited.
+            """)
+    var addressLimit: String = "200/400"
+
+    @Option(
+        help: """
+            Requests per second each verified user may make, and their burst: RATE/BURST, or off. \
+            Beyond it: 429 with Retry-After.
+            """)
+    var userLimit: String = "20/40"
 
     @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
     var openapi: String?
@@ -80,6 +100,8 @@ struct BookingServer: AsyncParsableCommand {
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
         }
+        _ = try Self.limit(addressLimit, option: "--address-limit")
+        _ = try Self.limit(userLimit, option: "--user-limit")
     }
 
     func run() async throws {
@@ -89,16 +111,24 @@ struct BookingServer: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let store = try await Self.open(journal: journal, prepared: prepared, file: scenario)
+        var logger = Logger(label: "BookingService")
+        logger.logLevel = .info
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        let store: ServiceStore
+        do {
+            store = try await ServiceStore.open(
+                ServiceStore.Kind(self.store), prepared: prepared, file: scenario, logger: logger)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let specPath = openapi ?? Self.bundledSpec
         guard let spec = FileManager.default.contents(atPath: specPath) else {
             throw ValidationError("cannot read the OpenAPI document \(specPath) (give --openapi PATH)")
         }
         let verifier: TokenVerifier
         do { verifier = try await TokenVerifier.make(auth) } catch { throw ValidationError(error.description) }
-        let routes = Routes(store: store, openAPI: spec)
-        var logger = Logger(label: "BookingService")
-        logger.logLevel = .info
+        let routes = Routes(store: store, openAPI: spec, metrics: metrics)
         if verifier.mode == .none {
             logger.critical(
                 "--auth none: bearer tokens are NOT verified; anyone can act as any user. For a demonstration only.")
@@ -112,7 +142,11 @@ struct BookingServer: AsyncParsableCommand {
             "connections",
             metadata: ["max": "\(budget.capacity)", "descriptorLimit": "\(descriptors.map(String.init) ?? "unknown")"])
         let app = Application(
-            router: routes.router(authenticator: BearerTokenAuthenticator(verifier: verifier)),
+            router: routes.router(
+                authenticator: BearerTokenAuthenticator(verifier: verifier),
+                limits: Routes.Limits(
+                    address: try Self.limit(addressLimit, option: "--address-limit"),
+                    user: try Self.limit(userLimit, option: "--user-limit"))),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
@@ -129,38 +163,31 @@ struct BookingServer: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(line.utf8))
             },
             logger: logger)
-        try await app.runService()
-        if let durable = store as? JournalBackedStore { await durable.store.close() }
+        // On SIGTERM or SIGINT the group shuts down in reverse order: the server first
+        // (answering what it has read), then the store (the journal closes, PostgreSQL lets its
+        // calls finish). A store that fails stops the server too.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: store.services.map {
+                    .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                }
+                    + [.init(service: app, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 
-    /// The store: in memory, or the journal in `journal`. The scenario's overrides are applied to
-    /// a new store only; a journal that already holds state keeps its own.
-    static func open(journal: String?, prepared: PreparedScenario, file: String) async throws -> any BookingStore {
-        let overrides = prepared.scenario.overrides ?? []
-        let now = Instant(Date())
-        guard let journal else {
-            // The in-memory store keeps no journal of its own: nothing would read it.
-            let scheduler = Scheduler(rules: prepared.rules, journaling: false)
-            for (index, change) in overrides.enumerated() {
-                do { try scheduler.changeAvailability(change, at: now) } catch {
-                    throw ValidationError("\(file): overrides[\(index)]: \(error.message(in: .english))")
-                }
-            }
-            return MemoryStore(scheduler: scheduler)
+    /// Reads a rate limit: `RATE/BURST` (RATE > 0 requests a second, BURST ≥ 1 requests, both at
+    /// most a million) or `off`.
+    static func limit(_ text: String, option: String) throws -> RateLimit {
+        if text == "off" { return .off }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let rate = Double(parts[0]), let burst = Double(parts[1]), rate.isFinite,
+            burst.isFinite, rate > 0, rate <= 1_000_000, burst >= 1, burst <= 1_000_000
+        else {
+            throw ValidationError(
+                "\(option) must be RATE/BURST (RATE > 0, BURST >= 1, at most 1000000) or off, not \(text)")
         }
-        let isNew = (try? FileManager.default.contentsOfDirectory(atPath: journal))?.isEmpty ?? true
-        let store: JournalStore
-        do { store = try JournalStore(directory: journal, rules: prepared.rules) } catch {
-            throw ValidationError("--journal \(journal): \(error)")
-        }
-        if isNew {
-            for (index, change) in overrides.enumerated() {
-                do { _ = try await store.changeAvailability(change, at: now) } catch {
-                    throw ValidationError("\(file): overrides[\(index)]: \(error)")
-                }
-            }
-        }
-        return JournalBackedStore(store: store)
+        return .init(rate: rate, burst: burst)
     }
 
     /// `openapi.yaml` beside Package.swift, found from this source file's path at build time.

@@ -4,7 +4,9 @@ import SlotScheduler
 
 /// Turns every failure into a JSON answer in the caller's language: an ``APIError`` as it says,
 /// a route that does not exist as 404 (or 405 with `Allow` when the path exists for other
-/// methods), and anything else as 500 (logged). Nothing a request sends reaches the process
+/// methods), a change the store did not confirm as 503 `outcomeUnknown` (with `Retry-After`),
+/// and anything else as 500 (logged); a change the store did not confirm is 503
+/// `outcomeUnknown`, with `Retry-After`. Nothing a request sends reaches the process
 /// as an uncaught error.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let operations: [Routes.Operation]
@@ -27,6 +29,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             ).response(in: language)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(describing: error))"])
+            // A change the store did not confirm may or may not have been made: 503, retry with
+            // the same key. A read that failed changed nothing.
+            if request.method != .get, request.method != .head { return APIError.outcomeUnknown.response(in: language) }
             return APIError(
                 .internalServerError, .internalError, english: "The request could not be completed.",
                 turkish: "İstek tamamlanamadı."

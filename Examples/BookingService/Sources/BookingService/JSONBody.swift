@@ -4,6 +4,17 @@ import SlotScheduler
 
 /// JSON responses: sorted keys (so answers are byte-stable), messages in the caller's language.
 enum JSONBody {
+    /// An error answer as RFC 9457 `application/problem+json`: `value`'s fields (`reason`,
+    /// `message`, …) with `type` (`about:blank`: the status says what kind of problem it is),
+    /// `title` (the status's phrase) and `status`.
+    static func problem(_ status: HTTPResponse.Status, _ value: some Encodable, language: MessageLanguage)
+        -> Response
+    {
+        var response = response(status, Problem(detail: value, status: status), language: language)
+        response.headers[.contentType] = "application/problem+json; charset=utf-8"
+        return response
+    }
+
     static func response(_ status: HTTPResponse.Status, _ value: some Encodable, language: MessageLanguage)
         -> Response
     {
@@ -23,6 +34,22 @@ enum JSONBody {
         }
         return Response(
             status: status, headers: headers(language), body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A problem's fields around its detail's.
+    struct Problem<Detail: Encodable>: Encodable {
+        var detail: Detail
+        var status: HTTPResponse.Status
+
+        enum Key: String, CodingKey { case type, title, status }
+
+        func encode(to encoder: any Encoder) throws {
+            try detail.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode("about:blank", forKey: .type)
+            try container.encode(status.reasonPhrase, forKey: .title)
+            try container.encode(status.code, forKey: .status)
+        }
     }
 
     private static func headers(_ language: MessageLanguage) -> HTTPFields {

@@ -1,31 +1,51 @@
 import Foundation
 import Hummingbird
+import Prometheus
 import SlotScheduler
 
 /// The HTTP contract (openapi.yaml): each handler reads its input, calls the store, and answers
 /// JSON. Every failure is an ``APIError``; the ``ErrorMiddleware`` turns it into a response.
 struct Routes: Sendable {
-    let store: any BookingStore
+    let store: ServiceStore
     /// The OpenAPI document, served as it is on disk.
     let openAPI: Data
+    /// What `GET /metrics` exposes: the HTTP server's (Hummingbird's `MetricsMiddleware`) and the
+    /// store's (`ObservedBookingService`, and the store's own counters).
+    let metrics: PrometheusCollectorRegistry
     /// The clock, read at the edge only: the library never reads one.
     var now: @Sendable () -> Instant = { Instant(Date()) }
 
     /// One operation of the contract: its path (`:name` segments are parameters), its method,
-    /// whether it acts for a user (then it runs behind ``BearerTokenAuthenticator``: no
-    /// verified token, no call) and its handler. The router and the 405 answers
+    /// who may call it (``Access``) and its handler. The router and the 405 answers
     /// (``ErrorMiddleware``) both read this list.
     struct Operation: Sendable {
         var path: String
         var method: HTTPRequest.Method
-        var actsForUser = true
+        var access = Access.user
         var handle: @Sendable (Request, ServiceContext) async throws -> Response
+    }
+
+    /// Who may call an operation, and which limits it counts against.
+    enum Access: Sendable {
+        /// A probe or a scrape (health, metrics): anyone, unlimited.
+        case probe
+        /// Anyone, within the client address's rate limit (the catalog, day views).
+        case anyone
+        /// A verified caller (``BearerTokenAuthenticator``: no token, no call), within the
+        /// address's and the caller's rate limits.
+        case user
+    }
+
+    /// The rate limits (``TokenBuckets``): per client address, and per verified caller.
+    struct Limits: Sendable {
+        var address: RateLimit
+        var user: RateLimit
     }
 
     var operations: [Operation] {
         [
-            Operation(path: "/stations", method: .get, actsForUser: false) { request, _ in try stations(request) },
-            Operation(path: "/stations/:station/days/:date", method: .get, actsForUser: false) {
+            Operation(path: "/stations", method: .get, access: .anyone) { request, _ in try stations(request) },
+            Operation(path: "/stations/:station/days/:date", method: .get, access: .anyone) {
                 try await day($0, $1)
             },
             Operation(path: "/reservations", method: .post) { try await reserve($0, $1) },
@@ -38,12 +58,19 @@ struct Routes: Sendable {
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
             Operation(path: "/me/bookings", method: .get) { try await myBookings($0, $1) },
-            Operation(path: "/health/live", method: .get, actsForUser: false) { _, _ in Self.health(.ok, "live") },
-            Operation(path: "/health/ready", method: .get, actsForUser: false) { _, _ in
-                guard let reason = store.notReadyBecause else { return Self.health(.ok, "ready") }
+            Operation(path: "/health/live", method: .get, access: .probe) { _, _ in Self.health(.ok, "live") },
+            Operation(path: "/health/ready", method: .get, access: .probe) { _, _ in
+                guard let reason = await store.notReadyBecause() else { return Self.health(.ok, "ready") }
                 return Self.health(.serviceUnavailable, "not ready", reason: reason)
             },
-            Operation(path: "/openapi.yaml", method: .get, actsForUser: false) { _, _ in
+            Operation(path: "/metrics", method: .get, access: .probe) { _, _ in
+                var text: [UInt8] = []
+                metrics.emit(into: &text)
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
+            },
+            Operation(path: "/openapi.yaml", method: .get, access: .anyone) { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/yaml"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
@@ -62,17 +89,30 @@ struct Routes: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The routes, those that act for a user behind `authenticator`.
-    func router(authenticator: BearerTokenAuthenticator) -> Router<ServiceContext> {
+    /// The routes whose `Idempotency-Key` is the store's request id (``IdempotencyKey``).
+    static let keyedByTheStore: Set<String> = [
+        "/reservations", "/reservations/any-socket", "/bookings/{id}/reschedule",
+    ]
+
+    /// The routes, each behind what its ``Access`` asks: the address's limit, `authenticator`,
+    /// the caller's limit.
+    func router(authenticator: BearerTokenAuthenticator, limits: Limits) -> Router<ServiceContext> {
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         let operations = operations
+        // Outermost: requests by route, method and status, and their durations, as answered.
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(operations: operations))
-        let personal = router.group().add(middleware: authenticator)
+        let perAddress = RateLimitMiddleware.perAddress(limits.address)
+        let anyone = router.group().add(middleware: perAddress)
+        let personal = router.group().add(middleware: perAddress).add(middleware: authenticator)
+            .add(middleware: RateLimitMiddleware.perUser(limits.user))
+            .add(middleware: IdempotencyMiddleware(durable: Self.keyedByTheStore, answers: KeptAnswers()))
         for operation in operations {
-            if operation.actsForUser {
-                personal.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
-            } else {
-                router.on(RouterPath(operation.path), method: operation.method, use: operation.handle)
+            let path = RouterPath(operation.path)
+            switch operation.access {
+            case .probe: router.on(path, method: operation.method, use: operation.handle)
+            case .anyone: anyone.on(path, method: operation.method, use: operation.handle)
+            case .user: personal.on(path, method: operation.method, use: operation.handle)
             }
         }
         return router
@@ -86,7 +126,7 @@ struct Routes: Sendable {
             page: try HTTPInput.integer(query["page"], name: "page", default: 0),
             pageSize: try HTTPInput.integer(query["pageSize"], name: "pageSize", default: 20))
         let page: StationPage
-        do { page = try store.rules.catalog.search(search) } catch { throw APIError(error) }
+        do { page = try store.service.rules.catalog.search(search) } catch { throw APIError(error) }
         return JSONBody.response(.ok, StationList(page), language: language(request))
     }
 
@@ -97,7 +137,7 @@ struct Routes: Sendable {
         let date: LocalDate
         do { date = try LocalDate(parsing: text) } catch { throw APIError(error) }
         do {
-            let view = try await store.dayView(of: station, on: date, at: now())
+            let view = try await store.service.dayView(of: station, on: date, at: now())
             return JSONBody.response(.ok, view, language: language(request))
         } catch let rejection as Rejection {
             var error = APIError(rejection)
@@ -110,8 +150,11 @@ struct Routes: Sendable {
     /// request of theirs with the same `requestID` made.
     func reserve(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let user = try context.caller().user
-        let body = try ReservationBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let reservation = try await refusing { try await store.book(body.request(for: user), at: now()) }
+        var body = try ReservationBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        body.requestID = try IdempotencyKey.merged(body: body.requestID, request: request)?.rawValue
+        let reservation = try await refusing(keyed: request) {
+            try await store.service.book(body.request(for: user), at: now())
+        }
         return JSONBody.response(
             reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
     }
@@ -120,8 +163,11 @@ struct Routes: Sendable {
     /// order); 201 with a new booking, 200 for a replayed `requestID`.
     func reserveAny(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let user = try context.caller().user
-        let body = try AnySocketBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let reservation = try await refusing { try await store.book(body.request(for: user), at: now()) }
+        var body = try AnySocketBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        body.requestID = try IdempotencyKey.merged(body: body.requestID, request: request)?.rawValue
+        let reservation = try await refusing(keyed: request) {
+            try await store.service.book(body.request(for: user), at: now())
+        }
         return JSONBody.response(
             reservation.isReplay ? .ok : .created, reservation.booking, language: language(request))
     }
@@ -131,7 +177,7 @@ struct Routes: Sendable {
         let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
         let hold = try await refusing {
-            try await store.hold(body.slot(), for: user, reminder: body.reminder, at: now())
+            try await store.service.hold(body.slot(), for: user, reminder: body.reminder, at: now())
         }
         return JSONBody.response(.created, hold, language: language(request))
     }
@@ -141,7 +187,7 @@ struct Routes: Sendable {
     func confirm(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let booking = try await refusing { try await store.confirm(body.slot(), by: user, at: now()) }
+        let booking = try await refusing { try await store.service.confirm(body.slot(), by: user, at: now()) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
@@ -149,7 +195,7 @@ struct Routes: Sendable {
     func release(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let user = try context.caller().user
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let hold = try await refusing { try await store.releaseHold(body.slot(), by: user, at: now()) }
+        let hold = try await refusing { try await store.service.releaseHold(body.slot(), by: user, at: now()) }
         return JSONBody.response(.ok, hold, language: language(request))
     }
 
@@ -161,13 +207,15 @@ struct Routes: Sendable {
         let text = try HTTPInput.path("id", context)
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
         let slot = try body.slot()
-        let requestID = body.requestID.map(RequestID.init(_:))
+        let requestID = try IdempotencyKey.merged(body: body.requestID, request: request)
         let missing = Rejection(
             .unknownBooking, slot: slot, booking: BookingID(text), user: user, requestID: requestID,
             value: BookingID(text) == nil ? IdentifierRule.shortened(text) : nil)
         guard let id = BookingID(text) else { throw APIError(missing) }
         let move = RescheduleRequest(booking: id, user: user, to: slot, requestID: requestID)
-        let reservation = try await refusing(missing: missing) { try await store.reschedule(move, at: now()) }
+        let reservation = try await refusing(missing: missing, keyed: request) {
+            try await store.service.reschedule(move, at: now())
+        }
         return JSONBody.response(.ok, reservation.booking, language: language(request))
     }
 
@@ -178,7 +226,7 @@ struct Routes: Sendable {
     func checkIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
         _ = try CheckInBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let booking = try await refusing(missing: missing) { try await store.checkIn(id, by: user, at: now()) }
+        let booking = try await refusing(missing: missing) { try await store.service.checkIn(id, by: user, at: now()) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
@@ -186,7 +234,7 @@ struct Routes: Sendable {
     /// user's, exactly as for one that does not exist.
     func booking(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
-        guard let booking = try await store.booking(id), booking.user == user else { throw APIError(missing) }
+        guard let booking = try await store.service.booking(id), booking.user == user else { throw APIError(missing) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
@@ -194,7 +242,7 @@ struct Routes: Sendable {
     /// user's.
     func cancel(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
-        _ = try await refusing(missing: missing) { try await store.cancel(id, by: user, at: now()) }
+        _ = try await refusing(missing: missing) { try await store.service.cancel(id, by: user, at: now()) }
         return Response(status: .noContent)
     }
 
@@ -211,7 +259,7 @@ struct Routes: Sendable {
         let pageSize = try HTTPInput.integer(query["pageSize"], name: "pageSize", default: 50)
         guard page >= 0 else { throw APIError.parameter("page", String(page)) }
         guard MyBookings.pageSizes.contains(pageSize) else { throw APIError.parameter("pageSize", String(pageSize)) }
-        let split = try await store.bookings(of: user, at: now())
+        let split = try await store.service.bookings(of: user, at: now())
         return JSONBody.response(
             .ok, MyBookings(split, state: state, page: page, pageSize: pageSize), language: language(request))
     }
@@ -230,10 +278,16 @@ struct Routes: Sendable {
 
     /// Runs a store call, turning a refusal into its ``APIError``; a refusal because the booking
     /// is another user's becomes `missing`, the answer for a booking that does not exist, so
-    /// that ids cannot be probed.
-    private func refusing<T>(missing: Rejection? = nil, _ body: () async throws -> T) async throws -> T {
+    /// that ids cannot be probed. A request id used before for another request is a 422
+    /// `idempotencyKeyReused` when it came as the `Idempotency-Key` of `keyed`.
+    private func refusing<T>(missing: Rejection? = nil, keyed: Request? = nil, _ body: () async throws -> T)
+        async throws -> T
+    {
         do { return try await body() } catch let rejection as Rejection {
             if rejection.reason == .notOwner, let missing { throw APIError(missing) }
+            if rejection.reason == .conflictingRequestID, keyed?.headers[.idempotencyKey] != nil {
+                throw APIError.keyReused
+            }
             throw APIError(rejection)
         }
     }

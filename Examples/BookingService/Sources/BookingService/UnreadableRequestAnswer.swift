@@ -36,8 +36,10 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
             parserFailed = false
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let bytes = try? encoder.encode(Self.error) else { return context.write(data, promise: promise) }
-            head.headerFields[.contentType] = "application/json; charset=utf-8"
+            guard let bytes = try? encoder.encode(JSONBody.Problem(detail: Self.error, status: .badRequest)) else {
+                return context.write(data, promise: promise)
+            }
+            head.headerFields[.contentType] = "application/problem+json; charset=utf-8"
             head.headerFields[.contentLanguage] = MessageLanguage.english.rawValue
             head.headerFields[.contentLength] = String(bytes.count)
             body = ByteBuffer(bytes: bytes)

@@ -1,4 +1,6 @@
+import Hummingbird
 import HummingbirdAuth
+import NIOCore
 import SlotScheduler
 
 /// Who is asking: the user a verified bearer token names (its `sub`). Every route that acts for
@@ -7,9 +9,20 @@ struct Caller: Sendable, Equatable {
     var user: UserID
 }
 
-/// The request context of every route: Hummingbird's, with the ``Caller`` once a
-/// ``BearerTokenAuthenticator`` has verified the request's token.
-typealias ServiceContext = BasicAuthRequestContext<Caller>
+/// The request context of every route: Hummingbird's, with the client's address (for its rate
+/// limit and its spans) and the ``Caller`` once a ``BearerTokenAuthenticator`` has verified the
+/// request's token.
+struct ServiceContext: AuthRequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    var identity: Caller?
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        identity = nil
+        remoteAddress = source.channel.remoteAddress
+    }
+}
 
 extension AuthRequestContext<Caller> {
     /// The caller of a route behind ``BearerTokenAuthenticator`` (which answers 401 before the

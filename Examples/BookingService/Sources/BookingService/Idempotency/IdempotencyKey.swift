@@ -1,0 +1,39 @@
+import HTTPTypes
+import Hummingbird
+import SlotScheduler
+
+/// The `Idempotency-Key` header of a state-changing request (draft-ietf-httpapi-idempotency-key-header):
+/// the client's name for one intended change, so that a retry after a timeout or a 503 is the
+/// same change, never a second one.
+///
+/// Where the library keeps request ids (a reservation, any socket, a reschedule), the key is the
+/// request id: kept by the store, across restarts and instances. For the other changes (holds,
+/// confirm, release, check-in, cancel) ``IdempotencyMiddleware`` keeps the first answer.
+enum IdempotencyKey {
+    /// The header's key: `nil` without one; a 422 `invalidRequestID`, as for a body's
+    /// `requestID`, when it is not a request id as the library takes them (1 to 128 UTF-8 bytes,
+    /// no surrounding space, no control characters).
+    static func of(_ request: Request) throws(APIError) -> SlotScheduler.RequestID? {
+        guard let text = request.headers[.idempotencyKey] else { return nil }
+        guard IdentifierRule.isValid(text) else {
+            throw APIError(Rejection(.invalidRequestID, value: IdentifierRule.shortened(text)))
+        }
+        return SlotScheduler.RequestID(text)
+    }
+
+    /// The request id of a body (`requestID`) and the header together: either one, or both when
+    /// they agree; a 422 when they differ.
+    static func merged(body: String?, request: Request) throws(APIError) -> SlotScheduler.RequestID? {
+        let header = try of(request)
+        guard let body else { return header }
+        guard let header, !IdentifierRule.same(header.rawValue, body) else { return SlotScheduler.RequestID(body) }
+        throw APIError.keyMismatch
+    }
+}
+
+extension HTTPField.Name {
+    /// `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header).
+    // swift-format-ignore: NeverForceUnwrap
+    // A literal token: the initializer refuses only names that are not tokens.
+    static let idempotencyKey = Self("Idempotency-Key")!
+}
