@@ -268,7 +268,37 @@ extension ScheduleSim {
         @Flag(help: "Print only the verdict line when the run passes (a failing run prints its whole summary).")
         var quiet = false
 
+        @Option(
+            help: """
+                Drive a live booking API at this base URL (http://host:port) instead of a store, through \
+                --adapter, and check its history (see `Checking a booking API` in the DocC catalog).
+                """)
+        var target: String?
+
+        @Option(help: "With --target: the adapter file (JSON, version 1) saying how to call the API.")
+        var adapter: String?
+
+        @Option(help: "With --target: the HS256 secret for an adapter whose auth is jwt-hs256 (else its secretFile).")
+        var secret: String?
+
+        @Option(help: "With --target: requests in flight at once (default 256).")
+        var concurrency: Int = 256
+
+        @Option(help: "With --target: the checks, `safety` (the invariants any booking API must keep).")
+        var check: String = "safety"
+
         func validate() throws {
+            if target != nil {
+                guard adapter != nil else { throw ValidationError("--target needs --adapter FILE") }
+                guard store == "memory", threads == nil, !checkDeterminism, shrink == nil, processCount == 1 else {
+                    throw ValidationError(
+                        "--target drives the API itself: no --store, --threads, --shrink or processes")
+                }
+                guard (1...4096).contains(concurrency) else { throw ValidationError("--concurrency must be 1...4096") }
+                guard check == "safety" else {
+                    throw ValidationError("--check \(check): only safety is implemented for a target")
+                }
+            }
             if let threads, !(1...1024).contains(threads) {
                 throw ValidationError("--threads must be 1...1024")
             }
@@ -314,8 +344,13 @@ extension ScheduleSim {
 
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
-            try checkOutputs([history, report, shrink, html], inputs: [scenario], store: store)
+            try checkOutputs(
+                [history, report, shrink, html], inputs: [scenario] + (adapter.map { [$0] } ?? []), store: store)
             let prepared = try load(scenario, seed: seed, operations: operations)
+            if let target, let adapter {
+                try await runTarget(target, adapter: adapter, prepared: prepared)
+                return
+            }
             if store == "memory" {
                 try await run(prepared, service: nil)
                 return

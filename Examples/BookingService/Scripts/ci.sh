@@ -92,6 +92,18 @@ echo "--- openapi.yaml: openapi-spec-validator"
 timeout 300 python3 -m pip install --quiet "openapi-spec-validator==0.9.0"
 python3 -m openapi_spec_validator openapi.yaml
 
+# The simulator, driving the service over HTTP through schedule-sim-adapter.json (a copy made by
+# .ci/run, else the root package's debug build, built here if missing).
+SIM=${SCHEDULE_SIM:-../../.build/debug/schedule-sim}
+if [ ! -x "$SIM" ]; then
+    swift build --package-path ../.. --product schedule-sim
+fi
+simulate() {
+    echo "--- schedule-sim run --target (safety: no double booking, limits, acknowledged changes kept, keys): $1"
+    timeout 300 "$SIM" run Scenarios/service.json --target "$URL" --adapter schedule-sim-adapter.json \
+        --secret "$SECRET" --concurrency 64
+}
+
 # The load checks come from one address, as many users at once: no rate limits there (the
 # limits have a check of their own below).
 UNLIMITED=(--address-limit off --user-limit off)
@@ -118,6 +130,7 @@ timeout 120 python3 Scripts/identity_check.py --url "$URL" --secret "$SECRET"
 
 echo "--- Idempotency-Key: repeats answered as the first, reuse refused, problem+json errors"
 timeout 60 python3 Scripts/idempotency_check.py --url "$URL" --secret "$SECRET"
+simulate memory
 
 echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections, trickled requests and clients reading no answers closed; inexact integers refused; 100 Continue"
 timeout 120 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET"
@@ -165,6 +178,7 @@ PID=
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/lifecycle.json"
+simulate journal
 health_check journal
 stop
 
@@ -190,6 +204,7 @@ timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --
 timeout 120 python3 Scripts/lifecycle_check.py --url "$FIRST_URL" --secret "$SECRET" --save "$WORK/pg-lifecycle.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-lifecycle.json"
 timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --secret "$SECRET"
+simulate "PostgreSQL, the restarted instance"
 health_check postgres
 stop
 PID=$FIRST_PID

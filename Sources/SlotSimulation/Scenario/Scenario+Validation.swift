@@ -72,6 +72,12 @@ public struct PreparedScenario: Sendable {
     }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
     public var operations: Int { scenario.workload?.operations ?? 0 }
+
+    /// The slots the workload aims at, in cell order, and the hot ones among them (where the
+    /// workload concentrates its reservations): what a run against a live API books.
+    public var workloadSlots: (all: [Slot], hot: [Slot]) {
+        (candidates.map(slot(ofCell:)), hot.map(slot(ofCell:)))
+    }
 }
 
 /// Limits that keep a scenario from exhausting memory.

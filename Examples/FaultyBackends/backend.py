@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""A small booking API for teaching, correct unless a fault is chosen (standard library only).
+
+    python3 backend.py --port 0 --limit 2 [--fault check-then-insert|limit-outside-lock|ack-not-stored|ignored-keys]
+
+It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
+the simulator's adapter (adapter.json here) does the translating:
+
+    PUT    /slots/{station}/{socket}/{date}/{hour}   X-User: 17   {"key": "..."}
+           201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key; 409 {"error": "taken"|"limit"}
+    DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"}
+    GET    /people/{user}/reservations              200 [{"ref", "where": {station, socket, date, hour}, "state"}]
+
+Each fault is one classic bug, a line or two away from the correct code:
+- check-then-insert: the slot is checked, then booked in a second step (Cal.com #13397);
+- limit-outside-lock: the user's count is read before the lock is taken;
+- ack-not-stored: one reservation in 40 is answered 201 and never stored;
+- ignored-keys: the idempotency key is not looked at, so a retry is a new request.
+"""
+
+import argparse
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Ledger:
+    def __init__(self, limit, fault):
+        self.limit, self.fault = limit, fault
+        self.lock = threading.Lock()
+        self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
+        self.holder = {}  # slot -> ref
+        self.keys = {}  # (user, key) -> ref
+        self.count = 0
+
+    def live(self, user):
+        return sum(1 for b in self.bookings.values() if b["user"] == user and b["state"] == "booked")
+
+    def reserve(self, user, where, key):
+        slot = tuple(where.values())
+        if self.fault == "limit-outside-lock":
+            over = self.live(user) >= self.limit
+            time.sleep(0.005)
+        with self.lock:
+            if self.fault != "ignored-keys" and (user, key) in self.keys:
+                return 200, self.bookings[self.keys[(user, key)]]
+            if slot in self.holder:
+                return 409, "taken"
+            if self.fault == "limit-outside-lock":
+                if over:
+                    return 409, "limit"
+            elif self.live(user) >= self.limit:
+                return 409, "limit"
+            self.count += 1
+            ref = f"r{self.count}"
+            if self.fault == "ack-not-stored" and self.count % 40 == 0:
+                return 201, {"ref": ref, "user": user, "where": where, "state": "booked"}
+            if self.fault == "check-then-insert":
+                self.lock.release()
+                time.sleep(0.005)
+                self.lock.acquire()
+            booking = {"ref": ref, "user": user, "where": where, "state": "booked"}
+            self.bookings[ref], self.holder[slot], self.keys[(user, key)] = booking, ref, ref
+            return 201, booking
+
+    def cancel(self, user, ref):
+        with self.lock:
+            booking = self.bookings.get(ref)
+            if booking is None or booking["user"] != user or booking["state"] != "booked":
+                return 404
+            booking["state"] = "cancelled"
+            self.holder.pop(tuple(booking["where"].values()), None)
+            return 204
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    ledger = None
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, value=None):
+        body = json.dumps(value).encode() if value is not None else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def user(self):
+        text = self.headers.get("X-User", "")
+        return int(text) if text.isdigit() else None
+
+    def do_PUT(self):
+        match = re.fullmatch(r"/slots/([^/]+)/([^/]+)/(\d{4}-\d\d-\d\d)/(\d+)", self.path)
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if not match or self.user() is None:
+            return self.answer(400, {"error": "bad request"})
+        where = dict(zip(("station", "socket", "date", "hour"), match.groups()))
+        where["hour"] = int(where["hour"])
+        status, result = self.ledger.reserve(self.user(), where, body.get("key"))
+        if status == 409:
+            return self.answer(409, {"error": result})
+        self.answer(status, {"reservation": {"ref": result["ref"]}})
+
+    def do_DELETE(self):
+        match = re.fullmatch(r"/reservations/(r\d+)", self.path)
+        status = self.ledger.cancel(self.user(), match.group(1)) if match else 404
+        self.answer(status, None if status == 204 else {"error": "unknown"})
+
+    def do_GET(self):
+        match = re.fullmatch(r"/people/(\d+)/reservations", self.path)
+        if not match:
+            return self.answer(404, {"error": "unknown"})
+        with self.ledger.lock:
+            mine = [b for b in self.ledger.bookings.values() if b["user"] == int(match.group(1))]
+            self.answer(200, [{"ref": b["ref"], "where": b["where"], "state": b["state"]} for b in mine])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=2)
+    parser.add_argument("--fault", choices=["check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys"])
+    args = parser.parse_args()
+    Handler.ledger = Ledger(args.limit, args.fault)
+    ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

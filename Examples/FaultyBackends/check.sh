@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs schedule-sim against each teaching backend (backend.py): the correct one must pass, and each
+# faulty one must fail naming its invariant. A race is a matter of timing, so a faulty backend
+# gets up to three runs to show its bug (each run of race.json takes about two seconds); the
+# correct one gets one, and any finding there is a false alarm.
+#
+#   Examples/FaultyBackends/check.sh [SCHEDULE_SIM]
+set -euo pipefail
+cd "$(dirname "$0")"
+SIM=${1:-${SCHEDULE_SIM:-../../.build/debug/schedule-sim}}
+WORK=$(mktemp -d -t faulty-backends.XXXXXX)
+BACKEND=
+trap '[ -n "$BACKEND" ] && kill "$BACKEND" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# run FAULT: starts the backend (FAULT none: the correct one), runs the simulator against it;
+# its output in $WORK/out, its exit status returned.
+run() {
+    local fault=$1 args=() address=
+    [ "$fault" != none ] && args=(--fault "$fault")
+    python3 backend.py --port 0 --limit 2 "${args[@]}" >"$WORK/backend.log" 2>&1 &
+    BACKEND=$!
+    for _ in $(seq 1 50); do
+        address=$(sed -n 's/^listening on //p' "$WORK/backend.log")
+        [ -n "$address" ] && break
+        sleep 0.1
+    done
+    local status=0
+    "$SIM" run race.json --target "http://$address" --adapter adapter.json --concurrency 64 \
+        --history "$WORK/$fault.jsonl" >"$WORK/out" 2>&1 || status=$?
+    kill "$BACKEND"
+    wait "$BACKEND" 2>/dev/null || true
+    BACKEND=
+    return $status
+}
+
+# The adapters are what the schema says.
+check-jsonschema --schemafile ../../Scenarios/adapter.schema.json adapter.json ../BookingService/schedule-sim-adapter.json
+
+failed=0
+if run none; then
+    echo "correct backend: passes ($(grep -c . "$WORK/none.jsonl") history lines)"
+else
+    cat "$WORK/out"
+    echo "FAIL: the correct backend was flagged (a false alarm)"
+    failed=1
+fi
+for pair in "check-then-insert:no double booking" "limit-outside-lock:per-user limit" \
+    "ack-not-stored:acknowledged bookings kept" "ignored-keys:idempotent retries"; do
+    fault=${pair%%:*} invariant=${pair#*:} caught=
+    for attempt in 1 2 3; do
+        status=0
+        run "$fault" || status=$?
+        if [ "$status" = 1 ] && grep -q "^FINDING $invariant:" "$WORK/out"; then
+            caught=$attempt
+            break
+        fi
+    done
+    if [ -n "$caught" ]; then
+        echo "$fault: caught as \"$invariant\" (run $caught): $(grep -m1 "^FINDING $invariant:" "$WORK/out")"
+    else
+        cat "$WORK/out"
+        echo "FAIL: $fault was not caught as \"$invariant\" in 3 runs"
+        failed=1
+    fi
+done
+exit $failed

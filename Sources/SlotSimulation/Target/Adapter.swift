@@ -1,0 +1,147 @@
+import Foundation
+import SlotScheduler
+
+/// How to drive a booking API over HTTP (`schedule-sim run SCENARIO --target URL --adapter FILE`):
+/// for each operation the method, path, headers and body, with `{name}` placeholders; how the
+/// simulated users authenticate; and how to read an answer. Version 1; its JSON Schema is
+/// `Scenarios/adapter.schema.json`, and the DocC article *Checking a booking API* shows one.
+///
+/// Placeholders: `{user}`, `{station}`, `{socket}`, `{date}` (YYYY-MM-DD), `{hour}` (0-23),
+/// `{requestID}`, `{booking}` (an id the API returned) and `{page}` (0, 1, … for a list). In a
+/// body, a string that is exactly one placeholder becomes that value, as a number for `{user}`,
+/// `{hour}` and `{page}`; elsewhere each placeholder is replaced by its text (in a path,
+/// percent-encoded).
+public struct Adapter: Codable, Sendable, Equatable {
+    public var version: Int
+    public var name: String?
+    public var auth: Auth?
+    public var operations: Operations
+    public var answers: Answers
+
+    /// How a simulated user proves who they are.
+    public struct Auth: Codable, Sendable, Equatable {
+        /// `header`: a header with a value template (`{user}`); `jwt-hs256`: `Authorization:
+        /// Bearer <JWT>` with `sub` = the user in decimal and `exp` an hour ahead, signed with
+        /// HMAC-SHA256 under the secret in `secretFile` (relative to the adapter; or `--secret`).
+        public var type: String
+        public var header: String?
+        public var value: String?
+        public var secretFile: String?
+    }
+
+    public struct Operations: Codable, Sendable, Equatable {
+        /// Book a slot for the user, with an idempotency key (`{requestID}`).
+        public var reserve: Request
+        /// Cancel the user's booking `{booking}`.
+        public var cancel: Request?
+        /// One page (`{page}`) of the user's bookings, read at the end to check what was kept.
+        public var bookings: Request
+    }
+
+    public struct Request: Codable, Sendable, Equatable {
+        public var method: String
+        public var path: String
+        public var headers: [String: String]?
+        public var body: JSONValue?
+    }
+
+    public struct Answers: Codable, Sendable, Equatable {
+        /// Statuses of a change made (or, for a repeated key, of the change made before).
+        public var accepted: [Int]
+        /// Statuses of a request refused by the API's rules: nothing changed.
+        public var refused: [Int]
+        /// Statuses that mean "not done, try later" (429, 503 with Retry-After): nothing changed.
+        public var retry: [Int]?
+        /// JSON pointer to the refusal's reason in a refused answer.
+        public var reason: String?
+        /// JSON pointer to the booking id in an accepted reservation's answer.
+        public var booking: String
+        /// How to read a page of the user's bookings.
+        public var list: BookingList
+    }
+
+    /// Where a page of bookings keeps its items and each item its id, slot and liveness.
+    public struct BookingList: Codable, Sendable, Equatable {
+        /// Pointer to the array of bookings (`""` for an answer that is the array).
+        public var items: String
+        public var id: String
+        public var station: String
+        public var socket: String
+        public var date: String
+        public var hour: String
+        /// Pointer to a field whose value says whether the booking is live, and the values that do.
+        public var live: String?
+        public var liveValues: [JSONValue]?
+        /// Pointer to a boolean that is true when another page follows (none: one page).
+        public var more: String?
+    }
+
+    /// Reads and checks an adapter file.
+    public static func load(path: String) throws(AdapterError) -> Adapter {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AdapterError(file: path, problem: "cannot be read")
+        }
+        let adapter: Adapter
+        do { adapter = try JSONDecoder().decode(Adapter.self, from: data) } catch {
+            throw AdapterError(file: path, problem: "is not an adapter (version 1): \(error)")
+        }
+        try adapter.validate(file: path)
+        return adapter
+    }
+
+    func validate(file: String) throws(AdapterError) {
+        guard version == 1 else { throw AdapterError(file: file, problem: "version must be 1, not \(version)") }
+        if let auth {
+            switch auth.type {
+            case "header" where auth.header != nil && auth.value != nil: break
+            case "jwt-hs256": break
+            default:
+                throw AdapterError(
+                    file: file, problem: "auth.type must be header (with header and value) or jwt-hs256")
+            }
+        }
+        for (name, request) in [("reserve", operations.reserve), ("bookings", operations.bookings)]
+            + (operations.cancel.map { [("cancel", $0)] } ?? [])
+        {
+            guard ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(request.method) else {
+                throw AdapterError(
+                    file: file, problem: "operations.\(name).method \(request.method) is not an HTTP method")
+            }
+            guard request.path.hasPrefix("/") else {
+                throw AdapterError(file: file, problem: "operations.\(name).path must start with /")
+            }
+        }
+        let overlap = Set(answers.accepted).intersection(answers.refused).union(
+            Set(answers.accepted + answers.refused).intersection(answers.retry ?? []))
+        guard overlap.isEmpty else {
+            throw AdapterError(file: file, problem: "answers: status \(overlap.sorted()) is in two classes")
+        }
+    }
+
+    /// What an answer's status says about the change.
+    public enum Verdict: String, Sendable {
+        /// Made: Jepsen's `ok`.
+        case accepted
+        /// Not made: refused, or to be retried later (Jepsen's `fail`).
+        case refused
+        case retryLater
+        /// Maybe made (another 5xx, no answer): Jepsen's `info`.
+        case unknown
+    }
+
+    public func verdict(status: Int?) -> Verdict {
+        guard let status else { return .unknown }
+        if answers.accepted.contains(status) { return .accepted }
+        if answers.refused.contains(status) { return .refused }
+        if answers.retry?.contains(status) == true { return .retryLater }
+        return .unknown
+    }
+}
+
+/// An adapter file that cannot be used: which, and why.
+public struct AdapterError: Error, CustomStringConvertible, Equatable {
+    public var file: String
+    public var problem: String
+
+    public var description: String { "\(file): \(problem)" }
+}

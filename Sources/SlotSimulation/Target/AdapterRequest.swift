@@ -1,0 +1,107 @@
+import Foundation
+
+/// One operation of a simulated user, rendered from an ``Adapter/Request`` template.
+public struct RenderedRequest: Sendable, Equatable {
+    public var method: String
+    /// The path and query, placeholders replaced.
+    public var path: String
+    public var headers: [(String, String)]
+    public var body: Data?
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.method == b.method && a.path == b.path && a.body == b.body
+            && a.headers.map { [$0.0, $0.1] } == b.headers.map { [$0.0, $0.1] }
+    }
+}
+
+extension Adapter {
+    /// The values of a request's placeholders.
+    public struct Values: Sendable {
+        public var user: UInt64
+        public var station = ""
+        public var socket = ""
+        public var date = ""
+        public var hour = 0
+        public var requestID = ""
+        public var booking = ""
+        public var page = 0
+
+        public init(user: UInt64) { self.user = user }
+
+        func text(_ name: String) -> String? {
+            switch name {
+            case "user": String(user)
+            case "station": station
+            case "socket": socket
+            case "date": date
+            case "hour": String(hour)
+            case "requestID": requestID
+            case "booking": booking
+            case "page": String(page)
+            default: nil
+            }
+        }
+
+        func json(_ name: String) -> JSONValue? {
+            switch name {
+            case "user": .number(Double(user))
+            case "hour": .number(Double(hour))
+            case "page": .number(Double(page))
+            default: text(name).map(JSONValue.string)
+            }
+        }
+    }
+
+    /// `request` for `values`, with the user's credentials (`token` for `jwt-hs256`).
+    public func render(_ request: Request, _ values: Values, token: String?) -> RenderedRequest {
+        let path = Self.fill(request.path, values, escape: true)
+        var headers = (request.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, Self.fill($0.value, values)) }
+        if let auth {
+            switch auth.type {
+            case "header": headers.append((auth.header ?? "", Self.fill(auth.value ?? "", values)))
+            default: if let token { headers.append(("Authorization", "Bearer \(token)")) }
+            }
+        }
+        var body: Data?
+        if let template = request.body {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            body = try? encoder.encode(Self.fill(template, values))
+            headers.append(("Content-Type", "application/json"))
+        }
+        return RenderedRequest(method: request.method, path: path, headers: headers, body: body)
+    }
+
+    static func fill(_ template: JSONValue, _ values: Values) -> JSONValue {
+        switch template {
+        case .string(let text):
+            if text.hasPrefix("{"), text.hasSuffix("}"), let value = values.json(String(text.dropFirst().dropLast())) {
+                return value
+            }
+            return .string(fill(text, values))
+        case .array(let items): return .array(items.map { fill($0, values) })
+        case .object(let object): return .object(object.mapValues { fill($0, values) })
+        default: return template
+        }
+    }
+
+    /// `text` with every `{name}` replaced (percent-encoded for a path when `escape`).
+    static func fill(_ text: String, _ values: Values, escape: Bool = false) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            if let value = values.text(name) {
+                result +=
+                    escape
+                    ? (value.addingPercentEncoding(
+                        withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "&", "="])) ?? value) : value
+            } else {
+                result += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+}

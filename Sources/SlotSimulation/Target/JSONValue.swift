@@ -1,0 +1,72 @@
+import Foundation
+
+/// A JSON value: an adapter's body template, and the parts of an answer the checks read.
+public enum JSONValue: Codable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The value at RFC 6901 pointer `pointer` (`""` is the whole value), or `nil`.
+    public func at(_ pointer: String) -> JSONValue? {
+        guard !pointer.isEmpty else { return self }
+        guard pointer.hasPrefix("/") else { return nil }
+        var value = self
+        for token in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch value {
+            case .object(let object):
+                guard let next = object[key] else { return nil }
+                value = next
+            case .array(let array):
+                guard let index = Int(key), array.indices.contains(index) else { return nil }
+                value = array[index]
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+
+    /// The value as text: a string as it is, a whole number without a fraction, others as JSON.
+    public var text: String? {
+        switch self {
+        case .string(let value): value
+        case .number(let value) where value.rounded() == value && abs(value) < 1e15: String(Int64(value))
+        case .number(let value): String(value)
+        case .bool(let value): String(value)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+import Testing
+
+/// The pieces of `schedule-sim run --target` that need no network: the safety checks over a
+/// history, the adapter's templates, and the HS256 tokens it mints.
+@Suite("Checking a booking API")
+struct TargetCheckTests {
+    static func reserve(
+        _ index: Int, user: UInt64, slot: String, key: String, booking: String?, _ kind: TargetEvent.Kind,
+        at time: Int64,
+        took: Int64 = 5
+    ) -> [TargetEvent] {
+        [
+            TargetEvent(
+                index: index, process: index, kind: .invoke, operation: "reserve", user: user, slot: slot,
+                requestID: key,
+                time: time),
+            TargetEvent(
+                index: index, process: index, kind: kind, operation: "reserve", user: user, slot: slot, requestID: key,
+                booking: booking, status: kind == .ok ? 201 : 409, time: time + took),
+        ]
+    }
+
+    static func cancel(_ index: Int, user: UInt64, booking: String, _ kind: TargetEvent.Kind, at time: Int64)
+        -> [TargetEvent]
+    {
+        [
+            TargetEvent(
+                index: index, process: index, kind: .invoke, operation: "cancel", user: user, booking: booking,
+                time: time),
+            TargetEvent(
+                index: index, process: index, kind: kind, operation: "cancel", user: user, booking: booking,
+                time: time + 5),
+        ]
+    }
+
+    @Test func aCorrectHistoryHasNoFinding() {
+        let history =
+            Self.reserve(0, user: 1, slot: "S/A/2026-12-01/9", key: "k0", booking: "b1", .ok, at: 0)
+            + Self.reserve(1, user: 2, slot: "S/A/2026-12-01/9", key: "k1", booking: nil, .fail, at: 1)
+            + Self.reserve(2, user: 1, slot: "S/A/2026-12-01/9", key: "k0", booking: "b1", .ok, at: 20)
+            + Self.cancel(3, user: 1, booking: "b1", .ok, at: 40)
+            + Self.reserve(4, user: 2, slot: "S/A/2026-12-01/9", key: "k4", booking: "b2", .ok, at: 60)
+        let listed = [
+            ListedBooking(id: "b1", user: 1, slot: "S/A/2026-12-01/9", live: false),
+            ListedBooking(id: "b2", user: 2, slot: "S/A/2026-12-01/9", live: true),
+        ]
+        #expect(SafetyCheck.check(history: history, listed: listed, limit: 1).isEmpty)
+    }
+
+    @Test func eachBrokenInvariantIsNamedWithItsHistory() {
+        let slot = "S/A/2026-12-01/9"
+        let history =
+            Self.reserve(0, user: 1, slot: slot, key: "k0", booking: "b1", .ok, at: 0)
+            + Self.reserve(1, user: 2, slot: slot, key: "k1", booking: "b2", .ok, at: 1)
+            + Self.reserve(2, user: 3, slot: "S/B/2026-12-01/9", key: "k2", booking: "b3", .ok, at: 2)
+            + Self.cancel(3, user: 2, booking: "b2", .ok, at: 30)
+            + Self.reserve(4, user: 1, slot: "S/B/2026-12-01/10", key: "k0", booking: "b4", .ok, at: 40)
+        let listed = [
+            ListedBooking(id: "b1", user: 1, slot: slot, live: true),
+            ListedBooking(id: "b2", user: 2, slot: slot, live: true),
+            ListedBooking(id: "b4", user: 1, slot: "S/B/2026-12-01/10", live: true),
+        ]
+        let findings = SafetyCheck.check(history: history, listed: listed, limit: 1)
+        #expect(
+            findings.map(\.invariant) == [
+                "no double booking", "per-user limit", "per-user limit", "acknowledged bookings kept",
+                "acknowledged cancels applied", "idempotent retries",
+            ])
+        let double = findings[0]
+        #expect(double.explanation.contains("b1, b2"))
+        #expect(double.events.map(\.index) == [0, 1, 0, 1])
+        #expect(findings[3].explanation.contains("b3"))
+        #expect(findings[5].explanation.contains("key 1/k0"))
+    }
+
+    @Test func twoReservationsInFlightAtOnceCanBreakTheLimitUnseenAtTheEnd() {
+        let history =
+            Self.reserve(0, user: 7, slot: "S/A/d/9", key: "a", booking: "b1", .ok, at: 0, took: 10)
+            + Self.reserve(1, user: 7, slot: "S/A/d/10", key: "b", booking: "b2", .ok, at: 1, took: 10)
+            + Self.cancel(2, user: 7, booking: "b2", .ok, at: 50)
+        let listed = [
+            ListedBooking(id: "b1", user: 7, slot: "S/A/d/9", live: true),
+            ListedBooking(id: "b2", user: 7, slot: "S/A/d/10", live: false),
+        ]
+        let findings = SafetyCheck.check(history: history, listed: listed, limit: 1)
+        #expect(findings.map(\.invariant) == ["per-user limit"])
+        #expect(findings.first?.explanation.contains("held 2 live bookings at once") == true)
+        // With the cancel sent before the second was answered, no moment had both live.
+        let early =
+            Array(history.prefix(2))
+            + Self.reserve(1, user: 7, slot: "S/A/d/10", key: "b", booking: "b2", .ok, at: 1, took: 60)
+            + Self.cancel(2, user: 7, booking: "b1", .ok, at: 20)
+        #expect(
+            SafetyCheck.check(history: early, listed: [], limit: 1).filter { $0.invariant == "per-user limit" }.isEmpty)
+    }
+
+    @Test func anUnknownOutcomeIsResolvedEitherWay() {
+        let history =
+            Self.reserve(0, user: 1, slot: "S/A/d/9", key: "k", booking: "b1", .ok, at: 0)
+            + Self.cancel(1, user: 1, booking: "b1", .info, at: 10)
+        for live in [true, false] {
+            let listed = [ListedBooking(id: "b1", user: 1, slot: "S/A/d/9", live: live)]
+            #expect(SafetyCheck.check(history: history, listed: listed, limit: 3).isEmpty)
+        }
+    }
+
+    @Test func aRepeatRefusedAfterItsKeyWasAnsweredIsFound() {
+        let history =
+            Self.reserve(0, user: 1, slot: "S/A/d/9", key: "k", booking: "b1", .ok, at: 0)
+            + Self.reserve(1, user: 1, slot: "S/A/d/9", key: "k", booking: nil, .fail, at: 10)
+        let listed = [ListedBooking(id: "b1", user: 1, slot: "S/A/d/9", live: true)]
+        #expect(
+            SafetyCheck.check(history: history, listed: listed, limit: 3).map(\.invariant) == ["idempotent retries"])
+    }
+
+    @Test func templatesFillPathsHeadersAndTypedBodies() throws {
+        let json = Data(
+            #"""
+            {"version": 1, "auth": {"type": "header", "header": "X-User", "value": "{user}"},
+             "operations": {
+               "reserve": {"method": "PUT", "path": "/slots/{station}/{date}/{hour}", "headers": {"Idempotency-Key": "{requestID}"},
+                           "body": {"at": {"hour": "{hour}", "who": "{user}"}, "note": "user {user} at {hour}"}},
+               "bookings": {"method": "GET", "path": "/people/{user}?page={page}"}},
+             "answers": {"accepted": [201], "refused": [409], "booking": "/ref",
+               "list": {"items": "", "id": "/ref", "station": "/s", "socket": "/k", "date": "/d", "hour": "/h"}}}
+            """#.utf8)
+        let adapter = try JSONDecoder().decode(Adapter.self, from: json)
+        var values = Adapter.Values(user: 17)
+        values.station = "IST 1"
+        values.date = "2026-12-01"
+        values.hour = 14
+        values.requestID = "r-1"
+        let request = adapter.render(adapter.operations.reserve, values, token: nil)
+        #expect(request.path == "/slots/IST%201/2026-12-01/14")
+        #expect(request.headers.map(\.0) == ["Idempotency-Key", "X-User", "Content-Type"])
+        #expect(request.headers.map(\.1) == ["r-1", "17", "application/json"])
+        let body = try JSONDecoder().decode(JSONValue.self, from: try #require(request.body))
+        #expect(body.at("/at/hour") == .number(14))
+        #expect(body.at("/at/who") == .number(17))
+        #expect(body.at("/note") == .string("user 17 at 14"))
+        #expect(adapter.verdict(status: 201) == .accepted)
+        #expect(adapter.verdict(status: 409) == .refused)
+        #expect(adapter.verdict(status: 500) == .unknown)
+        #expect(adapter.verdict(status: nil) == .unknown)
+    }
+
+    @Test func hmacSHA256MatchesRFC4231() {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(
+            hex(HS256.hmac(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8)))
+                == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        #expect(
+            hex(HS256.hmac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        #expect(
+            hex(
+                HS256.hmac(
+                    key: [UInt8](repeating: 0xaa, count: 131),
+                    message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+                == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(hex(HS256.sha256([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            hex(HS256.sha256([UInt8](repeating: 0x61, count: 1000)))
+                == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+}
