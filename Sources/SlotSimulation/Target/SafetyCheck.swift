@@ -2,7 +2,7 @@
 /// history recorded against it and its bookings listed at the end:
 /// - **no double booking**: no two live bookings of one slot;
 /// - **per-user limit**: no user with more live bookings than the limit, at the end or at any
-///   moment of the run (``limitDuringTheRun``);
+///   moment of the run when bookings answered as made were live together;
 /// - **acknowledged bookings kept**: a booking answered as made is live at the end, unless a
 ///   cancel of it was answered as made or got no answer;
 /// - **acknowledged cancels applied**: a booking whose cancel was answered as made is not live;
