@@ -24,7 +24,7 @@ check passed, 1 otherwise; the last line is "N passed, M failed".
 
 Each user acts with a bearer token of their own (HS256 under the service's secret, Scripts/tokens.py).
 
-With a durable store (`--journal DIR`), `--save FILE` keeps the client's records, and after the
+With a durable store (`--store journal:DIR` or a postgres:// URL), `--save FILE` keeps the client's records, and after the
 service is killed (`kill -9`) and restarted on the same directory, `--verify FILE` checks that
 every booking answered 201 is still there, in the status the client left it.
 """
