@@ -136,3 +136,42 @@ let package = Package(
             swiftSettings: swiftSettings),
     ]
 )
+
+// CI only (.ci/run sets SLOTSCHEDULER_CI_EXAMPLE=1): the example service (Examples/BookingService,
+// its own package for those who copy it) built in this package's graph, so that swift-nio,
+// BoringSSL and PostgresNIO, already compiled for the tests, are not compiled a second time for
+// it. Needs the Postgres and Observability traits. The dependencies are the example's own
+// (Examples/BookingService/Package.swift); Scripts/check-example-manifest.py checks that they agree.
+if Context.environment["SLOTSCHEDULER_CI_EXAMPLE"] == "1" {
+    package.dependencies += [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    ]
+    package.targets.append(
+        .executableTarget(
+            name: "BookingService",
+            dependencies: [
+                "SlotScheduler", "SlotSimulation", "SlotSchedulerJournal", "SlotSchedulerPostgres",
+                "SlotSchedulerObservability",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            ],
+            path: "Examples/BookingService/Sources/BookingService",
+            swiftSettings: swiftSettings
+        ))
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# CI for the example service: a build (CONFIGURATION: release, or debug as `.ci/run` builds it),
-# then, with the bundled scenario (a rolling horizon, so it books "now" on any day):
+# CI for the example service: a build (CONFIGURATION: release by default; or, with SKIP_BUILD=1,
+# the binary BOOKING_SERVICE names, as `.ci/run` builds it in the root package's graph), then, with the bundled scenario (a rolling horizon, so it books "now" on any day):
 # - openapi.yaml validated; in memory: load-and-check, lifecycle, identity (HS256), hostile
 #   clients, schemathesis with a token, the service still up;
 # - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
@@ -21,7 +21,7 @@ fi
 
 SCENARIO=${SCENARIO:-Scenarios/service.json}
 CONFIGURATION=${CONFIGURATION:-release}
-SERVICE=.build/$CONFIGURATION/BookingService
+SERVICE=${BOOKING_SERVICE:-.build/$CONFIGURATION/BookingService}
 LOAD_SECONDS=${LOAD_SECONDS:-60}
 SCHEMATHESIS_EXAMPLES=${SCHEMATHESIS_EXAMPLES:-50}
 WORK=$(mktemp -d -t booking-service.XXXXXX)
