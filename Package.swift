@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "SlotSchedulerJournal", targets: ["SlotSchedulerJournal"]),
         // Empty unless the trait is on: `.package(url: …, traits: ["Observability"])`.
         .library(name: "SlotSchedulerObservability", targets: ["SlotSchedulerObservability"]),
+        // Bookings ↔ chargers over OCPP 2.0.1, transport-free; no package dependencies.
+        .library(name: "SlotSchedulerOCPP", targets: ["SlotSchedulerOCPP"]),
     ],
     traits: [
         .trait(
@@ -82,6 +84,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "SlotSchedulerOCPP", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         // A durable journal for one instance; the C library only, no package dependencies.
         .target(name: "SlotSchedulerJournal", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -114,6 +117,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: observability),
             ],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OCPPTests", dependencies: ["SlotSchedulerOCPP", "SlotScheduler"], swiftSettings: swiftSettings),
         .testTarget(name: "SimulationTests", dependencies: ["SlotSimulation"], swiftSettings: swiftSettings),
         .testTarget(
             name: "JournalTests", dependencies: ["SlotSchedulerJournal", "SlotSimulation", "journal-crash-child"],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of every product (SlotScheduler, SlotSimulation,
+# Builds the DocC documentation of every product (SlotScheduler, SlotSimulation, SlotSchedulerOCPP,
 # SlotSchedulerJournal, SlotSchedulerPostgres, SlotSchedulerObservability) with the toolchain's
 # own tools, warnings as errors.
 # No swift-docc-plugin, so an importer of SlotScheduler resolves no package for it
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH=${SCRATCH_PATH:-.build}
 read -r -a FLAGS <<<"${SWIFT_BUILD_FLAGS:-}"
-MODULES=(SlotScheduler SlotSimulation SlotSchedulerJournal SlotSchedulerPostgres SlotSchedulerObservability)
+MODULES=(SlotScheduler SlotSimulation SlotSchedulerJournal SlotSchedulerPostgres SlotSchedulerObservability SlotSchedulerOCPP)
 SWIFT_BIN=$(dirname "$(command -v swift)")
 DOCC=${DOCC:-$(command -v docc || echo "$SWIFT_BIN/docc")}
 EXTRACT=$SWIFT_BIN/swift-symbolgraph-extract

@@ -457,6 +457,33 @@ MUTANTS = [
         edits=[("            entry.flags & (Self.holdFlag | Self.checkedInFlag) == 0 && entry.start >= since\n",
                 "            entry.flags & Self.holdFlag == 0 && entry.start >= since\n")],
     ),
+    dict(
+        name="ocpp-cancel-never-sent",
+        describe="a booking cancelled or moved within its lead keeps its reservation at the charger (no CancelReservation)",
+        file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",
+        filter="OCPPTests",
+        quick="BridgeTests",
+        edits=[("            } else if held.start.offset(by: grace) > now {\n",
+                "            } else if held.start.offset(by: grace) < now {\n")],
+    ),
+    dict(
+        name="ocpp-fault-displaces-nothing",
+        describe="a Faulted connector's hours are closed only when no booking is there (.refuse): drivers are sent to a broken charger",
+        file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",
+        filter="OCPPTests",
+        quick="BridgeTests",
+        edits=[("            guard let displaced = try? await service.changeAvailability(change, onBookings: .displace, at: now) else {\n",
+                "            guard let displaced = try? await service.changeAvailability(change, onBookings: .refuse, at: now) else {\n")],
+    ),
+    dict(
+        name="ocpp-lead-ignored",
+        describe="ReserveNow is sent a day ahead instead of within the reserve lead (OCPP reservations start when sent)",
+        file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",
+        filter="OCPPTests",
+        quick="BridgeTests",
+        edits=[("..<now.offset(by: timing.reserveLeadSeconds).offset(by: 1)\n",
+                "..<now.offset(by: timing.reserveLeadSeconds + 86_400).offset(by: 1)\n")],
+    ),
 ]
 
 

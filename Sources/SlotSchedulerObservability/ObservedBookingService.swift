@@ -99,6 +99,10 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         try await observer.call(.booking, booking: id) { try await base.booking(id) }
     }
 
+    public func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
+        try await observer.call(.stationBookings) { try await base.bookings(at: station, startingIn: window) }
+    }
+
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
         try await observer.call(.dayView) { try await base.dayView(of: station, on: date, at: now) }
     }

@@ -13,6 +13,7 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case changeAvailability = "change_availability"
     case bookings
     case booking
+    case stationBookings = "station_bookings"
     case dayView = "day_view"
     case holds
     case allBookings = "all_bookings"

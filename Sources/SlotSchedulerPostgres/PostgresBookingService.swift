@@ -390,6 +390,27 @@ public final class PostgresBookingService: BookingService, Service {
         return DayView.assembled(station: station, date: date, sockets: sockets)
     }
 
+    /// The active bookings of `station` starting in `window`, by start, then socket: one range
+    /// scan of the active-slot index over the window's days (a day either side for time zones).
+    public func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
+        guard !window.isEmpty, let first = layout.stationIndex[station], let info = rules.catalog.station(station),
+            let firstDay = rules.catalog.localDate(of: station, at: window.lowerBound)?.dayNumber,
+            let lastDay = rules.catalog.localDate(of: station, at: window.upperBound)?.dayNumber
+        else { return [] }
+        let base = layout.socketBase[Int(first)]
+        let count = Int32(info.sockets.count)
+        let (from, to) = (Int64(firstDay) - 1, Int64(lastDay) + 1)
+        let (lower, upper) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
+        return try await selectBookings(
+            """
+            SELECT \(unescaped: CatalogLayout.columns) FROM bookings
+            WHERE status = 'active' AND day BETWEEN \(from) AND \(to)
+                AND socket_idx >= \(base) AND socket_idx < \(base + count)
+                AND start_at >= \(lower) AND start_at < \(upper)
+            """, operation: "stationBookings"
+        ).sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
+    }
+
     public func allBookingsByID() async throws -> [Booking] {
         try await selectBookings(
             "SELECT \(unescaped: CatalogLayout.columns) FROM bookings ORDER BY id", operation: "allBookingsByID")

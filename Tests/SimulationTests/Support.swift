@@ -120,6 +120,9 @@ extension ForwardingService {
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
     func booking(_ id: BookingID) async throws -> Booking? { inner.booking(id) }
+    func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
+        inner.bookings(at: station, startingIn: window)
+    }
     func book(_ request: AnySocketRequest, at now: Instant) async throws -> Reservation {
         try inner.book(request, at: now)
     }

@@ -41,6 +41,10 @@ public protocol BookingService: Sendable {
     /// One booking in its current status, whoever owns it (the caller decides who may see it),
     /// or `nil` for an id the store does not hold (never issued, or released by retention).
     func booking(_ id: BookingID) async throws -> Booking?
+    /// The active bookings of `station` whose start lies in `window`, by start, then socket:
+    /// what its chargers should hold reserved soon (the OCPP bridge asks for the next minutes).
+    /// The cost grows with the window and the station, not with the history.
+    func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking]
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
     /// The holds that live at `now`, by slot.
     func holds(at now: Instant) async throws -> [Hold]

@@ -71,6 +71,12 @@ extension JournalStore {
         try await command { scheduler, _ in (.success(scheduler.booking(id)), []) }
     }
 
+    /// The active bookings of `station` starting in `window`, as
+    /// `Scheduler.bookings(at:startingIn:)`; returns once everything it could have seen is durable.
+    public func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
+        try await command { scheduler, _ in (.success(scheduler.bookings(at: station, startingIn: window)), []) }
+    }
+
     /// What `id` names, as `Scheduler.lookup(_:)`: held, released (by a checkpoint with
     /// retention), or unknown; returns once everything it could have seen is durable.
     public func lookup(_ id: BookingID) async throws -> BookingLookup {

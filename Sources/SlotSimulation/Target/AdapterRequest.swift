@@ -1,4 +1,5 @@
 import Foundation
+import SlotScheduler
 
 /// One operation of a simulated user, rendered from an ``Adapter/Request`` template.
 public struct RenderedRequest: Sendable, Equatable {
@@ -44,9 +45,10 @@ extension Adapter {
 
         func json(_ name: String) -> JSONValue? {
             switch name {
-            case "user": .number(Double(user))
-            case "hour": .number(Double(hour))
-            case "page": .number(Double(page))
+            // A user id above Int64.max (JSON numbers beyond it lose digits) is sent as its digits.
+            case "user": Int64(exactly: user).map(JSONValue.integer) ?? .string(String(user))
+            case "hour": .integer(Int64(clamping: hour))
+            case "page": .integer(Int64(clamping: page))
             default: text(name).map(JSONValue.string)
             }
         }

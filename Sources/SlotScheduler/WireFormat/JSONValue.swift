@@ -1,9 +1,12 @@
 import Foundation
 
-/// A JSON value: an adapter's body template, and the parts of an answer the checks read.
-public enum JSONValue: Codable, Sendable, Equatable {
+/// Any JSON value: what the simulator's adapters template and read (SlotSimulation), and an
+/// OCPP frame's payload before it is read as its action's message (SlotSchedulerOCPP). A whole
+/// number that fits `Int64` is an ``integer(_:)``, so ids keep every digit.
+public enum JSONValue: Codable, Sendable, Hashable {
     case null
     case bool(Bool)
+    case integer(Int64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -15,6 +18,8 @@ public enum JSONValue: Codable, Sendable, Equatable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
@@ -31,6 +36,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
@@ -63,6 +69,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
     public var text: String? {
         switch self {
         case .string(let value): value
+        case .integer(let value): String(value)
         case .number(let value) where value.rounded() == value && abs(value) < 1e15: String(Int64(value))
         case .number(let value): String(value)
         case .bool(let value): String(value)

@@ -1,0 +1,42 @@
+/// An OCPP 2.0.1 request: its action's name and the type of its answer.
+public protocol OCPPRequest: Codable, Hashable, Sendable {
+    associatedtype Response: Codable, Hashable, Sendable
+    static var action: String { get }
+}
+
+/// An answer with no field (`{}`), as StatusNotification's and ReservationStatusUpdate's.
+public struct EmptyResponse: Codable, Hashable, Sendable {
+    public init() {}
+}
+
+/// An idToken (OCPP 2.0.1 `IdTokenType`): the bridge sends and recognizes a user as
+/// `{idToken: "<user id>", type: "Central"}`.
+public struct IdToken: Codable, Hashable, Sendable {
+    public var idToken: String
+    public var type: String
+
+    public init(idToken: String, type: String = "Central") {
+        self.idToken = idToken
+        self.type = type
+    }
+}
+
+/// What an idToken may do (`IdTokenInfoType`); only the status is sent.
+public struct IdTokenInfo: Codable, Hashable, Sendable {
+    public var status: Status
+
+    public enum Status: String, Codable, Hashable, Sendable {
+        case accepted = "Accepted"
+        case blocked = "Blocked"
+        case concurrentTx = "ConcurrentTx"
+        case expired = "Expired"
+        case invalid = "Invalid"
+        case noCredit = "NoCredit"
+        case notAllowedTypeEVSE = "NotAllowedTypeEVSE"
+        case notAtThisLocation = "NotAtThisLocation"
+        case notAtThisTime = "NotAtThisTime"
+        case unknown = "Unknown"
+    }
+
+    public init(status: Status) { self.status = status }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import SlotScheduler
+import SlotSchedulerOCPP
+import Testing
+
+@Suite("OCPP-J frames and dates")
+struct FrameTests {
+    @Test func readsTheThreeMessageTypes() throws {
+        #expect(
+            try OCPPFrame(parsing: #"[2,"19223201","Heartbeat",{}]"#)
+                == .call(id: "19223201", action: "Heartbeat", payload: .object([:])))
+        #expect(
+            try OCPPFrame(parsing: #"[3,"7",{"status":"Accepted"}]"#)
+                == .result(id: "7", payload: .object(["status": .string("Accepted")])))
+        #expect(
+            try OCPPFrame(parsing: #"[4,"7","NotImplemented","no",{}]"#)
+                == .error(id: "7", code: .notImplemented, description: "no"))
+    }
+
+    @Test func aFrameWrittenIsReadBack() throws {
+        let frame = OCPPFrame.call(
+            id: "csms-1",
+            ReserveNowRequest(
+                id: 42, expiryDateTime: OCPPDateTime(ChargerFixture.at(11)), idToken: IdToken(idToken: "17"), evseId: 2)
+        )
+        #expect(try OCPPFrame(parsing: frame.text) == frame)
+        #expect(
+            frame.text
+                == #"[2,"csms-1","ReserveNow",{"evseId":2,"expiryDateTime":"2026-03-02T11:00:00Z","id":42,"idToken":{"idToken":"17","type":"Central"}}]"#
+        )
+    }
+
+    /// Each malformed frame gets the error OCPP-J names, with the id when one can be read.
+    @Test(
+        arguments: [
+            ("not json", nil, OCPPErrorCode.rpcFrameworkError),
+            (#"{"a":1}"#, nil, .rpcFrameworkError),
+            ("[]", nil, .rpcFrameworkError),
+            (#"[2,5,"Heartbeat",{}]"#, nil, .rpcFrameworkError),
+            (#"[2,"","Heartbeat",{}]"#, nil, .rpcFrameworkError),
+            ("[2,\"" + String(repeating: "x", count: 37) + "\",\"Heartbeat\",{}]", nil, .rpcFrameworkError),
+            (#"[2,"9","Heartbeat"]"#, "9", .rpcFrameworkError),
+            (#"[2,"9",7,{}]"#, "9", .rpcFrameworkError),
+            (#"[2,"9","Heartbeat",[]]"#, "9", .formatViolation),
+            (#"[5,"9","Heartbeat",{}]"#, "9", .messageTypeNotSupported),
+        ] as [(String, String?, OCPPErrorCode)])
+    func malformedFramesAreRefusedWithTheirCode(text: String, id: String?, code: OCPPErrorCode) {
+        #expect {
+            try OCPPFrame(parsing: text)
+        } throws: { error in
+            guard let error = error as? OCPPFrameError else { return false }
+            return error.id == id && error.code == code && error.answer.id == (id ?? "-1")
+        }
+    }
+
+    @Test func datesAreReadWithAnyOffsetAndWrittenInUTC() throws {
+        #expect(ChargerFixture.date == (try LocalDate(year: 2026, month: 3, day: 2)))
+        let eleven = ChargerFixture.at(11)
+        #expect(OCPPDateTime(parsing: "2026-03-02T11:00:00Z")?.instant == eleven)
+        #expect(OCPPDateTime(parsing: "2026-03-02T11:00:00.123456+00:00")?.instant == eleven)
+        #expect(OCPPDateTime(parsing: "2026-03-02T12:30:00+01:30")?.instant == eleven)
+        #expect(OCPPDateTime(parsing: "2026-03-02T09:00:00-02:00")?.instant == eleven)
+        #expect(OCPPDateTime(eleven).description == "2026-03-02T11:00:00Z")
+        #expect(OCPPDateTime(Instant(secondsSinceEpoch: -1)).description == "1969-12-31T23:59:59Z")
+        for bad in [
+            "", "2026-03-02", "2026-03-02T11:00:00", "2026-02-30T11:00:00Z", "2026-03-02T24:00:00Z",
+            "2026-03-02T11:00:00.Z", "2026-03-02T11:00:00Zjunk", "2026-03-02T11:00:00+1:00", "２026-03-02T11:00:00Z",
+        ] {
+            #expect(OCPPDateTime(parsing: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func theEVSEMapNumbersSocketsInCatalogOrderUnlessTheCatalogSaysOtherwise() throws {
+        let catalog = try Catalog([ChargerFixture.station])
+        let plain = try EVSEMap(catalog: catalog)
+        #expect(plain.address(of: "B", at: "S1") == EVSEAddress(evseId: 2, connectorId: 1))
+        #expect(plain.socket(evseId: 1, connectorId: nil, at: "S1") == "A")
+        #expect(plain.socket(evseId: 3, connectorId: 1, at: "S1") == nil)
+        let json = #"{"stations":[{"id":"S1","sockets":[{"id":"A","ocpp":{"evseId":1,"connectorId":2}},{"id":"B"}]}]}"#
+        let overrides = try EVSEMap.overrides(inCatalogJSON: Data(json.utf8))
+        let shared = try EVSEMap(
+            catalog: catalog,
+            overrides: ["S1": ["A": EVSEAddress(evseId: 1, connectorId: 2), "B": EVSEAddress(evseId: 1)]])
+        #expect(overrides == ["S1": ["A": EVSEAddress(evseId: 1, connectorId: 2)]])
+        #expect(shared.socket(evseId: 1, connectorId: 2, at: "S1") == "A")
+        #expect(shared.socket(evseId: 1, connectorId: nil, at: "S1") == nil)
+        #expect(throws: InvalidValue.self) {
+            try EVSEMap(catalog: catalog, overrides: ["S1": ["A": EVSEAddress(evseId: 2)]])
+        }
+        #expect(throws: InvalidValue.self) {
+            try EVSEMap(catalog: catalog, overrides: ["S1": ["A": EVSEAddress(evseId: 0)]])
+        }
+    }
+
+    @Test func reservationIDsAreStableAndFitIn31Bits() {
+        #expect(ChargerReservation.reservationID(of: BookingID(77)) == 77)
+        let large = BookingID(0x0123_4567_89AB_CDEF)
+        #expect(ChargerReservation.reservationID(of: large) == ChargerReservation.reservationID(of: large))
+        #expect((0...Int64(Int32.max)).contains(ChargerReservation.reservationID(of: large)))
+        #expect(ChargerReservation.reservationID(of: BookingID(.max)) <= Int64(Int32.max))
+    }
+}
