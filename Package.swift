@@ -61,7 +61,9 @@ let package = Package(
         // A one-function C shim: the CPU's prefetch hint, which Swift does not expose.
         .target(name: "CPrefetch"),
         .target(name: "SlotScheduler", dependencies: ["CPrefetch"], swiftSettings: swiftSettings),
-        .target(name: "SlotSimulation", dependencies: ["SlotScheduler"], swiftSettings: swiftSettings),
+        // The simulator; its charger faults follow the OCPP bridge's rule (SlotSchedulerOCPP.SocketFault).
+        .target(
+            name: "SlotSimulation", dependencies: ["SlotScheduler", "SlotSchedulerOCPP"], swiftSettings: swiftSettings),
         .target(
             name: "SlotSchedulerPostgres",
             dependencies: [

@@ -47,6 +47,9 @@ cases = {
     "no-show-limit-days-0": "s['policy']['noShowLimit'] = {'noShows': 1, 'days': 0, 'limit': 1}",
     "no-show-limit-without-limit": "s['policy']['noShowLimit'] = {'noShows': 1, 'days': 7}",
     "mix-check-in-negative": "s['workload']['mix']['checkIn'] = -1",
+    "station-event-status-unknown": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'socket': s['stations'][0]['sockets'][0]['id'], 'status': 'Broken'}]",
+    "station-event-horizon-0": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'socket': s['stations'][0]['sockets'][0]['id'], 'status': 'Faulted', 'faultHorizonHours': 0}]",
+    "station-event-without-socket": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'status': 'Faulted'}]",
     "any-socket-power-negative": "s['steps'].append({'op': 'anySocket', 'user': 1, 'station': s['stations'][0]['id'], 'connector': 'CCS', 'minimumPowerKW': -1, 'date': '2018-06-07', 'hour': 9})",
 }
 for name, change in cases.items():

@@ -472,8 +472,16 @@ MUTANTS = [
         file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",
         filter="OCPPTests",
         quick="BridgeTests",
-        edits=[("            guard let displaced = try? await service.changeAvailability(change, onBookings: .displace, at: now) else {\n",
-                "            guard let displaced = try? await service.changeAvailability(change, onBookings: .refuse, at: now) else {\n")],
+        edits=[("            guard let displaced = try? await service.changeAvailability(closure.change, onBookings: .displace, at: now)\n",
+                "            guard let displaced = try? await service.changeAvailability(closure.change, onBookings: .refuse, at: now)\n")],
+    ),
+    dict(
+        name="simulated-fault-refuses",
+        describe="the simulator closes a faulted charger's hours with .refuse: a fault with bookings there closes nothing",
+        file="Sources/SlotSimulation/Scenario/Scenario+StationEvents.swift",
+        filter="StationFaultSimulationTests",
+        edits=[("        return closures.map { .init(atOperation: op, change: $0.change, rule: .displace) }\n",
+                "        return closures.map { .init(atOperation: op, change: $0.change, rule: .refuse) }\n")],
     ),
     dict(
         name="ocpp-lead-ignored",

@@ -29,7 +29,7 @@ public actor ChargerBridge {
     private var links: [StationID: Link] = [:]
     /// What each booking's charger was told and answered.
     private var reservations: [BookingID: ChargerReservation] = [:]
-    private var faults: [StationID: [SocketID: FaultWindow]] = [:]
+    private var faults: [StationID: [SocketID: SocketFault]] = [:]
     private var callsMade: UInt64 = 0
 
     private struct Link {
@@ -286,27 +286,14 @@ public actor ChargerBridge {
     // MARK: - Faults
 
     /// Closes `socket` from the current hour up to the fault horizon (the hours not closed yet),
-    /// displacing the bookings there.
+    /// displacing the bookings there (``SocketFault`` states the rule).
     private func close(_ socket: SocketID, at station: StationID, now: Instant) async {
         let catalog = service.rules.catalog
-        guard let info = catalog.station(station), let entry = info.sockets.first(where: { $0.id == socket }) else {
-            return
-        }
-        // The current hour and the next horizon − 1: the hours that overlap [now, until).
-        let until = now.offset(by: Int64(timing.faultHorizonHours - 1) * Booking.durationSeconds + 1)
-        var window = faults[station]?[socket] ?? FaultWindow(socket: socket, closedUntil: now)
-        guard window.closedUntil < until else { return }
-        let regular = entry.openingHours ?? info.openingHours
-        let hours = FaultWindow.hours(of: entry, at: info, catalog: catalog, from: now, until: until)
-        for (date, affected) in hours.sorted(by: { $0.key < $1.key }) {
-            let closed = window.closed[date] ?? .closed
-            guard !affected.subtracting(closed).isEmpty else { continue }
-            let change = AvailabilityChange.setHours(
-                regular.subtracting(closed.union(affected)), station, socket: socket, on: date)
-            guard let displaced = try? await service.changeAvailability(change, onBookings: .displace, at: now) else {
-                continue
-            }
-            window.closed[date] = closed.union(affected)
+        var fault = faults[station]?[socket] ?? SocketFault(station: station, socket: socket, at: now)
+        for closure in fault.closing(at: now, horizonHours: timing.faultHorizonHours, catalog: catalog) {
+            guard let displaced = try? await service.changeAvailability(closure.change, onBookings: .displace, at: now)
+            else { continue }
+            fault.record(closure)
             for booking in displaced {
                 var reservation =
                     reservations[booking.id]
@@ -317,29 +304,14 @@ public actor ChargerBridge {
                 reservations[booking.id] = reservation
             }
         }
-        window.closedUntil = until
-        faults[station, default: [:]][socket] = window
+        fault.extend(at: now, horizonHours: timing.faultHorizonHours)
+        faults[station, default: [:]][socket] = fault
     }
 
     /// Reopens the hours a fault of `socket` closed that have not started.
     private func reopen(_ socket: SocketID, at station: StationID, now: Instant) async {
-        let catalog = service.rules.catalog
-        guard let window = faults[station]?[socket], let info = catalog.station(station),
-            let entry = info.sockets.first(where: { $0.id == socket })
-        else { return }
-        faults[station]?[socket] = nil
-        let regular = entry.openingHours ?? info.openingHours
-        for (date, closed) in window.closed.sorted(by: { $0.key < $1.key }) {
-            let started = closed.filter { hour in
-                let slot = Slot(station: station, socket: socket, date: date, hour: hour)
-                guard let ref = try? catalog.resolve(slot), let start = catalog.start(of: ref) else { return true }
-                return start <= now
-            }
-            let stillClosed = (try? HourSet(started)) ?? .closed
-            let change: AvailabilityChange =
-                stillClosed.isEmpty
-                ? .reopen(station, socket: socket, on: date)
-                : .setHours(regular.subtracting(stillClosed), station, socket: socket, on: date)
+        guard let fault = faults[station]?.removeValue(forKey: socket) else { return }
+        for change in fault.reopening(at: now, catalog: service.rules.catalog) {
             _ = try? await service.changeAvailability(change, onBookings: .displace, at: now)
         }
     }

@@ -84,6 +84,10 @@ struct ThreadsAnalysis {
         // I5, I6, I9: the final state against the history.
         checkFinalBookings(made: made)
         checkActiveSlots(made: made)
+        // I20: no active booking on an hour a charger fault closed.
+        for message in p.bookingsOnFaults(finalBookings.all.lazy.map { ($0.id, $0.slot, $0.status) }) {
+            violate(.I20, at: history.count - 1, message)
+        }
         checkCancelsAndRepeats(made: made)
         checkDisplacementsReported(made: made)
         // I11: per slot and per user.

@@ -522,6 +522,9 @@ struct DeterministicRun {
             )
         }
         checkReminders()
+        for message in p.bookingsOnFaults(ledger.allBookings.lazy.map { ($0.id, $0.slot, $0.status) }) {
+            violate(.I20, message)
+        }
     }
 
     /// The most reminders whose own windows ``checkReminders()`` asks about, so that the check

@@ -95,18 +95,4 @@ extension Scenario {
         }
         return compiled
     }
-
-    /// The timeline's changes in operation order (ties in the file's order).
-    func compiledTimeline() -> [PreparedScenario.CompiledChange] {
-        (timeline ?? []).enumerated().sorted {
-            ($0.element.atOperation, $0.offset) < ($1.element.atOperation, $1.offset)
-        }
-        .map {
-            PreparedScenario.CompiledChange(
-                atOperation: $0.element.atOperation,
-                change: AvailabilityChange(
-                    station: $0.element.station, socket: $0.element.socket, date: $0.element.date,
-                    hours: $0.element.hours), rule: $0.element.onBookings ?? .displace)
-        }
-    }
 }

@@ -27,6 +27,9 @@ public struct PreparedScenario: Sendable {
     let hot: [Int32]
     let steps: [CompiledStep]
     let timeline: [CompiledChange]
+    /// The cells a charger fault (``Scenario/stationEvents``) leaves closed at the end of the
+    /// run, ascending: no booking may be active on one (I20).
+    let faultedCells: [Int32]
     /// Instant of the first workload operation.
     let workloadStart: Int64
     let firstUser: UInt64
@@ -65,6 +68,7 @@ public struct PreparedScenario: Sendable {
         if !(scenario.steps ?? []).isEmpty { return ("steps", "scripted steps") }
         if !(scenario.overrides ?? []).isEmpty { return ("overrides", "availability overrides") }
         if !(scenario.timeline ?? []).isEmpty { return ("timeline", "timed availability changes") }
+        if !(scenario.stationEvents ?? []).isEmpty { return ("stationEvents", "charger faults") }
         if let availability = scenario.workload?.mix.availability, availability > 0 {
             return ("workload.mix.availability", String(availability))
         }
@@ -130,7 +134,7 @@ extension Scenario {
 
     static let knownKeys: Set<String> = [
         "version", "name", "description", "attribution", "seed", "stations", "overrides", "policy", "clock", "users",
-        "workload", "timeline", "steps", "expectations", "provenance", "$schema",
+        "workload", "timeline", "stationEvents", "steps", "expectations", "provenance", "$schema",
     ]
 
     /// Decodes a scenario, turning every decoding problem into a ``ScenarioError`` with a path.
@@ -326,6 +330,15 @@ extension Scenario {
                 String(change.atOperation), "0...workload.operations")
             include(change.date)
         }
+        for (i, event) in (stationEvents ?? []).enumerated() {
+            try socketKnown(event.station, event.socket, at: "stationEvents[\(i)]")
+            try check(
+                (0...(workload?.operations ?? 0)).contains(event.atOperation), "stationEvents[\(i)].atOperation",
+                String(event.atOperation), "0...workload.operations")
+            if let hours = event.faultHorizonHours {
+                try check((1...48).contains(hours), "stationEvents[\(i)].faultHorizonHours", String(hours), "1...48")
+            }
+        }
         let steps = self.steps ?? []
         try check(
             steps.count <= ScenarioLimits.maxSteps, "steps", "\(steps.count) steps",
@@ -464,10 +477,11 @@ extension Scenario {
         let grid = CellGrid(days: Int32(days), firstDay: dayLow)
         let (candidates, hot) = workloadCells(grid, starts: starts, socketCount: catalog.socketCount)
         let compiled = compiledSteps(steps, times: times, labels: labels, catalog: catalog, grid: grid)
-        let timeline = compiledTimeline()
+        let (timeline, faulted) = compiledTimeline(
+            workloadStart: now, catalog: catalog, grid: grid, starts: starts)
         return PreparedScenario(
             scenario: self, file: file, rules: rules, firstDay: dayLow, days: days, socketCount: catalog.socketCount,
             refs: refs, starts: starts, candidates: candidates, hot: hot, steps: compiled, timeline: timeline,
-            workloadStart: now, firstUser: firstUser, userCount: users.count)
+            faultedCells: faulted, workloadStart: now, firstUser: firstUser, userCount: users.count)
     }
 }

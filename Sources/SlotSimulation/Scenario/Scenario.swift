@@ -23,6 +23,10 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var workload: Workload?
     /// Availability changes that happen during the workload, at given operation numbers.
     public var timeline: [TimedChange]?
+    /// What chargers report during the workload: a connector faulted, unavailable or available
+    /// again at given operation numbers, applied as the OCPP bridge applies them
+    /// (`SlotSchedulerOCPP.SocketFault`).
+    public var stationEvents: [StationEvent]?
     /// Scripted steps, run in order before the workload, each optionally with an expected outcome.
     public var steps: [Step]?
     public var expectations: Expectations?
@@ -33,7 +37,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         version: Int = 1, name: String, description: String? = nil, attribution: String? = nil, seed: UInt64,
         stations: [Station], overrides: [AvailabilityChange]? = nil, policy: ScenarioPolicy, clock: ScenarioClock,
         users: UserPopulation, workload: Workload? = nil, timeline: [TimedChange]? = nil, steps: [Step]? = nil,
-        expectations: Expectations? = nil, provenance: Provenance? = nil
+        expectations: Expectations? = nil, provenance: Provenance? = nil, stationEvents: [StationEvent]? = nil
     ) {
         self.version = version
         self.name = name
@@ -47,6 +51,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.users = users
         self.workload = workload
         self.timeline = timeline
+        self.stationEvents = stationEvents
         self.steps = steps
         self.expectations = expectations
         self.provenance = provenance
@@ -216,6 +221,31 @@ public struct Workload: Codable, Sendable, Equatable {
             self.slots = slots
             self.share = share
         }
+    }
+}
+
+/// A connector's status reported by its charger before operation `atOperation`: `Faulted` or
+/// `Unavailable` closes the socket from that moment's hour for `faultHorizonHours` (2 by
+/// default), extended hour by hour while it lasts; `Available` reopens the hours not started.
+public struct StationEvent: Codable, Sendable, Equatable {
+    public var atOperation: Int
+    public var station: StationID
+    public var socket: SocketID
+    public var status: Status
+    public var faultHorizonHours: Int?
+
+    public enum Status: String, Codable, Sendable, Equatable {
+        case faulted = "Faulted"
+        case unavailable = "Unavailable"
+        case available = "Available"
+    }
+
+    public init(atOperation: Int, station: StationID, socket: SocketID, status: Status, faultHorizonHours: Int? = nil) {
+        self.atOperation = atOperation
+        self.station = station
+        self.socket = socket
+        self.status = status
+        self.faultHorizonHours = faultHorizonHours
     }
 }
 
