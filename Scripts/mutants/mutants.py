@@ -484,6 +484,15 @@ MUTANTS = [
                 "        return closures.map { .init(atOperation: op, change: $0.change, rule: .refuse) }\n")],
     ),
     dict(
+        name="ocpp-bridge-reentrant",
+        describe="the bridge lets a second call in while one awaits the store: a tick extending a fault undoes the station's Available",
+        file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",
+        filter="OCPPTests",
+        quick="BridgeInterleavingTests",
+        edits=[("        guard busy else {\n            busy = true\n            return\n        }\n",
+                "        guard busy else {\n            return\n        }\n")],
+    ),
+    dict(
         name="ocpp-lead-ignored",
         describe="ReserveNow is sent a day ahead instead of within the reserve lead (OCPP reservations start when sent)",
         file="Sources/SlotSchedulerOCPP/Bridge/ChargerBridge.swift",

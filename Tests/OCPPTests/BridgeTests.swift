@@ -258,3 +258,45 @@ struct BridgeTests {
         #expect(try await run() == first)
     }
 }
+
+@Suite("The charger bridge, with a store that suspends")
+struct BridgeInterleavingTests {
+    typealias F = ChargerFixture
+
+    /// A tick extending a fault while the station reports Available (the tick held in its store
+    /// call) must not put the fault back: later hours stay open.
+    @Test func anAvailableDuringATickIsNotUndone() async throws {
+        let catalog = try Catalog([F.station])
+        let scheduler = Scheduler(rules: try Rules(catalog: catalog, policy: Policy(maxUpcomingBookings: 10)))
+        let service = YieldingService(inner: scheduler)
+        let bridge = ChargerBridge(service: service, evses: try EVSEMap(catalog: catalog))
+        _ = await bridge.connect("S1", at: F.at(9, 50))
+        _ = await bridge.receive(
+            stationCall(
+                "f", "StatusNotification",
+                #"{"timestamp":"2026-03-02T09:50:00Z","connectorStatus":"Faulted","evseId":1,"connectorId":1}"#),
+            from: "S1", at: F.at(9, 50))
+        service.gate.arm()
+        let tick = Task { await bridge.tick(at: F.at(10, 10)) }
+        var polls = 0
+        while !service.gate.entered && polls < 1_000_000 {
+            await Task.yield()
+            polls += 1
+        }
+        #expect(service.gate.entered)
+        let available = Task {
+            await bridge.receive(
+                stationCall(
+                    "a", "StatusNotification",
+                    #"{"timestamp":"2026-03-02T10:10:00Z","connectorStatus":"Available","evseId":1,"connectorId":1}"#),
+                from: "S1", at: F.at(10, 10))
+        }
+        // Time for the station's message to be handled, if the bridge let it in now.
+        for _ in 0..<2_000 { await Task.yield() }
+        service.gate.release()
+        _ = await (tick.value, available.value)
+        let later = try scheduler.reserve(ReservationRequest(slot: F.slot("A", 13), user: 9), at: F.at(10, 20))
+        _ = await bridge.tick(at: F.at(12, 30))
+        #expect(scheduler.booking(later.id)?.status == .active)
+    }
+}

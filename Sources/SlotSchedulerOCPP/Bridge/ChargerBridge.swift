@@ -31,6 +31,11 @@ public actor ChargerBridge {
     private var reservations: [BookingID: ChargerReservation] = [:]
     private var faults: [StationID: [SocketID: SocketFault]] = [:]
     private var callsMade: UInt64 = 0
+    /// One operation at a time, in arrival order: an actor lets another call in at each `await`
+    /// on the store, and a tick extending a fault while the station's `Available` reopens it
+    /// would put the fault back.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     private struct Link {
         var held: [BookingID: Held] = [:]
@@ -63,6 +68,8 @@ public actor ChargerBridge {
     /// A station connected (a second connection replaces the first): every reservation it should
     /// hold now is sent, whatever an earlier connection was sent.
     public func connect(_ station: StationID, at now: Instant) async -> [OCPPFrame] {
+        await turn()
+        defer { done() }
         links[station] = Link()
         return await plan(station, at: now)
     }
@@ -78,6 +85,8 @@ public actor ChargerBridge {
     /// Time passed: faults extended, and for each connected station the reservations that
     /// entered their lead, and the cancellations of bookings that changed.
     public func tick(at now: Instant) async -> [(station: StationID, frame: OCPPFrame)] {
+        await turn()
+        defer { done() }
         for station in faults.keys.sorted() {
             for socket in (faults[station] ?? [:]).keys.sorted() {
                 await close(socket, at: station, now: now)
@@ -93,6 +102,8 @@ public actor ChargerBridge {
     /// One text message from `station`: the answer to send back (for a call) and any calls to
     /// send after it. A message that cannot be read gets a CALLERROR, never a crash.
     public func receive(_ text: String, from station: StationID, at now: Instant) async -> [OCPPFrame] {
+        await turn()
+        defer { done() }
         let frame: OCPPFrame
         do {
             frame = try OCPPFrame(parsing: text)
@@ -113,6 +124,18 @@ public actor ChargerBridge {
             answered(id, from: station, with: nil)
             return []
         }
+    }
+
+    private func turn() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func done() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 
     // MARK: - Calls from the station
