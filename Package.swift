@@ -153,6 +153,7 @@ if Context.environment["SLOTSCHEDULER_CI_EXAMPLE"] == "1" {
     package.dependencies += [
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -163,9 +164,11 @@ if Context.environment["SLOTSCHEDULER_CI_EXAMPLE"] == "1" {
             name: "BookingService",
             dependencies: [
                 "SlotScheduler", "SlotSimulation", "SlotSchedulerJournal", "SlotSchedulerPostgres",
-                "SlotSchedulerObservability",
+                "SlotSchedulerObservability", "SlotSchedulerOCPP",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -175,6 +178,7 @@ if Context.environment["SLOTSCHEDULER_CI_EXAMPLE"] == "1" {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],

@@ -25,6 +25,7 @@ OWN_LIBRARIES = {
     "SlotSchedulerJournal",
     "SlotSchedulerPostgres",
     "SlotSchedulerObservability",
+    "SlotSchedulerOCPP",
 }
 
 

@@ -17,13 +17,15 @@ let package = Package(
         // Identity: the bearer token's middleware (hummingbird-auth) and its verification (jwt-kit).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // Chargers (--ocpp): OCPP 2.0.1 over a WebSocket on the HTTP port.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Operating: /metrics in Prometheus's text format, and the service's lifecycle.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Already in Hummingbird's graph; named for the types used directly (Logger, Channel,
-        // HTTPParserError, HTTPRequestPart).
+        // HTTPParserError, HTTPRequestPart, WebSocketErrorCode).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -37,8 +39,11 @@ let package = Package(
                 .product(name: "SlotSchedulerJournal", package: root),
                 .product(name: "SlotSchedulerPostgres", package: root),
                 .product(name: "SlotSchedulerObservability", package: root),
+                .product(name: "SlotSchedulerOCPP", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -48,6 +53,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],

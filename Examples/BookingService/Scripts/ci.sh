@@ -3,6 +3,8 @@
 # the binary BOOKING_SERVICE names, as `.ci/run` builds it in the root package's graph), then, with the bundled scenario (a rolling horizon, so it books "now" on any day):
 # - openapi.yaml validated; in memory: load-and-check, lifecycle, identity (HS256), hostile
 #   clients, schemathesis with a token, the service still up;
+# - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
+#   faults, check-in, reconnections, refused upgrades and bad frames; hostile clients again;
 # - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
 # - a durable journal: load, a live hold, `kill -9`, a restart, every 201 (and the hold) kept;
 # - abuse limits (429 with Retry-After, per user and per address);
@@ -150,6 +152,20 @@ assert urllib.request.urlopen(sys.argv[1] + "/stations", timeout=10).status == 2
 print("GET /stations: 200")
 PY
 health_check memory
+stop
+
+echo "--- chargers (--ocpp): ReserveNow, CancelReservation, faults, check-in, reconnections, refused upgrades, bad frames"
+timeout 300 python3 -m pip install --quiet "ocpp==2.1.0" "websockets==15.0.1"
+# The scenario with a day of early check-in, no cancellation cutoff and one socket at an `ocpp`
+# address; a reserve lead and a fault horizon that cover the next bookable hour.
+python3 Scripts/ocpp_check.py --prepare "$SCENARIO" "$WORK/ocpp"
+SCENARIO="$WORK/ocpp/scenario.json" start --ocpp --ocpp-passwords "$WORK/ocpp/passwords.json" \
+    --ocpp-reserve-lead 120 --ocpp-fault-horizon 3 "${UNLIMITED[@]}"
+timeout 120 python3 Scripts/ocpp_check.py --url "$URL" --secret "$SECRET" --passwords "$WORK/ocpp/passwords.json" \
+    --scenario "$WORK/ocpp/scenario.json"
+echo "--- hostile clients with --ocpp (the WebSocket upgrade's pipeline in front): the same answers"
+timeout 120 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET"
+health_check "memory with --ocpp"
 stop
 
 echo "--- connection flood: 600 silent connections (and 3 reading no answers) against a descriptor limit of 256"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
@@ -89,6 +90,9 @@ struct BookingServer: AsyncParsableCommand {
             """)
     var maxConnections: Int?
 
+    @OptionGroup
+    var chargerOptions: ChargerOptions
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
         guard (1...3_600).contains(idleTimeout) else {
@@ -128,7 +132,14 @@ struct BookingServer: AsyncParsableCommand {
         }
         let verifier: TokenVerifier
         do { verifier = try await TokenVerifier.make(auth) } catch { throw ValidationError(error.description) }
-        let routes = Routes(store: store, openAPI: spec, metrics: metrics)
+        let chargers: Chargers?
+        do {
+            chargers = try Chargers.make(chargerOptions, scenario: scenario, service: store.service, logger: logger)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        var routes = Routes(store: store, openAPI: spec, metrics: metrics)
+        routes.chargerBridge = chargers?.bridge
         if verifier.mode == .none {
             logger.critical(
                 "--auth none: bearer tokens are NOT verified; anyone can act as any user. For a demonstration only.")
@@ -141,21 +152,16 @@ struct BookingServer: AsyncParsableCommand {
         logger.info(
             "connections",
             metadata: ["max": "\(budget.capacity)", "descriptorLimit": "\(descriptors.map(String.init) ?? "unknown")"])
+        let http1 = http1Configuration(budget: budget, chargers: chargers)
         let app = Application(
             router: routes.router(
                 authenticator: BearerTokenAuthenticator(verifier: verifier),
                 limits: Routes.Limits(
                     address: try Self.limit(addressLimit, option: "--address-limit"),
                     user: try Self.limit(userLimit, option: "--user-limit"))),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [
-                        LingeringClose.Placement(), KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
-                        RequestDeadline(limit: .seconds(Int64(idleTimeout))),
-                        WriteDeadline(limit: .seconds(Int64(writeTimeout))), UnreadableRequestAnswer(),
-                        CloseAfterUpgrade(), ContinueAnswer(),
-                    ],
-                    idleTimeout: .seconds(Int64(idleTimeout)))),
+            // With --ocpp, the same port also upgrades /ocpp/{stationId} to a WebSocket.
+            server: chargers?.server(http1: http1, headDeadline: .seconds(Int64(idleTimeout)), budget: budget)
+                ?? .http1(configuration: http1),
             configuration: .init(address: .hostname(host, port: port), serverName: "BookingService"),
             onServerRunning: { channel in
                 // One line a script can wait for and read the port from (`--port 0`).
@@ -164,16 +170,33 @@ struct BookingServer: AsyncParsableCommand {
             },
             logger: logger)
         // On SIGTERM or SIGINT the group shuts down in reverse order: the server first
-        // (answering what it has read), then the store (the journal closes, PostgreSQL lets its
-        // calls finish). A store that fails stops the server too.
+        // (answering what it has read, closing the chargers' WebSockets), then the chargers'
+        // ticks, then the store (the journal closes, PostgreSQL lets its calls finish). A store
+        // that fails stops the server too.
+        let beforeServer: [any Service] = store.services + (chargers.map { [$0.ticker] } ?? [])
         let group = ServiceGroup(
             configuration: .init(
-                services: store.services.map {
+                services: beforeServer.map {
                     .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
                 }
                     + [.init(service: app, successTerminationBehavior: .gracefullyShutdownGroup)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// Each HTTP/1.1 connection's handlers (with `--ocpp`, around the chargers' own) and its idle
+    /// timeout.
+    func http1Configuration(budget: ConnectionBudget, chargers: Chargers?) -> HTTP1Channel.Configuration {
+        let (idle, write) = (TimeAmount.seconds(Int64(idleTimeout)), TimeAmount.seconds(Int64(writeTimeout)))
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [
+                LingeringClose.Placement(), KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
+                RequestDeadline(limit: idle), WriteDeadline(limit: write), UnreadableRequestAnswer(),
+                CloseAfterUpgrade(), ContinueAnswer(),
+            ]
+        }
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: chargers?.httpHandlers(around: handlers()) ?? handlers(), idleTimeout: idle)
     }
 
     /// Reads a rate limit: `RATE/BURST` (RATE > 0 requests a second, BURST ≥ 1 requests, both at

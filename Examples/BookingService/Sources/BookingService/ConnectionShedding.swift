@@ -10,53 +10,42 @@ final class ConnectionShedding: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    let budget: ConnectionBudget
-    private var ticket: ConnectionBudget.Ticket?
+    private var place: BudgetPlace
 
     init(budget: ConnectionBudget) {
-        self.budget = budget
+        place = BudgetPlace(budget)
     }
 
-    /// Hummingbird adds the handler to a connection that may already be active.
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { countIn(context) }
+        place.take(context.channel)
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        countIn(context)
+        place.take(context.channel)
         context.fireChannelActive()
     }
 
-    private func countIn(_ context: ChannelHandlerContext) {
-        if ticket == nil { ticket = budget.opened(context.channel) }
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data), let ticket { budget.requestRead(ticket) }
+        if case .head = unwrapInboundIn(data) { place.requestRead() }
         context.fireChannelRead(data)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if let ticket { budget.stalled(ticket, !context.channel.isWritable) }
+        place.writabilityChanged(context.channel)
         context.fireChannelWritabilityChanged()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), let ticket { budget.requestAnswered(ticket) }
+        if case .end = unwrapOutboundIn(data) { place.requestAnswered() }
         context.write(data, promise: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        countOut()
+        place.giveBack()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        countOut()
-    }
-
-    private func countOut() {
-        if let ticket { budget.closed(ticket) }
-        ticket = nil
+        place.giveBack()
     }
 }

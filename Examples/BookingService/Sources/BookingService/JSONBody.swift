@@ -36,6 +36,14 @@ enum JSONBody {
             status: status, headers: headers(language), body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A problem's bytes, for the handlers that answer below the routes (``UnreadableRequestAnswer``,
+    /// ``UpgradeFallback``, ``UpgradeWatch``): the same JSON as ``problem(_:_:language:)``'s.
+    static func problemBytes(_ detail: some Encodable, status: HTTPResponse.Status) -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try? encoder.encode(Problem(detail: detail, status: status))
+    }
+
     /// A problem's fields around its detail's.
     struct Problem<Detail: Encodable>: Encodable {
         var detail: Detail

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Prometheus
 import SlotScheduler
+import SlotSchedulerOCPP
 
 /// The HTTP contract (openapi.yaml): each handler reads its input, calls the store, and answers
 /// JSON. Every failure is an ``APIError``; the ``ErrorMiddleware`` turns it into a response.
@@ -12,6 +13,8 @@ struct Routes: Sendable {
     /// What `GET /metrics` exposes: the HTTP server's (Hummingbird's `MetricsMiddleware`) and the
     /// store's (`ObservedBookingService`, and the store's own counters).
     let metrics: PrometheusCollectorRegistry
+    /// With `--ocpp`: what each booking's charger was told (`GET /bookings/{id}`'s `charger`).
+    var chargerBridge: ChargerBridge?
     /// The clock, read at the edge only: the library never reads one.
     var now: @Sendable () -> Instant = { Instant(Date()) }
 
@@ -230,12 +233,15 @@ struct Routes: Sendable {
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
-    /// `GET /bookings/{id}`: the caller's booking in its current status; 404 for another
-    /// user's, exactly as for one that does not exist.
+    /// `GET /bookings/{id}`: the caller's booking in its current status, with its charger's
+    /// reservation when the bridge has one (`--ocpp`); 404 for another user's, exactly as for
+    /// one that does not exist.
     func booking(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
         guard let booking = try await store.service.booking(id), booking.user == user else { throw APIError(missing) }
-        return JSONBody.response(.ok, booking, language: language(request))
+        let charger = await chargerBridge?.reservation(of: id)
+        return JSONBody.response(
+            .ok, BookingWithCharger(booking: booking, charger: charger), language: language(request))
     }
 
     /// `DELETE /bookings/{id}`: 204 once the caller's booking is cancelled; 404 for another

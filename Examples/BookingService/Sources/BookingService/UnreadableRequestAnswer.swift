@@ -19,7 +19,7 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundOut = HTTPResponsePart
 
     private var parserFailed = false
-    private var body: ByteBuffer?
+    private var answer = BareAnswer()
 
     static let error = OwnBody(
         reason: APIError.Reason.malformedRequest.rawValue,
@@ -31,27 +31,15 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(var head) where parserFailed && head.status == .badRequest && head.headerFields[.contentType] == nil:
+        let part = unwrapOutboundIn(data)
+        if case .head(var head) = part, parserFailed, head.status == .badRequest, head.headerFields[.contentType] == nil
+        {
             parserFailed = false
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let bytes = try? encoder.encode(JSONBody.Problem(detail: Self.error, status: .badRequest)) else {
-                return context.write(data, promise: promise)
+            if answer.fill(&head, with: Self.error, status: .badRequest) {
+                return context.write(wrapOutboundOut(.head(head)), promise: promise)
             }
-            head.headerFields[.contentType] = "application/problem+json; charset=utf-8"
-            head.headerFields[.contentLanguage] = MessageLanguage.english.rawValue
-            head.headerFields[.contentLength] = String(bytes.count)
-            body = ByteBuffer(bytes: bytes)
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-        case .end(let trailers):
-            if let body {
-                self.body = nil
-                context.write(wrapOutboundOut(.body(body)), promise: nil)
-            }
-            context.write(wrapOutboundOut(.end(trailers)), promise: promise)
-        default:
-            context.write(data, promise: promise)
         }
+        if case .end = part, let body = answer.takeBody() { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        context.write(data, promise: promise)
     }
 }
