@@ -16,7 +16,7 @@ import SlotScheduler
 ///   checks in that user's booking at the station (at the EVSE, when named) within the
 ///   check-in window.
 ///
-/// The bookings are read with ``BookingService/bookings(at:startingIn:)`` and changed through
+/// The bookings are read with `BookingService.bookings(at:startingIn:)` and changed through
 /// the service, so every store works. Its own state (what each station was sent and answered,
 /// the faults) lives in memory: after a restart every station is sent its reservations again on
 /// its next connection.

@@ -1,7 +1,7 @@
 import SlotScheduler
 
 /// An OCPP `dateTime` (RFC 3339): read with any offset and fraction, written in UTC to the second
-/// (`2026-11-29T10:00:00Z`). Whole seconds, as ``Instant`` counts them: a fraction is dropped.
+/// (`2026-11-29T10:00:00Z`). Whole seconds, as `Instant` counts them: a fraction is dropped.
 public struct OCPPDateTime: Hashable, Sendable, Codable, CustomStringConvertible {
     public var instant: Instant
 
