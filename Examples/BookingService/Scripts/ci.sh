@@ -199,7 +199,9 @@ health_check journal
 stop
 
 echo "--- abuse limits: 429 with Retry-After per user and per address; probes unlimited; /metrics"
-start --user-limit 5/10 --address-limit 50/100
+# Slow refills (a token every 5 s per user, 2 a second per address): the checks see the limits
+# however slowly a loaded machine answers.
+start --user-limit 0.2/10 --address-limit 2/60
 timeout 60 python3 Scripts/limits_check.py --url "$URL" --secret "$SECRET"
 stop
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Check the abuse limits of a running BookingService started with `--user-limit 5/10
---address-limit 50/100` (and `--auth hs256:SECRET_FILE`).
+"""Check the abuse limits of a running BookingService started with `--user-limit 0.2/10
+--address-limit 2/60` (and `--auth hs256:SECRET_FILE`): refills slow enough that a loaded
+machine, answering slowly, still sees each burst spent.
 
   - one user's burst of requests: the first ones answered, then 429 `tooManyRequests` with a
     whole `Retry-After` of at least 1 s; another user from the same address is still served;
