@@ -6,7 +6,7 @@ import SlotSchedulerOCPP
 extension Scenario {
     /// The timeline's changes and the station events' in operation order (ties: the timeline's
     /// in the file's order, then the events'), and the cells faults leave closed at the end.
-    func compiledTimeline(workloadStart: Int64, catalog: Catalog, grid: CellGrid, starts: [Int64])
+    func compiledTimeline(workloadStart: Int64, catalog: Catalog, grid: CellGrid)
         -> (changes: [PreparedScenario.CompiledChange], faulted: [Int32])
     {
         var ordered: [(op: Int, order: Int, change: PreparedScenario.CompiledChange)] = []

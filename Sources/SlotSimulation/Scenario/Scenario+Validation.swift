@@ -478,7 +478,7 @@ extension Scenario {
         let (candidates, hot) = workloadCells(grid, starts: starts, socketCount: catalog.socketCount)
         let compiled = compiledSteps(steps, times: times, labels: labels, catalog: catalog, grid: grid)
         let (timeline, faulted) = compiledTimeline(
-            workloadStart: now, catalog: catalog, grid: grid, starts: starts)
+            workloadStart: now, catalog: catalog, grid: grid)
         return PreparedScenario(
             scenario: self, file: file, rules: rules, firstDay: dayLow, days: days, socketCount: catalog.socketCount,
             refs: refs, starts: starts, candidates: candidates, hot: hot, steps: compiled, timeline: timeline,
