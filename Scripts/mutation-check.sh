@@ -25,7 +25,8 @@
 # Environment: SCRATCH_PATH (default .build) and SWIFT_BUILD_FLAGS (e.g. "--traits Postgres"):
 #          the build folder and flags to reuse, so a plant is an incremental build of that build.
 # Exit 1 if any mutant survives, crashes the tests only, does not apply or does not compile.
-# At the end the clean sources are built again, so the build folder holds clean binaries.
+# At the end the clean sources are built again, so the build folder holds clean binaries (not
+# with --ci: CI runs nothing from it afterwards).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,7 +56,9 @@ trap 'restore; exit 130' INT TERM
 trap 'restore' EXIT
 
 build() { swift build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"}; }
-run_tests() { swift test --skip-build --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} --filter "$1"; }
+# The test bundle itself (Scripts/run-tests.sh), not `swift test --skip-build`: that rewrites
+# every module's output-file-map.json, and the next mutant's build compiled most modules again.
+run_tests() { Scripts/run-tests.sh --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} -- --filter "$1"; }
 
 export MUTANTS_RUN_COMMIT MUTANTS_RUN_STARTED MUTANTS_RUN_COMMAND MUTANTS_RESULTS MUTANTS_RUN_FILTER
 MUTANTS_RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -220,14 +223,17 @@ for name in "${names[@]}"; do
     result "$name" "$verdict" "$((end - start))" "$detail" "$mark" "$description" "$filter"
 done
 
-# Rebuild the clean sources so the build folder holds clean binaries again.
-echo "Rebuilding the clean sources..." >&2
-final_start=$(date +%s)
-build >"$LOGDIR/final-build.log" 2>&1 || {
-    echo "the final clean rebuild failed; see $LOGDIR/final-build.log" >&2
-    survivors=$((survivors + 1))
-}
-echo "   clean rebuild $(($(date +%s) - final_start)) s" >&2
+# Rebuild the clean sources so the build folder holds clean binaries again; not in CI, where
+# nothing runs them after the mutants (the checks run copies of the binaries, in $CI_STATE).
+if [[ $CI_MODE == 0 ]]; then
+    echo "Rebuilding the clean sources..." >&2
+    final_start=$(date +%s)
+    build >"$LOGDIR/final-build.log" 2>&1 || {
+        echo "the final clean rebuild failed; see $LOGDIR/final-build.log" >&2
+        survivors=$((survivors + 1))
+    }
+    echo "   clean rebuild $(($(date +%s) - final_start)) s" >&2
+fi
 
 {
     echo "| mutant | bug | filter | result | s | caught |"

@@ -60,15 +60,14 @@ func load(_ path: String, seed: UInt64? = nil, operations: Int? = nil) throws ->
         var scenario = try Scenario.load(path: path)
         if let seed { scenario.seed = seed }
         if let operations {
-            guard (0...ScenarioLimits.maxOperations).contains(operations) else {
-                throw ScenarioError(
-                    file: path, path: "--operations", value: String(operations),
-                    expected: "0...\(ScenarioLimits.maxOperations)")
+            let resized = try scenario.resized(operations: operations, file: path)
+            scenario = resized.scenario
+            if resized.countsDropped {
+                FileHandle.standardError.write(
+                    Data(
+                        "note: --operations \(operations) resized the workload: the scenario's count expectations are not checked\n"
+                            .utf8))
             }
-            if scenario.workload == nil {
-                throw ScenarioError(file: path, path: "workload", value: "nothing", expected: "a workload to resize")
-            }
-            scenario.workload?.operations = operations
         }
         return try scenario.prepare(file: path)
     }
@@ -204,7 +203,9 @@ extension ScheduleSim {
         var threads: Int?
 
         @Option(
-            parsing: .unconditional, help: "Override the workload's number of operations (for benchmarks).",
+            parsing: .unconditional,
+            help:
+                "Override the workload's number of operations; the scenario's count expectations are then not checked.",
             transform: parseOperations)
         var operations: Int?
 
