@@ -8,9 +8,11 @@
 #   SWIFT_BUILD_FLAGS="--traits Postgres,Observability" Scripts/check-docc.sh
 #   SCRATCH_PATH=.build-docc SWIFT_BUILD_FLAGS="--traits Postgres,Observability" Scripts/check-docc.sh
 #
-# 1. `swift build` with SWIFT_BUILD_FLAGS in SCRATCH_PATH (default .build): it compiles nothing
-#    when that build is current, as after CI's `swift build --build-tests` with the same flags.
-#    Like any SwiftPM command it waits while another one (a `swift test`) holds that folder.
+# 1. `swift build --build-tests` with SWIFT_BUILD_FLAGS in SCRATCH_PATH (default .build): it
+#    compiles nothing when that build is current. Like any SwiftPM command it waits while another
+#    one holds that folder. SKIP_BUILD=1 (CI, whose build is current) skips it: CI runs this
+#    beside the tests, and a build planned anew there compiled the package's modules again
+#    (82 s in docs/performance/ci/2026-11-29-1400-858cbc0.md).
 # 2. swift-symbolgraph-extract on each module's .swiftmodule in the build's Modules folder, with
 #    the search paths and C module maps that compiled it (read from the build's llbuild manifest).
 # 3. docc convert of each module's catalog (Sources/<module>/Documentation.docc) with its symbol
@@ -34,9 +36,11 @@ EXTRACT=$SWIFT_BIN/swift-symbolgraph-extract
 OUT=$SCRATCH/docc
 started=$SECONDS
 
-echo "== swift build --scratch-path $SCRATCH ${FLAGS[*]}"
-swift build --scratch-path "$SCRATCH" "${FLAGS[@]}"
-BIN=$(swift build --scratch-path "$SCRATCH" "${FLAGS[@]}" --show-bin-path)
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    echo "== swift build --build-tests --scratch-path $SCRATCH ${FLAGS[*]}"
+    swift build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}"
+fi
+BIN=$(swift build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}" --show-bin-path)
 MANIFEST=$SCRATCH/$(basename "$BIN").yaml
 echo "   build: $((SECONDS - started)) s"
 

@@ -19,7 +19,7 @@
 #             generated one; 2. plants $MUTANTS_PER_RUN (default 2) mutants picked from the commit
 #             count (`mutants.py --pick`: every mutant once every ceil(N/K) commits) with their
 #             quick filters (`mutants.py --quick`; MUTANTS_FILTERS=full for the full ones);
-#             no baseline tests (CI's test step ran them) and no waiting for a clean build.
+#             no baseline build or tests (CI built these sources and its test step ran them).
 #             Names given after --ci are planted instead of the commit's (to try quick filters).
 #             Results go to $SCRATCH_PATH/mutation-results.json (or $MUTANTS_RESULTS) and stdout.
 # Environment: SCRATCH_PATH (default .build) and SWIFT_BUILD_FLAGS (e.g. "--traits Postgres"):
@@ -120,10 +120,15 @@ filter_of() {
     fi
 }
 
-echo "Baseline: building the unmutated sources ($SCRATCH${FLAGS[*]:+, ${FLAGS[*]}})..." >&2
-if ! wait_for_clean_build; then
-    echo "the clean sources do not build; see $LOGDIR/clean-build.log" >&2
-    exit 1
+# CI's build of these sources is current (its tests ran on it): no baseline build there, whose
+# only work would be what a plan made anew compiles again (about 100 s in
+# docs/performance/ci/2026-11-29-1400-858cbc0.md); a mutant that does not compile still fails.
+if [[ $CI_MODE == 0 ]]; then
+    echo "Baseline: building the unmutated sources ($SCRATCH${FLAGS[*]:+, ${FLAGS[*]}})..." >&2
+    if ! wait_for_clean_build; then
+        echo "the clean sources do not build; see $LOGDIR/clean-build.log" >&2
+        exit 1
+    fi
 fi
 if [[ $CI_MODE == 1 ]]; then
     :  # CI's test step ran every suite on these sources

@@ -103,7 +103,7 @@ fi
 simulate() {
     echo "--- schedule-sim run --target (safety: no double booking, limits, acknowledged changes kept, keys): $1"
     timeout 300 "$SIM" run Scenarios/service.json --target "$URL" --adapter schedule-sim-adapter.json \
-        --secret "$SECRET" --concurrency 64
+        --secret "$SECRET" --concurrency 64 ${SIMULATE_OPERATIONS:+--operations "$SIMULATE_OPERATIONS"}
 }
 
 # The load checks come from one address, as many users at once: no rate limits there (the
