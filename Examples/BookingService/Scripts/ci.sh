@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI for the example service: a build (CONFIGURATION: release by default; or, with SKIP_BUILD=1,
-# the binary BOOKING_SERVICE names, as `.ci/run` builds it in the root package's graph), then, with the bundled scenario (a rolling horizon, so it books "now" on any day):
+# the binary BOOKING_SERVICE names, as `.ci/run` builds it in the root package's graph), then,
+# with the bundled scenario (a rolling horizon, so it books "now" on any day):
 # - openapi.yaml validated; in memory: load-and-check, lifecycle, identity (HS256), hostile
 #   clients, schemathesis with a token, the service still up;
 # - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
@@ -12,7 +13,8 @@
 #   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
 #   restarted, every 201 kept, no double booking, no user above the limit.
 # Every instance is stopped however the script ends. Run from anywhere; `.ci/run` calls it under
-# a timeout.
+# a timeout. Sizes: LOAD_SECONDS (60) of the first load phase, SCHEMATHESIS_EXAMPLES (50) fuzzed
+# an operation, SIMULATE_OPERATIONS (the scenario's own) of each `schedule-sim run --target`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
