@@ -172,6 +172,18 @@ for name in "${names[@]}"; do
         survivors=$((survivors + 1))
         continue
     fi
+    needs=$(python3 "$MUTANTS" --needs "$name")
+    if [[ -n "$needs" && " ${FLAGS[*]:-} " != *"$needs"* ]]; then
+        # Its file is compiled only with that trait: the mutant would change nothing here.
+        result "$name" "not built" "" "needs SWIFT_BUILD_FLAGS=\"--traits $needs\"" ✗ "$description" "$filter"
+        survivors=$((survivors + 1))
+        continue
+    fi
+    if [[ -n "$needs" && -z "${SLOTSCHEDULER_DATABASE_URL:-}" ]]; then
+        result "$name" "not built" "" "needs a database: run under Scripts/with-postgres.sh" ✗ "$description" "$filter"
+        survivors=$((survivors + 1))
+        continue
+    fi
     BACKUP=$(mktemp "${TMPDIR:-/tmp}/mutant-backup.XXXXXX")
     cp "$TARGET" "$BACKUP"
     echo "== $name: $description" >&2
@@ -202,6 +214,13 @@ for name in "${names[@]}"; do
         # design, as a failed assertion is.
         verdict=caught
         detail="the books' consistency check (${consistency#ledger inconsistent: })"
+        mark="✓"
+    elif crash=$(python3 "$MUTANTS" --crash "$name") && [[ -n "$crash" ]] \
+        && grep -qF "$crash" "$LOGDIR/$name-test.log"; then
+        # The mutant's bug is a crash (a dependency's precondition the code steers clear of):
+        # that crash, named in the log, is the catch.
+        verdict=caught
+        detail="the crash it brings (\"$crash\")"
         mark="✓"
     elif grep -qE 'Program crashed|Exited with unexpected signal' "$LOGDIR/$name-test.log"; then
         # A crash is not a catch: it can come from elsewhere (on 2026-11-26 the check-in tests

@@ -9,6 +9,9 @@ Usage:
                                     the mutant says otherwise): what mutation-check.sh runs
   mutants.py --quick NAME           a faster filter that also catches it (checked by a run, see
                                     `quick`), else --filter: what the CI planting runs
+  mutants.py --crash NAME           text that, in a crashed test run's log, is the crash the mutant
+                                    brings (its bug is a crash): such a crash counts as caught
+  mutants.py --needs NAME           the package trait its file is built with, if any (Postgres)
   mutants.py --fingerprint NAME     a hash of its file and edits (a result of another text is stale)
   mutants.py --apply NAME           applies it to the working tree
   mutants.py --check                every mutant applies (each `old` text exactly once, nothing built)
@@ -501,6 +504,19 @@ MUTANTS = [
         edits=[("..<now.offset(by: timing.reserveLeadSeconds).offset(by: 1)\n",
                 "..<now.offset(by: timing.reserveLeadSeconds + 86_400).offset(by: 1)\n")],
     ),
+    dict(
+        name="pg-rows-streamed",
+        describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
+        file="Sources/SlotSchedulerPostgres/AllRows.swift",
+        filter="PostgresTests",
+        quick="RowStreamCrashTests",
+        needs="Postgres",
+        # The bug is the crash: PostgresNIO's precondition, seen in the test log, is the catch.
+        crash="How can we receive a body part, after a channelReadComplete",
+        edits=[("        let result: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)\n"
+                "        return try await result.get().rows\n",
+                "        try await self.query(query, logger: logger).collect()\n")],
+    ),
 ]
 
 
@@ -509,7 +525,7 @@ RESULTS = os.path.join(ROOT, "Scripts", "mutants", "results.json")
 README = os.path.join(ROOT, "Tests", "PropertyTests", "README.md")
 BEGIN = "<!-- mutants:begin -->"
 END = "<!-- mutants:end -->"
-VERDICTS = ("caught", "missed", "crashed", "does not compile", "did not apply", "clean build failed")
+VERDICTS = ("caught", "missed", "crashed", "does not compile", "did not apply", "clean build failed", "not built")
 
 
 def find(name):
@@ -732,6 +748,10 @@ def main(argv):
         print(m.get("filter", "PropertyTests"))
     elif option == "--quick":
         print(m.get("quick", m.get("filter", "PropertyTests")))
+    elif option == "--crash":
+        print(m.get("crash", ""))
+    elif option == "--needs":
+        print(m.get("needs", ""))
     elif option == "--fingerprint":
         print(fingerprint(m))
     elif option == "--apply":

@@ -25,7 +25,7 @@ enum ConnectionProbe {
                 ).get()
                 defer { Task { try? await connection.close() } }
                 guard askingWritable else { return true }
-                let rows = try await connection.query("SELECT pg_is_in_recovery()", logger: logger).collect()
+                let rows = try await connection.allRows("SELECT pg_is_in_recovery()", logger: logger)
                 return try rows.first?.decode(Bool.self) == false
             }
         } catch {

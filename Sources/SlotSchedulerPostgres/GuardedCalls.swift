@@ -40,7 +40,7 @@ extension PostgresBookingService {
     static func rows(_ query: PostgresQuery, client: PostgresClient, logger: Logger) async throws -> [PostgresRow] {
         try await client.withConnection { connection in
             guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
-            return try await connection.query(query, logger: logger).collect()
+            return try await connection.allRows(query, logger: logger)
         }
     }
 
@@ -67,15 +67,15 @@ extension PostgresBookingService {
             guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
             let value: T
             do {
-                try await connection.query("BEGIN", logger: logger)
+                try await connection.allRows("BEGIN", logger: logger)
                 value = try await body(connection)
                 // A cancelled (abandoned) call must not commit behind its caller's back.
                 try Task.checkCancellation()
             } catch {
-                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                if !connection.isClosed { _ = try? await connection.allRows("ROLLBACK", logger: logger) }
                 throw NotCommitted.wrapping(error)
             }
-            try await connection.query("COMMIT", logger: logger)
+            try await connection.allRows("COMMIT", logger: logger)
             return value
         }
     }

@@ -20,12 +20,12 @@ extension PostgresBookingService {
             let (rules, version) = rulesAndVersion
             let result: Result<Booking, Rejection>? = try await retrying("checkIn", idempotent: true) {
                 try await self.transaction { c in
-                    let rows = try await c.query(
+                    let rows = try await c.allRows(
                         """
                         SELECT reason FROM booking_check_in(\(version), \(raw), \(Int64(bitPattern: user.rawValue)),
                             \(now.secondsSinceEpoch))
                         """, logger: self.logger
-                    ).collect()
+                    )
                     guard let row = rows.first else {
                         throw PostgresStoreError(.unexpectedRow, operation: "checkIn", message: "no row")
                     }
@@ -34,10 +34,10 @@ extension PostgresBookingService {
                     if reason == "unknownBooking" {
                         return .failure(Rejection(.unknownBooking, booking: id, user: user))
                     }
-                    let booked = try await c.query(
+                    let booked = try await c.allRows(
                         "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(raw)",
                         logger: self.logger
-                    ).collect()
+                    )
                     guard let stored = booked.first else {
                         throw PostgresStoreError(.unexpectedRow, operation: "checkIn", message: "no booking \(raw)")
                     }

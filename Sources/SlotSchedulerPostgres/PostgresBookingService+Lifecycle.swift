@@ -41,7 +41,7 @@ extension PostgresBookingService {
                 """
             let row = try await retrying("reserveAny", idempotent: request.requestID != nil) {
                 try await self.transaction { connection in
-                    try await connection.query(query, logger: self.logger).collect().first
+                    try await connection.allRows(query, logger: self.logger).first
                 }
             }
             guard let row else {
@@ -102,7 +102,7 @@ extension PostgresBookingService {
                 """
             let row = try await retrying("hold", idempotent: false) {
                 try await self.transaction { connection in
-                    try await connection.query(query, logger: self.logger).collect().first
+                    try await connection.allRows(query, logger: self.logger).first
                 }
             }
             guard let row else { throw PostgresStoreError(.unexpectedRow, operation: "hold", message: "no row") }
@@ -138,7 +138,7 @@ extension PostgresBookingService {
             let limit = rules.limit(for: user)
             let result: Result<Booking, Rejection>? = try await retrying("confirm", idempotent: true) {
                 try await self.transaction { c in
-                    try await c.query("SELECT pg_advisory_xact_lock(\(ref.socket), \(ref.day))", logger: self.logger)
+                    try await c.allRows("SELECT pg_advisory_xact_lock(\(ref.socket), \(ref.day))", logger: self.logger)
                     guard try await self.policyIsCurrent(version, on: c) else { return nil }
                     guard let hold = try await self.latestHold(ref, of: user, on: c, operation: "confirm") else {
                         return .failure(Rejection(.unknownHold, slot: slot, user: user))
@@ -146,10 +146,10 @@ extension PostgresBookingService {
                     switch hold.state {
                     case "released": return .failure(Rejection(.unknownHold, slot: slot, user: user))
                     case "confirmed":
-                        let rows = try await c.query(
+                        let rows = try await c.allRows(
                             "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(hold.booking ?? -1)",
                             logger: self.logger
-                        ).collect()
+                        )
                         guard let row = rows.first else {
                             throw PostgresStoreError(.unexpectedRow, operation: "confirm", message: "no booking")
                         }
@@ -176,20 +176,20 @@ extension PostgresBookingService {
                     // The hold counts among the user's upcoming bookings and holds; the booking takes its place.
                     let (upcoming, applied) = try await self.upcoming(user, at: now, except: nil, limit: limit, on: c)
                     if upcoming - 1 >= applied { return refuse(.userLimitReached, applied: applied) }
-                    let inserted = try await c.query(
+                    let inserted = try await c.allRows(
                         """
                         INSERT INTO bookings (station_idx, socket_idx, day, hour, user_id, start_at, created_at, reminder)
                         VALUES (\(ref.station), \(ref.socket), \(ref.day), \(ref.hour), \(Int64(bitPattern: user.rawValue)),
                                 \(start.secondsSinceEpoch), \(now.secondsSinceEpoch), \(hold.reminder))
                         RETURNING id
                         """, logger: self.logger
-                    ).collect()
+                    )
                     guard
                         let id = try inserted.first.map({ row in
                             try CatalogLayout.decoding("confirm") { try row.decode(Int64.self) }
                         })
                     else { throw PostgresStoreError(.unexpectedRow, operation: "confirm", message: "no booking id") }
-                    try await c.query(
+                    try await c.allRows(
                         "UPDATE holds SET state = 'confirmed', booking_id = \(id) WHERE id = \(hold.id)",
                         logger: self.logger)
                     return .success(
@@ -220,7 +220,7 @@ extension PostgresBookingService {
                         rules.holdExpiredRejection(
                             slot: slot, user: user, expiresAt: Instant(secondsSinceEpoch: hold.expiresAt)))
                 }
-                try await c.query("UPDATE holds SET state = 'released' WHERE id = \(hold.id)", logger: self.logger)
+                try await c.allRows("UPDATE holds SET state = 'released' WHERE id = \(hold.id)", logger: self.logger)
                 return .success(hold.value(slot: slot, user: user))
             }
         }
@@ -265,24 +265,24 @@ extension PostgresBookingService {
             ) {
                 try await self.transaction { c in
                     // Exclusive: no reservation or hold of the new slot's socket-day runs until COMMIT.
-                    try await c.query("SELECT pg_advisory_xact_lock(\(ref.socket), \(ref.day))", logger: self.logger)
+                    try await c.allRows("SELECT pg_advisory_xact_lock(\(ref.socket), \(ref.day))", logger: self.logger)
                     guard try await self.policyIsCurrent(version, on: c) else { return nil }
                     var refusal = Rejection(
                         .unknownBooking, slot: request.slot, booking: request.booking, user: request.user,
                         requestID: request.requestID)
-                    let rows = try await c.query(
+                    let rows = try await c.allRows(
                         "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(id) FOR UPDATE",
                         logger: self.logger
-                    ).collect()
+                    )
                     guard let row = rows.first else { return .failure(refusal) }
                     var booking = try self.layout.booking(row, operation: "reschedule")
                     if let requestID = request.requestID {
-                        let seen = try await c.query(
+                        let seen = try await c.allRows(
                             """
                             SELECT booking_id, socket_idx, day, hour FROM reschedule_requests
                             WHERE user_id = \(user) AND request_id = \(requestID.rawValue)
                             """, logger: self.logger
-                        ).collect()
+                        )
                         if let seen = seen.first {
                             let (b, s, d, h) = try CatalogLayout.decoding("reschedule") {
                                 try seen.decode((Int64, Int32, Int32, Int32).self)
@@ -316,12 +316,12 @@ extension PostgresBookingService {
                     }
                     if let timeReason { return refuse(timeReason) }
                     if let closed = try await self.closedReason(ref, regular: regular, on: c) { return refuse(closed) }
-                    let occupant = try await c.query(
+                    let occupant = try await c.allRows(
                         """
                         SELECT id FROM bookings
                         WHERE day = \(ref.day) AND socket_idx = \(ref.socket) AND hour = \(ref.hour) AND status = 'active'
                         """, logger: self.logger
-                    ).collect()
+                    )
                     if let other = try occupant.first.map({ row in
                         try CatalogLayout.decoding("reschedule") { try row.decode(Int64.self) }
                     }), other != id {
@@ -335,21 +335,21 @@ extension PostgresBookingService {
                     let (upcoming, applied) = try await self.upcoming(
                         booking.user, at: now, except: id, limit: rules.limit(for: booking.user), on: c)
                     if upcoming >= applied { return refuse(.userLimitReached, applied: applied) }
-                    try await c.query(
+                    try await c.allRows(
                         """
                         UPDATE bookings SET socket_idx = \(ref.socket), day = \(ref.day), hour = \(ref.hour),
                             start_at = \(start.secondsSinceEpoch), checked_in_at = NULL
                         WHERE id = \(id)
                         """, logger: self.logger)
                     if let requestID = request.requestID {
-                        try await c.query(
+                        try await c.allRows(
                             """
                             INSERT INTO reschedule_requests (user_id, request_id, booking_id, socket_idx, day, hour)
                             VALUES (\(user), \(requestID.rawValue), \(id), \(ref.socket), \(ref.day), \(ref.hour))
                             """, logger: self.logger)
                     }
                     if let hold = expired {
-                        try await c.query(
+                        try await c.allRows(
                             "UPDATE holds SET state = 'overtaken' WHERE id = \(hold.id)", logger: self.logger)
                     }
                     booking.slot = try self.layout.slot(
@@ -402,33 +402,33 @@ extension PostgresBookingService {
     func latestHold(_ ref: SlotRef, of user: UserID, on c: PostgresConnection, operation: String) async throws
         -> HoldRow?
     {
-        let rows = try await c.query(
+        let rows = try await c.allRows(
             """
             SELECT \(unescaped: Self.holdColumns) FROM holds
             WHERE user_id = \(Int64(bitPattern: user.rawValue)) AND socket_idx = \(ref.socket) AND day = \(ref.day)
                 AND hour = \(ref.hour)
             ORDER BY id DESC LIMIT 1 FOR UPDATE
             """, logger: logger
-        ).collect()
+        )
         return try rows.first.map { row throws(PostgresStoreError) in try Self.holdRow(row, operation: operation) }
     }
 
     /// The slot's current (`held`) hold, live or expired.
     func currentHold(_ ref: SlotRef, on c: PostgresConnection) async throws -> HoldRow? {
-        let rows = try await c.query(
+        let rows = try await c.allRows(
             """
             SELECT \(unescaped: Self.holdColumns) FROM holds
             WHERE day = \(ref.day) AND socket_idx = \(ref.socket) AND hour = \(ref.hour) AND state = 'held'
             """, logger: logger
-        ).collect()
+        )
         return try rows.first.map { row throws(PostgresStoreError) in try Self.holdRow(row, operation: "hold") }
     }
 
     /// `socketClosed` or `outsideOpeningHours` for `ref`'s socket-day, read in this transaction.
     func closedReason(_ ref: SlotRef, regular: Int32, on c: PostgresConnection) async throws -> Rejection.Reason? {
-        let rows = try await c.query(
+        let rows = try await c.allRows(
             "SELECT mask FROM availability WHERE socket_idx = \(ref.socket) AND day = \(ref.day)", logger: logger
-        ).collect()
+        )
         let mask = try rows.first.map { row in try CatalogLayout.decoding("availability") { try row.decode(Int32.self) }
         }
         let open = UInt32(bitPattern: mask ?? regular)
@@ -443,13 +443,13 @@ extension PostgresBookingService {
         async throws -> (upcoming: Int, limit: Int)
     {
         let raw = Int64(bitPattern: user.rawValue)
-        try await c.query("SELECT pg_advisory_xact_lock(\(raw))", logger: logger)
-        let rows = try await c.query(
+        try await c.allRows("SELECT pg_advisory_xact_lock(\(raw))", logger: logger)
+        let rows = try await c.allRows(
             """
             SELECT user_upcoming(\(raw), \(now.secondsSinceEpoch), \(booking)),
                 user_limit(\(raw), \(now.secondsSinceEpoch), \(Int32(clamping: limit)))
             """, logger: logger
-        ).collect()
+        )
         guard let row = rows.first else {
             throw PostgresStoreError(.unexpectedRow, operation: "limit", message: "user_upcoming returned no row")
         }
@@ -468,7 +468,7 @@ extension PostgresBookingService {
 
     /// Whether the database's policy is still version `version`.
     func policyIsCurrent(_ version: Int32, on c: PostgresConnection) async throws -> Bool {
-        let rows = try await c.query("SELECT policy_version FROM deployment", logger: logger).collect()
+        let rows = try await c.allRows("SELECT policy_version FROM deployment", logger: logger)
         return try rows.first.map { row in try CatalogLayout.decoding("policy") { try row.decode(Int32.self) } }
             == version
     }

@@ -20,13 +20,13 @@ extension PostgresBookingService {
         ) {
             try await transaction(client: pool.client, logger: logger) { connection in
                 let lockKey = "slotscheduler:" + schema
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
+                try await connection.allRows("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 if configuration.schemaChanges == .apply {
                     try await migrate(connection, schema: schema, migrations: migrations, logger: logger)
                 } else {
                     try await requireMigrated(connection, schema: schema, migrations: migrations, logger: logger)
                 }
-                let rows = try await connection.query("SELECT catalog_json FROM deployment", logger: logger).collect()
+                let rows = try await connection.allRows("SELECT catalog_json FROM deployment", logger: logger)
                 if let row = rows.first {
                     let stored = try CatalogLayout.decoding("register catalog") { try row.decode(String.self) }
                     guard stored == catalogJSON else {
@@ -41,7 +41,7 @@ extension PostgresBookingService {
                         .schemaNotReady, operation: "register catalog",
                         message: "schema \(schema) holds no catalog yet: deploy it once as the owner role")
                 }
-                try await connection.query(
+                try await connection.allRows(
                     """
                     INSERT INTO deployment (catalog_json, policy_json, policy_version)
                     VALUES (\(catalogJSON), \(policyJSON), 1)
@@ -49,7 +49,7 @@ extension PostgresBookingService {
                 let ids = catalog.stations.map(\.id.rawValue)
                 let zones = catalog.stations.map(\.timeZone)
                 let indices = ids.indices.map { Int32($0) }
-                try await connection.query(
+                try await connection.allRows(
                     """
                     INSERT INTO stations (idx, id, time_zone)
                     SELECT * FROM unnest(\(indices)::integer[], \(ids)::text[], \(zones)::text[])
@@ -65,7 +65,7 @@ extension PostgresBookingService {
                 }
                 let flat = socketIDs.indices.map { Int32($0) }
                 let masks = layout.regular.map { Int32(bitPattern: $0) }
-                try await connection.query(
+                try await connection.allRows(
                     """
                     INSERT INTO sockets (idx, station_idx, id, regular_mask)
                     SELECT * FROM unnest(\(flat)::integer[], \(socketStations)::integer[], \(socketIDs)::text[],
@@ -121,14 +121,14 @@ extension PostgresBookingService {
         _ connection: PostgresConnection, schema: String, migrations: [Schema.Migration], logger: Logger
     ) async throws {
         // The name is validated by PostgresConfiguration ([a-z_][a-z0-9_]*), so quoting is safe.
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
-        try await connection.query("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
+        try await connection.allRows("CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
+        try await connection.allRows("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
+        try await connection.allRows(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
         let applied = try await appliedVersions(connection, logger: logger)
         for migration in migrations where !applied.contains(migration.version) {
             for statement in statements(of: migration.sql) {
                 do {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: logger)
                 } catch let error as PSQLError {
                     throw PostgresStoreError(
                         .database, operation: "migrate v\(migration.version)",
@@ -136,7 +136,7 @@ extension PostgresBookingService {
                         message: error.serverInfo?[.message] ?? String(reflecting: error))
                 }
             }
-            try await connection.query(
+            try await connection.allRows(
                 "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
                 logger: logger)
         }
@@ -146,7 +146,7 @@ extension PostgresBookingService {
     static func requireMigrated(
         _ connection: PostgresConnection, schema: String, migrations: [Schema.Migration], logger: Logger
     ) async throws {
-        try await connection.query("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
+        try await connection.allRows("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
         let applied: Set<Int32>
         do {
             applied = try await appliedVersions(connection, logger: logger)
@@ -164,10 +164,8 @@ extension PostgresBookingService {
 
     static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int32> {
         var applied = Set<Int32>()
-        for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger)
-            .decode(Int32.self)
-        {
-            applied.insert(version)
+        for row in try await connection.allRows("SELECT version FROM schema_migrations", logger: logger) {
+            applied.insert(try row.decode(Int32.self))
         }
         return applied
     }
@@ -403,7 +401,7 @@ extension PostgresBookingService {
         try await retrying("grant", idempotent: true) {
             try await self.transaction { connection in
                 for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
             }
         }

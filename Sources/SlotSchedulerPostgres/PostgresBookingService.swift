@@ -168,7 +168,7 @@ public final class PostgresBookingService: BookingService, Service {
             // leaves the outcome unknown.
             let row = try await retrying("reserve", idempotent: request.requestID != nil) {
                 try await self.transaction { connection in
-                    try await connection.query(query, logger: self.logger).collect().first
+                    try await connection.allRows(query, logger: self.logger).first
                 }
             }
             guard let row else {
@@ -208,15 +208,15 @@ public final class PostgresBookingService: BookingService, Service {
         let rules = rules
         let result: Result<Booking, Rejection> = try await retrying("cancel", idempotent: false) {
             try await self.transaction { connection in
-                let rows = try await connection.query(
+                let rows = try await connection.allRows(
                     "SELECT \(unescaped: CatalogLayout.columns) FROM bookings WHERE id = \(Int64(bitPattern: id.rawValue)) FOR UPDATE",
                     logger: self.logger
-                ).collect()
+                )
                 guard let row = rows.first else { return .failure(Rejection(.unknownBooking, booking: id, user: user)) }
                 var booking = try self.layout.booking(row, operation: "cancel")
                 if let refusal = rules.cancelRefusal(of: booking, by: user, at: now) { return .failure(refusal) }
                 let raw = Int64(bitPattern: id.rawValue)
-                try await connection.query(
+                try await connection.allRows(
                     "UPDATE bookings SET status = 'cancelled' WHERE id = \(raw)", logger: self.logger)
                 booking.status = .cancelled
                 return .success(booking)
@@ -234,16 +234,16 @@ public final class PostgresBookingService: BookingService, Service {
         let result: Result<[Booking], Rejection> = try await retrying("changeAvailability", idempotent: false) {
             try await self.transaction { connection in
                 // Exclusive with reservations of these socket-days (they take the lock shared).
-                try await connection.query(
+                try await connection.allRows(
                     "SELECT pg_advisory_xact_lock(s, \(day)) FROM unnest(\(targets)::integer[]) AS s ORDER BY s",
                     logger: self.logger)
-                let rows = try await connection.query(
+                let rows = try await connection.allRows(
                     """
                     SELECT \(unescaped: CatalogLayout.columns) FROM bookings
                     WHERE socket_idx = ANY(\(targets)::integer[]) AND day = \(day) AND status = 'active'
                     ORDER BY socket_idx, hour FOR UPDATE
                     """, logger: self.logger
-                ).collect()
+                )
                 var displaced: [Booking] = []
                 for row in rows {
                     let booking = try self.layout.booking(row, operation: "changeAvailability")
@@ -258,11 +258,11 @@ public final class PostgresBookingService: BookingService, Service {
                     return .failure(Rejection(.slotHasBookings, value: change.description, limit: displaced.count))
                 }
                 if change.hours == nil {
-                    try await connection.query(
+                    try await connection.allRows(
                         "DELETE FROM availability WHERE socket_idx = ANY(\(targets)::integer[]) AND day = \(day)",
                         logger: self.logger)
                 } else {
-                    try await connection.query(
+                    try await connection.allRows(
                         """
                         INSERT INTO availability (socket_idx, day, mask)
                         SELECT s, \(day), m FROM unnest(\(targets)::integer[], \(masks)::integer[]) AS t(s, m)
@@ -271,12 +271,12 @@ public final class PostgresBookingService: BookingService, Service {
                 }
                 let ids = displaced.map { Int64(bitPattern: $0.id.rawValue) }
                 if !ids.isEmpty {
-                    try await connection.query(
+                    try await connection.allRows(
                         "UPDATE bookings SET status = 'displaced' WHERE id = ANY(\(ids)::bigint[])", logger: self.logger
                     )
                 }
                 let mask = change.hours.map { Int32(bitPattern: $0.mask) }
-                try await connection.query(
+                try await connection.allRows(
                     """
                     INSERT INTO availability_changes (station, socket, day, mask, at, displaced)
                     VALUES (\(change.station.rawValue), \(change.socket?.rawValue), \(day), \(mask),
@@ -296,12 +296,12 @@ public final class PostgresBookingService: BookingService, Service {
         let json = try Self.json(policy)
         let version: Int32? = try await retrying("updatePolicy", idempotent: true) {
             let rows = try await self.transaction { connection in
-                try await connection.query(
+                try await connection.allRows(
                     """
                     UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
                     RETURNING policy_version
                     """, logger: self.logger
-                ).collect()
+                )
             }
             return try rows.first.map { row in
                 try CatalogLayout.decoding("updatePolicy") { try row.decode(Int32.self) }
