@@ -45,9 +45,11 @@ struct JournalStoreServiceTests {
         let running = Task { try await group.run() }
         _ = try await store.reserve(try Self.request(user: 7), at: Self.now)
         let records = { metrics.counterTotal(label: "slotscheduler_journal_records_total") }
-        await Self.waitUntil { records() >= 1 }
+        let syncs = { metrics.counterTotal(label: "slotscheduler_journal_syncs_total") }
+        // One report updates the counters one after another: wait for both, not for the first.
+        await Self.waitUntil { records() >= 1 && syncs() >= 1 }
         #expect(records() == 1)
-        #expect(metrics.counterTotal(label: "slotscheduler_journal_syncs_total") >= 1)
+        #expect(syncs() >= 1)
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(store.statistics.isClosed)
