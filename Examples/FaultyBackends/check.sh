@@ -5,6 +5,9 @@
 # correct one gets one, and any finding there is a false alarm.
 #
 #   Examples/FaultyBackends/check.sh [SCHEDULE_SIM]
+#
+# FINDING_PAGE=FILE keeps the HTML page (`run --html`) of the check-then-insert run that was
+# caught, a double booking drawn on a timeline, for Scripts/html-report-check.sh to render.
 set -euo pipefail
 cd "$(dirname "$0")"
 SIM=${1:-${SCHEDULE_SIM:-../../.build/debug/schedule-sim}}
@@ -26,7 +29,7 @@ run() {
     done
     local status=0
     "$SIM" run race.json --target "http://$address" --adapter adapter.json --concurrency 64 \
-        --history "$WORK/$fault.jsonl" >"$WORK/out" 2>&1 || status=$?
+        --history "$WORK/$fault.jsonl" --html "$WORK/$fault.html" >"$WORK/out" 2>&1 || status=$?
     kill "$BACKEND"
     wait "$BACKEND" 2>/dev/null || true
     BACKEND=
@@ -57,6 +60,10 @@ for pair in "check-then-insert:no double booking" "limit-outside-lock:per-user l
     done
     if [ -n "$caught" ]; then
         echo "$fault: caught as \"$invariant\" (run $caught): $(grep -m1 "^FINDING $invariant:" "$WORK/out")"
+        if [ "$fault" = check-then-insert ] && [ -n "${FINDING_PAGE:-}" ]; then
+            grep -q "id=\"finding-1\"" "$WORK/$fault.html" || { echo "FAIL: its page draws no finding"; failed=1; }
+            cp "$WORK/$fault.html" "$FINDING_PAGE"
+        fi
     else
         cat "$WORK/out"
         echo "FAIL: $fault was not caught as \"$invariant\" in 3 runs"

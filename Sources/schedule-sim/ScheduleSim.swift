@@ -224,7 +224,7 @@ extension ScheduleSim {
             help: """
                 Write a self-contained HTML page of the run to this file: the contended slots as a heat map, \
                 accepted and refused over the run by reason, and in threads mode the timeline of the most \
-                contended slot's calls.
+                contended slot's calls. With --target: each finding's history on a timeline, one lane per worker.
                 """)
         var html: String?
 

@@ -5,8 +5,9 @@ import SlotSimulation
 
 extension ScheduleSim.Run {
     /// `run --target URL --adapter FILE`: drives the API (``TargetRun``), checks the history
-    /// (``SafetyCheck``), prints each finding with the part of the history that shows it, and
-    /// exits 1 when an invariant broke (69 when the target cannot be used).
+    /// (``SafetyCheck``), prints each finding with the part of the history that shows it (and
+    /// with `--html FILE` draws it, ``FindingsPage``), and exits 1 when an invariant broke (69
+    /// when the target cannot be used).
     func runTarget(_ target: String, adapter path: String, prepared: PreparedScenario) async throws {
         let adapter: Adapter
         do { adapter = try Adapter.load(path: path) } catch {
@@ -28,7 +29,15 @@ extension ScheduleSim.Run {
         }
         let findings = SafetyCheck.check(
             history: outcome.history, listed: outcome.listed, limit: prepared.rules.policy.maxUpcomingBookings)
-        print(Self.summary(outcome, target: target, adapter: adapter, concurrency: concurrency, findings: findings))
+        let summary = Self.summary(
+            outcome, target: target, adapter: adapter, concurrency: concurrency, findings: findings)
+        print(summary)
+        if let html {
+            let verdict = findings.isEmpty ? "PASS" : "FAIL"
+            let title = "schedule-sim: \(prepared.scenario.name) against \(target), \(verdict)"
+            let page = FindingsPage.html(title: title, summary: summary, findings: findings)
+            try writeAtomically(Data(page.utf8), to: html)
+        }
         if !findings.isEmpty { throw ExitCode(1) }
     }
 

@@ -220,8 +220,5 @@ public struct HTMLReport {
         return calls[best..<(best + count)]
     }
 
-    func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    func escape(_ text: String) -> String { HTMLText.escape(text) }
 }
