@@ -111,6 +111,14 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         try await observer.call(.holds) { try await base.holds(at: now) }
     }
 
+    public func remindersDue(in window: Range<Instant>) async throws -> [Reminder] {
+        try await observer.call(.remindersDue) { try await base.remindersDue(in: window) }
+    }
+
+    public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
+        try await observer.call(.earliestFreeSlots) { try await base.earliestFreeSlots(matching: filter, at: now) }
+    }
+
     public func allBookingsByID() async throws -> [Booking] {
         try await observer.call(.allBookings) { try await base.allBookingsByID() }
     }

@@ -16,6 +16,8 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case stationBookings = "station_bookings"
     case dayView = "day_view"
     case holds
+    case remindersDue = "reminders_due"
+    case earliestFreeSlots = "earliest_free_slots"
     case allBookings = "all_bookings"
 
     /// The span's name: `slotscheduler.` and the operation.

@@ -411,6 +411,33 @@ public final class PostgresBookingService: BookingService, Service {
         ).sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
     }
 
+    /// Reminders due in `window`, by time then booking id: the active bookings whose start less
+    /// their reminder offset lies in the window, found through the index of migration 8.
+    public func remindersDue(in window: Range<Instant>) async throws -> [Reminder] {
+        guard !window.isEmpty else { return [] }
+        let (lower, upper) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
+        return try await selectBookings(
+            """
+            SELECT \(unescaped: CatalogLayout.columns) FROM bookings
+            WHERE status = 'active' AND reminder IS NOT NULL
+                AND start_at - reminder >= \(lower) AND start_at - reminder < \(upper)
+            """, operation: "remindersDue"
+        ).compactMap { booking -> Reminder? in
+            guard let offset = booking.reminderOffsetSeconds else { return nil }
+            let (fireAt, overflow) = booking.start.secondsSinceEpoch.subtractingReportingOverflow(offset)
+            guard !overflow else { return nil }
+            return Reminder(
+                booking: booking.id, user: booking.user, slot: booking.slot, fireAt: Instant(secondsSinceEpoch: fireAt))
+        }.sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }
+    }
+
+    /// For each station matching `filter`, its earliest free slot at `now`, searched over the
+    /// store's day views (``BookingService/earliestFreeSlotsFromDayViews(matching:at:)``): at most
+    /// `filter.searchDays + 1` day-view reads per matching station.
+    public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
+        try await earliestFreeSlotsFromDayViews(matching: filter, at: now)
+    }
+
     public func allBookingsByID() async throws -> [Booking] {
         try await selectBookings(
             "SELECT \(unescaped: CatalogLayout.columns) FROM bookings ORDER BY id", operation: "allBookingsByID")

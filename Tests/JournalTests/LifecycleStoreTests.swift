@@ -95,8 +95,12 @@ enum LifecycleScript {
     }
 
     /// The state a store shows: every booking and the holds live at `now`.
+    /// Everything the store answers about its state at `now`: its bookings, holds, the
+    /// reminders due in the next 30 days and each station's earliest free slot.
     static func state(of store: any BookingService, at now: Instant) async throws -> String {
-        "\(try await store.allBookingsByID()) \(try await store.holds(at: now))"
+        let reminders = try await store.remindersDue(in: now..<(now + .seconds(86_400 * 30)))
+        let free = try await store.earliestFreeSlots(matching: SlotFilter(), at: now)
+        return "\(try await store.allBookingsByID()) \(try await store.holds(at: now)) \(reminders) \(free)"
     }
 }
 

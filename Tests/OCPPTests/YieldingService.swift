@@ -122,6 +122,14 @@ struct YieldingService: BookingService {
         await pause()
         return inner.holds(at: now)
     }
+    func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
+        await pause()
+        return inner.earliestFreeSlots(matching: filter, at: now)
+    }
+    func remindersDue(in window: Range<Instant>) async throws -> [Reminder] {
+        await pause()
+        return inner.remindersDue(in: window)
+    }
     func allBookingsByID() async throws -> [Booking] {
         await pause()
         return inner.allBookings

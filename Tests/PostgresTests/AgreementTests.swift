@@ -149,6 +149,35 @@ struct AgreementTests {
                 #expect(view == (try ledger.dayView(of: station, on: date, at: Fixture.now)))
             }
         }
+        // The queries every store answers: reminders due over windows, earliest free slots
+        // under filters, as the ledger answers them. A few bookings with reminders first (the
+        // sequence's own are cancelled or displaced by its end).
+        for (offset, hour) in [(600, 13), (3_600, 14), (86_400, 15)] {
+            let request = ReservationRequest(
+                slot: Slot(station: "south", socket: "B", date: now.date.adding(days: 2), hour: hour),
+                user: UserID(UInt64(50 + hour)), reminder: .seconds(offset))
+            let mine = try await store.reserve(request, at: now)
+            ids.learn(store: mine.id, ledger: try ledger.reserve(request, at: now).id)
+        }
+        let windows = [
+            Fixture.now..<(Fixture.now + .seconds(86_400 * 60)), now..<(now + .seconds(3_600)), now..<now,
+        ]
+        for window in windows {
+            let mine = try await store.remindersDue(in: window).map { reminder in
+                var copy = reminder
+                copy.booking = ids.toLedger[reminder.booking] ?? BookingID(0)
+                return copy
+            }
+            #expect(mine == ledger.remindersDue(in: window), "reminders due in \(window)")
+        }
+        #expect(ledger.remindersDue(in: windows[0]).count >= 3, "the bookings above asked for reminders")
+        let filters = [SlotFilter(), SlotFilter(searchDays: 1, limit: 1), SlotFilter(minimumPowerKW: 10_000)]
+        for filter in filters {
+            for at in [Fixture.now, now] {
+                let mine = try await store.earliestFreeSlots(matching: filter, at: at)
+                #expect(mine == ledger.earliestFreeSlots(matching: filter, at: at), "\(filter) at \(at)")
+            }
+        }
         #expect(invariantViolations(stored, rules: ledger.rules, at: now).isEmpty)
         await store.shutdown()
     }

@@ -111,6 +111,35 @@ struct QueryTests {
         #expect(london.distanceKilometres == nil)
     }
 
+    /// The search a store without books of its own runs (PostgreSQL), over its day views, finds
+    /// what the scheduler's search over its books finds: on bookings, a closed socket and the
+    /// horizon, for each filter, from several moments.
+    @Test func earliestFreeSlotsFromDayViewsAreTheBooksAnswers() async throws {
+        let last = try Fixture.date("2018-06-12")
+        let scheduler = try Fixture.scheduler(Policy(maxUpcomingBookings: 40, horizon: .lastDate(last)))
+        let day = try Fixture.day()
+        let start = Instant.utc(day, hour: 9, minute: 30)
+        for hour in 10...23 {
+            _ = try? scheduler.reserve(Fixture.request(Fixture.slot(day, hour), user: UserID(UInt64(hour))), at: start)
+        }
+        try scheduler.changeAvailability(.close("LON", socket: "2", on: day), at: start)
+        let filters = [
+            SlotFilter(), SlotFilter(city: "london"), SlotFilter(connector: "ccs", limit: 1),
+            SlotFilter(minimumPowerKW: 100, searchDays: 0),
+            SlotFilter(near: Coordinate(latitude: 51.5, longitude: -0.1)),
+        ]
+        var found = 0
+        for filter in filters {
+            for now in [start, start + .seconds(86_400 * 3), start + .seconds(86_400 * 12)] {
+                let books = scheduler.earliestFreeSlots(matching: filter, at: now)
+                let views = try await scheduler.earliestFreeSlotsFromDayViews(matching: filter, at: now)
+                #expect(views == books, "\(filter) at \(now)")
+                found += books.count
+            }
+        }
+        #expect(found > 0)
+    }
+
     /// City, connector and minimum power filter the stations and sockets searched.
     @Test func earliestFreeSlotsFilters() throws {
         let ledger = try Fixture.ledger()

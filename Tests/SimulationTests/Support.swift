@@ -119,6 +119,10 @@ extension ForwardingService {
         try inner.dayView(of: station, on: date, at: now)
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+    func remindersDue(in window: Range<Instant>) async throws -> [Reminder] { inner.remindersDue(in: window) }
+    func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
+        inner.earliestFreeSlots(matching: filter, at: now)
+    }
     func booking(_ id: BookingID) async throws -> Booking? { inner.booking(id) }
     func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
         inner.bookings(at: station, startingIn: window)

@@ -48,8 +48,41 @@ public protocol BookingService: Sendable {
     func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView
     /// The holds that live at `now`, by slot.
     func holds(at now: Instant) async throws -> [Hold]
+    /// The reminders that fall due in `window`, by time, then booking id: what a notifier asks for
+    /// every minute. The cost grows with the reminders found, not with the history.
+    func remindersDue(in window: Range<Instant>) async throws -> [Reminder]
+    /// For each station matching `filter`, its earliest free slot at `now`: nearest first when the
+    /// filter gives a place, else earliest first. A store without a search of its own reads it
+    /// from its day views (``earliestFreeSlotsFromDayViews(matching:at:)``).
+    func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot]
     /// Every booking ever made, by id.
     func allBookingsByID() async throws -> [Booking]
+}
+
+extension BookingService {
+    /// ``earliestFreeSlots(matching:at:)`` read from ``dayView(of:on:at:)``: each matching
+    /// station's dates from its local date at `now`, one day view each, until a free slot or the
+    /// horizon. The same search as the ``Scheduler``'s, over the statuses the store reports.
+    ///
+    /// - Complexity: at most `filter.searchDays + 1` day views per matching station.
+    public func earliestFreeSlotsFromDayViews(matching filter: SlotFilter, at now: Instant) async throws
+        -> [FreeSlot]
+    {
+        let search = FreeSlot.Search(filter, rules: rules, now: now)
+        var found: [FreeSlot] = []
+        for candidate in search.candidates {
+            let station = rules.catalog.stations[Int(candidate.station)]
+            for day in search.days(of: candidate) {
+                let view = try await dayView(of: station.id, on: LocalDate(dayNumber: day), at: now)
+                let scan = search.scan(candidate, day: day) { socket, hour in
+                    socket < view.sockets.count ? view.sockets[socket].hours[hour] : .nonexistent
+                }
+                if case .found(let slot) = scan { found.append(slot) }
+                if scan != .nothing { break }
+            }
+        }
+        return search.ranked(found)
+    }
 }
 
 extension Scheduler: BookingService {

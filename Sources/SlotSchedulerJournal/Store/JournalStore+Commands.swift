@@ -95,6 +95,14 @@ extension JournalStore {
         }
     }
 
+    public func remindersDue(in window: Range<Instant>) async throws -> [Reminder] {
+        try await command { scheduler, _ in (.success(scheduler.remindersDue(in: window)), []) }
+    }
+
+    public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
+        try await command { scheduler, _ in (.success(scheduler.earliestFreeSlots(matching: filter, at: now)), []) }
+    }
+
     public func allBookingsByID() async throws -> [Booking] {
         try await command { scheduler, _ in (.success(scheduler.allBookings), []) }
     }
