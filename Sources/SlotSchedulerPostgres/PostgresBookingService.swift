@@ -432,7 +432,7 @@ public final class PostgresBookingService: BookingService, Service {
     }
 
     /// For each station matching `filter`, its earliest free slot at `now`, searched over the
-    /// store's day views (``BookingService/earliestFreeSlotsFromDayViews(matching:at:)``): at most
+    /// store's day views (`BookingService.earliestFreeSlotsFromDayViews(matching:at:)`): at most
     /// `filter.searchDays + 1` day-view reads per matching station.
     public func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
         try await earliestFreeSlotsFromDayViews(matching: filter, at: now)
