@@ -71,7 +71,17 @@ run_tests() {
     TEST_BUNDLE=$BUNDLE ${database[@]+"${database[@]}"} Scripts/run-tests.sh -- --filter "$1"
 }
 
-export MUTANTS_RUN_COMMIT MUTANTS_RUN_STARTED MUTANTS_RUN_COMMAND MUTANTS_RESULTS MUTANTS_RUN_FILTER
+# What mutants.py records with each result goes to it alone, never exported: the mutants'
+# `swift build` must see the environment the build folder was built in. SwiftPM plans a build
+# anew in any other, and whole modules compile again: on a current build,
+# `MUTANTS_RUN_STARTED=x swift build` compiled Hummingbird, SlotScheduler and the modules above it
+# (about 3 minutes), and in CI the first mutant's build took 168 to 300 s instead of 10 to 40
+# (docs/performance/ci/2026-11-29-1724-2361fcd.md).
+mutants_py() {
+    MUTANTS_RUN_COMMIT=$MUTANTS_RUN_COMMIT MUTANTS_RUN_STARTED=$MUTANTS_RUN_STARTED \
+        MUTANTS_RUN_COMMAND=${MUTANTS_RUN_COMMAND:-} MUTANTS_RESULTS=$MUTANTS_RESULTS \
+        MUTANTS_RUN_FILTER=${MUTANTS_RUN_FILTER:-} python3 "$MUTANTS" "$@"
+}
 MUTANTS_RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ -n "$(git status --porcelain -- Sources Tests Package.swift 2>/dev/null)" ]]; then
     MUTANTS_RUN_COMMIT="$MUTANTS_RUN_COMMIT + uncommitted changes in Sources or Tests"
@@ -86,9 +96,9 @@ fi
 
 if [[ $CI_MODE == 1 ]]; then
     echo "== mutants.py --check" >&2
-    python3 "$MUTANTS" --check || exit 1
+    mutants_py --check || exit 1
     per_run=${MUTANTS_PER_RUN:-2}
-    total=$(python3 "$MUTANTS" --list | wc -l)
+    total=$(mutants_py --list | wc -l)
     if [[ $# -gt 0 ]]; then
         names=("$@") # named mutants instead of the commit's (to try quick filters)
         echo "== planting the ${#names[@]} named mutants at $MUTANTS_RUN_COMMIT: ${names[*]}" >&2
@@ -96,14 +106,14 @@ if [[ $CI_MODE == 1 ]]; then
     else
         count=$(git rev-list --count HEAD)
         windows=$(((total + per_run - 1) / per_run))
-        mapfile -t names < <(python3 "$MUTANTS" --pick "$per_run" "$count")
+        mapfile -t names < <(mutants_py --pick "$per_run" "$count")
         echo "== this commit plants ${#names[@]} of $total mutants ($MUTANTS_RUN_COMMIT, commit count $count: window $((count % windows)) of $windows, every mutant once every $windows commits): ${names[*]}" >&2
         MUTANTS_RUN_COMMAND="\`${command_words}MUTANTS_PER_RUN=$per_run Scripts/mutants/plant.sh\` (CI planting)"
     fi
 else
     names=("$@")
     if [[ ${#names[@]} -eq 0 ]]; then
-        mapfile -t names < <(python3 "$MUTANTS" --list)
+        mapfile -t names < <(mutants_py --list)
     fi
     MUTANTS_RUN_COMMAND="\`${command_words}Scripts/mutation-check.sh${*:+ $*}\`"
 fi
@@ -125,9 +135,9 @@ wait_for_clean_build() {
 
 filter_of() {
     if [[ $CI_MODE == 1 && "${MUTANTS_FILTERS:-quick}" != full ]]; then
-        python3 "$MUTANTS" --quick "$1"
+        mutants_py --quick "$1"
     else
-        python3 "$MUTANTS" --filter "$1"
+        mutants_py --filter "$1"
     fi
 }
 
@@ -148,7 +158,7 @@ elif [[ "${MUTATION_SKIP_BASELINE:-0}" == 1 ]]; then
 else
     baseline=$(for name in "${names[@]}"; do filter_of "$name" 2>/dev/null; done | tr '|' '\n' | sort -u | paste -sd'|' -)
     echo "   running the mutants' filters on the clean sources: $baseline" >&2
-    baseline_needs=$(for name in "${names[@]}"; do python3 "$MUTANTS" --needs "$name" 2>/dev/null; done | sort -u | head -1)
+    baseline_needs=$(for name in "${names[@]}"; do mutants_py --needs "$name" 2>/dev/null; done | sort -u | head -1)
     if ! run_tests "$baseline" "$baseline_needs" >"$LOGDIR/baseline-test.log" 2>&1; then
         echo "the filters fail on the clean sources; fix that first (see $LOGDIR/baseline-test.log)" >&2
         exit 1
@@ -167,24 +177,24 @@ result() { # name verdict seconds detail mark description filter
     esac
     rows+=("| \`$name\` | $description | \`${filter//|/\\|}\` | $shown | ${seconds:-} | $mark |")
     echo "   $name: $shown${seconds:+ ($seconds s)}" >&2
-    MUTANTS_RUN_FILTER=$filter python3 "$MUTANTS" --record "$name" "$verdict" "$seconds" "$detail" \
+    MUTANTS_RUN_FILTER=$filter mutants_py --record "$name" "$verdict" "$seconds" "$detail" \
         || echo "   (could not record the result in $MUTANTS_RESULTS)" >&2
 }
 
 for name in "${names[@]}"; do
-    if ! TARGET=$(python3 "$MUTANTS" --target "$name"); then
+    if ! TARGET=$(mutants_py --target "$name"); then
         rows+=("| \`$name\` | ? | | unknown mutant | | ✗ |")
         survivors=$((survivors + 1))
         continue
     fi
-    description=$(python3 "$MUTANTS" --describe "$name")
+    description=$(mutants_py --describe "$name")
     filter=$(filter_of "$name")
     if [[ $CI_MODE == 0 ]] && ! wait_for_clean_build; then
         result "$name" "clean build failed" "" "the clean sources do not build; not tested" ✗ "$description" "$filter"
         survivors=$((survivors + 1))
         continue
     fi
-    needs=$(python3 "$MUTANTS" --needs "$name")
+    needs=$(mutants_py --needs "$name")
     if [[ -n "$needs" && " ${FLAGS[*]:-} " != *"$needs"* ]]; then
         # Its file is compiled only with that trait: the mutant would change nothing here.
         result "$name" "not built" "" "needs SWIFT_BUILD_FLAGS=\"--traits $needs\"" ✗ "$description" "$filter"
@@ -195,7 +205,7 @@ for name in "${names[@]}"; do
     cp "$TARGET" "$BACKUP"
     echo "== $name: $description" >&2
     start=$(date +%s)
-    if ! python3 "$MUTANTS" --apply "$name"; then
+    if ! mutants_py --apply "$name"; then
         restore
         result "$name" "did not apply" "" "" ✗ "$description" "$filter"
         survivors=$((survivors + 1))
@@ -222,7 +232,7 @@ for name in "${names[@]}"; do
         verdict=caught
         detail="the books' consistency check (${consistency#ledger inconsistent: })"
         mark="✓"
-    elif crash=$(python3 "$MUTANTS" --crash "$name") && [[ -n "$crash" ]] \
+    elif crash=$(mutants_py --crash "$name") && [[ -n "$crash" ]] \
         && grep -qF "$crash" "$LOGDIR/$name-test.log"; then
         # The mutant's bug is a crash (a dependency's precondition the code steers clear of):
         # that crash, named in the log, is the catch.
@@ -273,7 +283,7 @@ fi
 } | tee "$REPORT"
 
 if [[ $CI_MODE == 0 && "$MUTANTS_RESULTS" == Scripts/mutants/results.json ]]; then
-    python3 "$MUTANTS" --write-table && echo "results recorded in $MUTANTS_RESULTS; table rewritten in Tests/PropertyTests/README.md" >&2
+    mutants_py --write-table && echo "results recorded in $MUTANTS_RESULTS; table rewritten in Tests/PropertyTests/README.md" >&2
 else
     echo "results recorded in $MUTANTS_RESULTS" >&2
 fi
