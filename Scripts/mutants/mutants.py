@@ -409,6 +409,14 @@ MUTANTS = [
         edits=[("            records.free(chunkOf: chunk.lowerBound)\n", "")],
     ),
     dict(
+        name="release-returns-released-holds-again",
+        describe="a release hands the users' books the holds of earlier releases again (those a hold far ahead keeps stored): every release costs the holds released before it",
+        file="Sources/SlotScheduler/Storage/SlotBook+Retention.swift",
+        filter="RetentionFarAheadTests",
+        quick="aReleaseReturnsOnlyWhatItTakes",
+        edits=[("guard hold.ref.day < cutoff, hold.ref.day >= previous else { continue }", "guard hold.ref.day < cutoff else { continue }")],
+    ),
+    dict(
         name="released-hold-unknown",
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
         file="Sources/SlotScheduler/StateMachine/Decisions+Holds.swift",

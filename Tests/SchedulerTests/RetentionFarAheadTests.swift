@@ -89,4 +89,34 @@ struct RetentionFarAheadTests {
         #expect(try ledger.cancel(farBooking.id, by: 99, at: noon(Self.days)).status == .cancelled)
         #expect(try scheduler.cancel(farOnScheduler.id, by: 99, at: noon(Self.days)).status == .cancelled)
     }
+
+    /// Cost grows with the work: a release hands the users' books the bookings and holds of the
+    /// days it takes, never again those of an earlier release that a hold far ahead keeps stored.
+    @Test func aReleaseReturnsOnlyWhatItTakes() throws {
+        let rules = try Self.rules()
+        var ledger = Ledger(rules: rules)
+        let first = try Self.start()
+        let noon = { (d: Int) in Instant.utc(first.adding(days: d), hour: 12) }
+        let farHold = Slot(station: "LHR", socket: "A", date: first.adding(days: 1_000), hour: 9)
+        _ = try ledger.hold(farHold, for: 98, at: noon(0))
+        var returned: [BookingID: Int] = [:]
+        var total = 0
+        for d in 0..<40 {
+            let (bookings, holds) = try Self.requests(day: d)
+            for request in bookings.prefix(4) { _ = try? ledger.reserve(request, at: noon(d)) }
+            for (k, slot) in holds.enumerated() { _ = try? ledger.hold(slot, for: UserID(UInt64(k)), at: noon(d)) }
+            let before = first.adding(days: d - 1)
+            // What the release below returns to the users' books, seen on a copy of the slots.
+            var copy = ledger.slots
+            for entry in copy.releaseDays(before: before.dayNumber).active {
+                returned[entry.booking, default: 0] += 1
+                total += 1
+            }
+            try ledger.releaseDays(before: before, at: noon(d))
+        }
+        let twice = returned.filter { $0.value > 1 }.count
+        #expect(twice == 0, "\(twice) of \(returned.count) bookings and holds were returned by more than one release")
+        #expect(total == returned.count)
+        #expect(total >= 24 * 38)
+    }
 }

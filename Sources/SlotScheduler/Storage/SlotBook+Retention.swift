@@ -29,6 +29,7 @@ extension SlotBook {
     ///   and the records and holds stored (`freeReleasedChunks`).
     mutating func releaseDays(before cutoff: Int32) -> (active: [ReleasedBooking], requests: [ForgottenRequest]) {
         guard cutoff > releasedBefore else { return ([], []) }
+        let previous = releasedBefore
         var active: [ReleasedBooking] = []
         let end = min(max(0, Int(cutoff) - Int(firstDay)), dayBlock.count)
         let perBlock = cellsPerBlock
@@ -51,7 +52,7 @@ extension SlotBook {
         while index < records.count, records[index].ref.day < cutoff { index += 1 }
         releaseScan = index
         records.drop(before: index)
-        active += releaseHolds(before: cutoff)
+        active += releaseHolds(from: previous, before: cutoff)
         freeReleasedChunks(before: cutoff)
         pruneReminders()
         journalBase += journal.count
@@ -96,19 +97,22 @@ extension SlotBook {
         }
     }
 
-    /// Forgets the holds of the released days: each one's user-slot key and, for a hold never
-    /// confirmed nor released, its entry in its user's list (returned). Visits every stored hold
-    /// (not those of chunks already freed); those in front of the first one of a date not
-    /// released leave `holds` (nothing names them any more: their cells, keys, entries and
-    /// journal lines are gone), freeing their chunks.
+    /// Forgets the holds of the days from `previous` (the last release's cutoff) to `cutoff`: each
+    /// one's user-slot key and, for a hold never confirmed nor released, its entry in its user's
+    /// list (returned). Visits every stored hold (not those of chunks already freed); those in
+    /// front of the first one of a date not released leave `holds` (nothing names them any more:
+    /// their cells, keys, entries and journal lines are gone), freeing their chunks.
     /// - Complexity: O(*h*) in the holds stored, plus those newly in front: about the holds of the
     ///   open horizon (a hold's date is at most the horizon after it was made), and with an
     ///   unlimited one those of the chunks a hold far ahead keeps (`freeReleasedChunks`).
-    private mutating func releaseHolds(before cutoff: Int32) -> [ReleasedBooking] {
+    private mutating func releaseHolds(from previous: Int32, before cutoff: Int32) -> [ReleasedBooking] {
         var entries: [ReleasedBooking] = []
         for h in holds.storedRanges.joined() {
             let hold = holds[h]
-            guard hold.ref.day < cutoff else { continue }
+            // A hold of a day an earlier release took was forgotten then; a hold far ahead keeps
+            // it stored (`freeReleasedChunks`), and returning it again made every release cost
+            // the holds released before it.
+            guard hold.ref.day < cutoff, hold.ref.day >= previous else { continue }
             let key = HoldKey(user: hold.user, ref: hold.ref)
             if lastHold[key] == Int32(truncatingIfNeeded: h) { lastHold[key] = nil }
             if hold.state == .held { entries.append(ReleasedBooking(user: hold.user, booking: holdEntryID(h))) }
