@@ -417,6 +417,13 @@ MUTANTS = [
         edits=[("guard hold.ref.day < cutoff, hold.ref.day >= previous else { continue }", "guard hold.ref.day < cutoff else { continue }")],
     ),
     dict(
+        name="zone-clock-per-catalog",
+        describe="every catalog reads its zones from Foundation and tables 36,525 days again instead of sharing the process's clock (half the property tests' time)",
+        file="Sources/SlotScheduler/Time/ZoneClock.swift",
+        filter="ExtremeZoneTests",
+        edits=[("            if let clock = built[identifier] { return clock }\n", "")],
+    ),
+    dict(
         name="released-hold-unknown",
         describe="a confirm or release of a hold on a released date looks for the hold instead of answering released (unknownHold, or a released booking read back)",
         file="Sources/SlotScheduler/StateMachine/Decisions+Holds.swift",

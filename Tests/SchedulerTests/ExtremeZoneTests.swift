@@ -1,6 +1,7 @@
 import Foundation
-import SlotScheduler
 import Testing
+
+@testable import SlotScheduler
 
 /// Time zones at the edges: a skipped whole day (Samoa, 2011-12-30), the largest offsets
 /// (±14 h), quarter- and half-hour offsets, half-hour DST (Lord Howe).
@@ -47,5 +48,21 @@ import Testing
             _ = rules.catalog.localDate(of: "Z", at: Instant(secondsSinceEpoch: seconds))
             _ = rules.latestReleasableDate(at: Instant(secondsSinceEpoch: seconds))
         }
+    }
+
+    /// A zone is read from Foundation and tabled once per process: a second catalog naming it
+    /// shares the first one's table instead of building 36,525 days again.
+    @Test func catalogsOfOneZoneShareItsClock() throws {
+        func table(_ catalog: Catalog) -> UnsafeRawPointer? {
+            catalog.zones[0].dayOffsets.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        let first = try Catalog([Self.station("Australia/Lord_Howe")])
+        let second = try Catalog([Self.station("Australia/Lord_Howe")])
+        #expect(table(first) != nil)
+        #expect(table(first) == table(second))
+        #expect(first.zones[0].dayOffsets == second.zones[0].dayOffsets)
+        // A name Foundation does not know is refused every time, and never kept.
+        #expect(throws: InvalidValue.self) { try Catalog([Self.station("Mars/Olympus_Mons")]) }
+        #expect(throws: InvalidValue.self) { try Catalog([Self.station("Mars/Olympus_Mons")]) }
     }
 }

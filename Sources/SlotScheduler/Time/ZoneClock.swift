@@ -10,9 +10,10 @@ import Synchronization
 ///   slot means the **first** occurrence (the earlier instant, still in summer time). The second
 ///   occurrence is not a separate slot and cannot be booked.
 ///
-/// Transitions come from Foundation once, when the catalog is built; after that every
-/// conversion is integer arithmetic over a table of one offset per day (years 2000–2099), with
-/// an exact search over the transitions for DST days and dates outside the table.
+/// Transitions come from Foundation once per zone in a process, when the first catalog naming
+/// it is built; after that every conversion is integer arithmetic over a table of one offset
+/// per day (years 2000–2099), with an exact search over the transitions for DST days and dates
+/// outside the table.
 struct ZoneClock: Sendable {
     let identifier: String
     /// Instants (seconds) where the UTC offset changes, ascending.
@@ -28,18 +29,28 @@ struct ZoneClock: Sendable {
             year: 2000, month: 1, day: 1)..<LocalDate.dayNumber(
             year: 2100, month: 1, day: 1)
 
-    /// Foundation's time-zone code is not safe to call from several threads at once on Linux
-    /// (an exclusivity violation when catalogs are built concurrently), so reading the
-    /// transitions is serialised.
-    private static let foundationLock = Mutex<Void>(())
+    /// The clocks built so far, by zone name: a catalog's zone costs Foundation's transitions
+    /// and a table of 36,525 days once per process, not once per catalog (the property tests
+    /// build a catalog per case; half their time went here). At most ``builtLimit`` names, so
+    /// catalogs naming ever new spellings cannot grow it without bound. The lock also
+    /// serialises Foundation's time-zone code, which is not safe to call from several threads
+    /// at once on Linux (an exclusivity violation when catalogs are built concurrently).
+    private static let built = Mutex<[String: ZoneClock]>([:])
+    static let builtLimit = 1_024
 
     /// `nil` for a name Foundation does not know, and for a fixed-offset spelling (see
     /// ``isFixedOffset(_:)``).
     init?(identifier: String) {
-        guard !Self.isFixedOffset(identifier),
-            let (transitions, offsets) = Self.foundationLock.withLock({ _ in Self.transitions(of: identifier) })
-        else { return nil }
-        self.init(identifier: identifier, transitions: transitions, offsets: offsets)
+        guard !Self.isFixedOffset(identifier) else { return nil }
+        let clock = Self.built.withLock { built -> ZoneClock? in
+            if let clock = built[identifier] { return clock }
+            guard let (transitions, offsets) = Self.transitions(of: identifier) else { return nil }
+            let clock = ZoneClock(identifier: identifier, transitions: transitions, offsets: offsets)
+            if built.count < Self.builtLimit { built[identifier] = clock }
+            return clock
+        }
+        guard let clock else { return nil }
+        self = clock
     }
 
     /// Whether `identifier` spells a fixed offset (`GMT+0530`, `UTC+05:30`, `UT-3`) rather than
