@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Converts between a station's local (date, hour) and instants, with an explicit DST rule.
 ///
@@ -32,10 +31,10 @@ struct ZoneClock: Sendable {
     /// The clocks built so far, by zone name: a catalog's zone costs Foundation's transitions
     /// and a table of 36,525 days once per process, not once per catalog (the property tests
     /// build a catalog per case; half their time went here). At most ``builtLimit`` names, so
-    /// catalogs naming ever new spellings cannot grow it without bound. The lock also
+    /// catalogs naming ever new spellings cannot grow it without bound. Its lock also
     /// serialises Foundation's time-zone code, which is not safe to call from several threads
     /// at once on Linux (an exclusivity violation when catalogs are built concurrently).
-    private static let built = Mutex<[String: ZoneClock]>([:])
+    private static let built = BuiltClocks()
     static let builtLimit = 1_024
 
     /// `nil` for a name Foundation does not know, and for a fixed-offset spelling (see
@@ -165,5 +164,22 @@ struct ZoneClock: Sendable {
         let clamped = Swift.min(Swift.max(instant, -limit), limit)
         let local = clamped + Int64(offset(at: clamped))
         return Int32(Instant.floorDivide(local, 86_400).quotient)
+    }
+}
+
+/// The clocks built so far (``ZoneClock/built``), behind a lock.
+///
+/// An `NSLock`, not `Synchronization.Mutex`: on Linux ThreadSanitizer sees a pthread mutex (which
+/// `NSLock` is) as the synchronisation it is, and not `Mutex`, so the concurrency tests that run
+/// under it reported the dictionary's accesses as a race. `@unchecked Sendable`: `clocks` is
+/// read and written only inside ``withLock(_:)``, while `lock` is held.
+private final class BuiltClocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var clocks: [String: ZoneClock] = [:]
+
+    func withLock<T>(_ body: (inout [String: ZoneClock]) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&clocks)
     }
 }
