@@ -30,9 +30,10 @@ struct RowStreamCrashTests {
                     host: "127.0.0.1", port: relay.port, username: server.username, password: server.password,
                     database: server.database, tls: .disable),
                 id: round, logger: logger)
+            // About 115 bytes a row on the wire: 20,000 rows are 2.3 MB, more than the largest cut.
             await #expect(throws: (any Error).self, "cut after \(kilobytes) KiB, round \(round)") {
                 try await connection.allRows(
-                    "SELECT repeat('x', 100), g FROM generate_series(1, 1000000) AS g", logger: logger)
+                    "SELECT repeat('x', 100), g FROM generate_series(1, 20000) AS g", logger: logger)
             }
             try? await connection.close()
             #expect(relay.relayed >= kilobytes * 1024, "the cut came after the result began")

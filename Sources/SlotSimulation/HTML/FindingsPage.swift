@@ -10,22 +10,7 @@ public enum FindingsPage {
 
     /// The page: `title`, `summary` (the run's text) and `findings`.
     public static func html(title: String, summary: String, findings: [SafetyCheck.Finding]) -> String {
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(HTMLText.escape(title))</title>
-            <style>
-            body{font:14px system-ui,sans-serif;margin:24px;color:#222}
-            h1{font-size:20px} h2{font-size:16px;margin-top:28px}
-            pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:260px}
-            table.events{border-collapse:collapse;font-size:12px;margin-top:8px}
-            table.events td,table.events th{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left}
-            .legend span{display:inline-block;margin-right:12px}
-            .sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
-            </style></head><body>
-            <h1>\(HTMLText.escape(title))</h1>
-            <pre>\(HTMLText.escape(summary))</pre>
-
-            """
+        var page = ""
         if findings.isEmpty {
             page += "<h2 id=\"findings\">No finding</h2><p>Every check held over the whole history.</p>\n"
         } else {
@@ -38,7 +23,12 @@ public enum FindingsPage {
                 page += "<p>\(findings.count - maxFindings) more findings are in the summary above.</p>\n"
             }
         }
-        return page + "</body></html>\n"
+        return HTMLText.page(
+            title: title, summary: summary,
+            style: """
+                table.events{border-collapse:collapse;font-size:12px;margin-top:8px}
+                table.events td,table.events th{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left}
+                """, body: page)
     }
 
     /// One operation of a finding: its invocation and its answer (nil: none recorded).
@@ -137,13 +127,4 @@ public enum FindingsPage {
     }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }
-}
-
-/// Text for HTML: the five characters that could end an element or an attribute, escaped.
-enum HTMLText {
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
-    }
 }

@@ -69,28 +69,14 @@ public struct HTMLReport {
 
     /// The page: `title` and `summary` (the report's text) on top.
     public func html(title: String, summary: String, threads: Bool) -> String {
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
-            <style>
-            body{font:14px system-ui,sans-serif;margin:24px;color:#222}
-            h1{font-size:20px} h2{font-size:16px;margin-top:28px}
-            pre{background:#f6f6f6;padding:8px;font-size:12px;overflow:auto;max-height:220px}
-            table.heat{border-collapse:collapse;margin:6px 0 14px}
-            table.heat td,table.heat th{width:22px;height:16px;font-size:10px;text-align:center;padding:0}
-            table.heat th.s{width:auto;text-align:right;padding-right:6px;font-weight:normal;white-space:nowrap}
-            .legend span{display:inline-block;margin-right:12px}
-            .sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}
-            </style></head><body>
-            <h1>\(escape(title))</h1>
-            <pre>\(escape(summary))</pre>
-
-            """
-        page += heatMap()
-        page += outcomesOverTime()
-        if threads { page += timeline() }
-        page += "</body></html>\n"
-        return page
+        let page = heatMap() + outcomesOverTime() + (threads ? timeline() : "")
+        return HTMLText.page(
+            title: title, summary: summary,
+            style: """
+                table.heat{border-collapse:collapse;margin:6px 0 14px}
+                table.heat td,table.heat th{width:22px;height:16px;font-size:10px;text-align:center;padding:0}
+                table.heat th.s{width:auto;text-align:right;padding-right:6px;font-weight:normal;white-space:nowrap}
+                """, body: page)
     }
 
     /// "station/socket 2018-06-07 18:00" → ("station/socket", "2018-06-07", 18).
