@@ -441,6 +441,14 @@ MUTANTS = [
                 "        expiresAt.saturatingSubtracting(Booking.durationSeconds) &- 86_400_000\n")],
     ),
     dict(
+        name="model-check-in-window-late",
+        describe="the reference model's check-in window closes a second after the grace: the model (and the threads-mode checks that read its rules) disagrees with the library, which the properties and the simulator's checks must notice",
+        file="Sources/SlotSimulation/Model/ModelRules.swift",
+        filter="CheckInProperties|CheckInSimulationTests",
+        quick="CheckInProperties",
+        edits=[("(start - policy.earlyCheckInSeconds)..<(start + policy.noShowGraceSeconds)", "(start - policy.earlyCheckInSeconds)..<(start + policy.noShowGraceSeconds + 1)")],
+    ),
+    dict(
         name="checkin-after-grace",
         describe="a check-in is accepted after its grace (a no-show checked in late, counted as fulfilled)",
         file="Sources/SlotScheduler/StateMachine/Decisions+CheckIn.swift",

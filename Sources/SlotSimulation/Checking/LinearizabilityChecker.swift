@@ -192,8 +192,8 @@ public struct UserSpecification: SequentialSpecification {
         let op = ops[i]
         switch op.kind {
         case .reserved:
-            let upcoming = state.starts.reduce(0) { $0 + (Booking.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
-            guard upcoming < op.limit else { return nil }
+            let upcoming = state.starts.reduce(0) { $0 + (ModelRules.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
+            guard ModelRules.admits(upcoming: upcoming, limit: Int(op.limit)) else { return nil }
             var s = state
             let at = s.ids.firstIndex { $0 > op.booking } ?? s.ids.count
             s.ids.insert(op.booking, at: at)
@@ -202,16 +202,17 @@ public struct UserSpecification: SequentialSpecification {
         case .moved:
             guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
             var others = 0
-            for (k, start) in state.starts.enumerated() where k != at && Booking.isUpcoming(start: start, at: op.now) {
+            for (k, start) in state.starts.enumerated() where k != at && ModelRules.isUpcoming(start: start, at: op.now)
+            {
                 others += 1
             }
-            guard others < op.limit else { return nil }
+            guard ModelRules.admits(upcoming: others, limit: Int(op.limit)) else { return nil }
             var s = state
             s.starts[at] = op.start
             return s
         case .refusedLimit:
-            let upcoming = state.starts.reduce(0) { $0 + (Booking.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
-            return upcoming >= op.limit ? state : nil
+            let upcoming = state.starts.reduce(0) { $0 + (ModelRules.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
+            return ModelRules.admits(upcoming: upcoming, limit: Int(op.limit)) ? nil : state
         case .released:
             guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
             var s = state

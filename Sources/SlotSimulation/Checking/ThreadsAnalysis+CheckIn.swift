@@ -22,10 +22,9 @@ extension ThreadsAnalysis {
         return first
     }
 
-    /// I18: a check-in accepted only in its window, from start − `earlyCheckInSeconds` to start +
-    /// `noShowGraceSeconds` (excluded), and refused as not open or closed only outside it.
+    /// I18: a check-in accepted only in its window (``ModelRules/checkInWindow(start:)``), and
+    /// refused as not open or closed only outside it.
     mutating func checkCheckIns() {
-        let policy = p.rules.policy
         let first = firstCheckIns()
         var cell: [UInt64: Int32] = [:]
         for (i, op) in history.enumerated() {
@@ -33,9 +32,8 @@ extension ThreadsAnalysis {
             guard op.kind == .checkIn, op.outcome != -2, let at = first[i] ?? cell[op.booking], at >= 0 else {
                 continue
             }
-            let start = p.starts[Int(at)]
-            let opens = start - policy.earlyCheckInSeconds
-            let closes = start + policy.noShowGraceSeconds
+            let window = rules.checkInWindow(start: p.starts[Int(at)])
+            let (opens, closes) = (window.lowerBound, window.upperBound)
             let wrong: String? =
                 switch op.outcome {
                 case -1 where first[i] != nil && !(opens..<closes).contains(op.now): "accepted"
@@ -58,8 +56,7 @@ extension ThreadsAnalysis {
     /// operation began, nothing released it and no check-in of it began before the operation
     /// ended, and the operation's `now` is past its start + grace, within the window.
     mutating func checkNoShowLimits(_ segments: [Segment], made: [UInt64: Int]) {
-        let policy = p.rules.policy
-        guard let rule = policy.noShowLimit else { return }
+        guard let rule = rules.policy.noShowLimit else { return }
         var checkInsOf: [UInt64: [Int]] = [:]
         for (i, op) in history.enumerated() where op.kind == .checkIn && op.outcome != Reasons.code(.notOwner) {
             checkInsOf[op.booking, default: []].append(i)
@@ -68,7 +65,7 @@ extension ThreadsAnalysis {
         for (k, s) in segments.enumerated() { segmentsOf[s.user, default: []].append(k) }
         for i in made.values.sorted() {
             let op = history[i]
-            let own = policy.limit(for: UserID(op.user))
+            let own = rules.limit(for: UserID(op.user))
             guard rule.limit < own else { continue }
             var noShows = 0
             var upcoming = 0
@@ -77,7 +74,7 @@ extension ThreadsAnalysis {
                 let start = p.starts[Int(s.cell)]
                 // Held for certain through the operation (none of it before or after).
                 guard s.from < op.invoke, s.endedBy == nil || s.to > op.complete else { continue }
-                if Booking.isUpcoming(start: start, at: op.now) {
+                if ModelRules.isUpcoming(start: start, at: op.now) {
                     upcoming += 1
                     continue
                 }
@@ -85,16 +82,16 @@ extension ThreadsAnalysis {
                     history[$0].invoke < op.complete && history[$0].outcome != Reasons.code(.checkInClosed)
                         && history[$0].outcome != Reasons.code(.checkInNotOpen)
                 }
-                if !checkedIn, Booking.isNoShow(start: start, at: op.now, grace: policy.noShowGraceSeconds),
-                    start >= op.now - Int64(rule.days) * 86_400
+                if !checkedIn, rules.isNoShow(start: start, at: op.now), rules.countsAsRecent(start: start, at: op.now)
                 {
                     noShows += 1
                 }
             }
-            if noShows >= rule.noShows, upcoming >= rule.limit {
+            let lowered = rules.limit(own: own, noShows: noShows)
+            if lowered < own, upcoming >= lowered {
                 violate(
                     .I19, at: i,
-                    "user \(op.user) was given booking \(op.booking) with \(noShows) no-shows in the last \(rule.days) days while holding \(upcoming) upcoming bookings (lowered limit \(rule.limit))"
+                    "user \(op.user) was given booking \(op.booking) with \(noShows) no-shows in the last \(rule.days) days while holding \(upcoming) upcoming bookings (lowered limit \(lowered))"
                 )
             }
         }

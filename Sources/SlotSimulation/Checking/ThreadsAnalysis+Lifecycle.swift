@@ -88,12 +88,14 @@ extension ThreadsAnalysis {
 
     /// The accepted holds and what could have ended each (see ``LiveHold``).
     func liveHolds() -> [LiveHold] {
-        let seconds = p.rules.policy.holdSeconds
         var holds: [LiveHold] = []
         var byCell: [Int32: [Int]] = [:]
         for (i, op) in history.enumerated() where op.kind == .hold && op.outcome == -1 && op.cell >= 0 {
             byCell[op.cell, default: []].append(holds.count)
-            holds.append(LiveHold(index: i, user: op.user, cell: op.cell, from: op.complete, expiry: op.now + seconds))
+            holds.append(
+                LiveHold(
+                    index: i, user: op.user, cell: op.cell, from: op.complete, expiry: rules.holdExpiry(madeAt: op.now))
+            )
         }
         guard !holds.isEmpty else { return [] }
         for (j, op) in history.enumerated() where op.outcome == -1 || op.outcome == -2 {
@@ -150,7 +152,6 @@ extension ThreadsAnalysis {
         }
         var segmentsOf: [UInt64: [Int]] = [:]
         for (k, s) in segments.enumerated() { segmentsOf[s.user, default: []].append(k) }
-        let policy = p.rules.policy
         // Cells with a hold whose outcome is unknown: any of them may hold the slot.
         let uncertain = Set(history.lazy.filter { $0.kind == .hold && $0.outcome == -2 }.map(\.cell))
         for (i, op) in history.enumerated() {
@@ -180,10 +181,10 @@ extension ThreadsAnalysis {
             {
                 live += 1
             }
-            if op.kind == .hold, live >= policy.maxHoldsPerUser {
+            if op.kind == .hold, !rules.admitsHold(live: live) {
                 violate(
                     .I17, at: i,
-                    "user \(op.user) was given a hold while \(live) of theirs lived (at most \(policy.maxHoldsPerUser))"
+                    "user \(op.user) was given a hold while \(live) of theirs lived (at most \(rules.policy.maxHoldsPerUser))"
                 )
                 continue
             }
@@ -192,12 +193,12 @@ extension ThreadsAnalysis {
             for k in segmentsOf[op.user] ?? [] {
                 let s = segments[k]
                 guard s.booking != op.booking, s.from < op.invoke, s.endedBy == nil || s.to >= op.complete,
-                    Booking.isUpcoming(start: p.starts[Int(s.cell)], at: op.now)
+                    ModelRules.isUpcoming(start: p.starts[Int(s.cell)], at: op.now)
                 else { continue }
                 upcoming += 1
             }
-            let limit = policy.limit(for: UserID(op.user))
-            if live + upcoming >= limit {
+            let limit = rules.limit(for: UserID(op.user))
+            if !ModelRules.admits(upcoming: live + upcoming, limit: limit) {
                 violate(
                     .I17, at: i,
                     "user \(op.user) was given \(op.kind == .hold ? "a hold" : "booking \(op.booking)") while holding \(live) live holds and \(upcoming) upcoming bookings (limit \(limit))"

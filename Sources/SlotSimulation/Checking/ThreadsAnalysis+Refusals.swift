@@ -37,7 +37,6 @@ extension ThreadsAnalysis {
                     from: history[s.placedBy].invoke, until: s.endedBy.map { history[$0].complete } ?? .max,
                     booking: s.booking))
         }
-        let seconds = p.rules.policy.holdSeconds
         // Accepted holds per cell: user, completion, and place in the cell's list.
         var holdsOf: [Int32: [(user: UInt64, done: Int64, k: Int)]] = [:]
         for op in history where op.cell >= 0 {
@@ -47,7 +46,7 @@ extension ThreadsAnalysis {
                     holdsOf[op.cell, default: []].append((op.user, op.complete, byCell[op.cell, default: []].count))
                 }
                 byCell[op.cell, default: []].append(
-                    Occupant(from: op.invoke, until: .max, booking: 0, expiry: op.now + seconds))
+                    Occupant(from: op.invoke, until: .max, booking: 0, expiry: rules.holdExpiry(madeAt: op.now)))
             case (.confirm, -1), (.releaseHold, -1):
                 // Ends its user's hold of the cell made before it began (a user holds a slot once).
                 for hold in holdsOf[op.cell] ?? [] where hold.user == op.user && op.invoke > hold.done {

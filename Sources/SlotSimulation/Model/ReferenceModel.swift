@@ -39,7 +39,8 @@ package struct ReferenceModel: Sendable {
     private let stationIndex: [StationID: Int]
     /// Regular hours per (station, socket): also which sockets exist.
     private let regular: [SocketKey: HourSet]
-    private let limits: [UserID: Int]
+    /// The rules that are functions of the policy alone (each user's limit among them).
+    package let rules: ModelRules
     /// The last availability change of each socket-date.
     private var overrides: [SocketDate: HourSet] = [:]
     /// The active booking at a slot.
@@ -117,14 +118,14 @@ package struct ReferenceModel: Sendable {
         }
         self.stationIndex = stationIndex
         self.regular = regular
-        limits = Dictionary(policy.userLimits.map { ($0.user, $0.limit) }, uniquingKeysWith: { first, _ in first })
+        rules = ModelRules(policy: policy)
     }
 
     // MARK: Lookups
 
     package func station(_ id: StationID) -> Station? { stationIndex[id].map { stations[$0] } }
 
-    package func limit(for user: UserID) -> Int { limits[user] ?? policy.maxUpcomingBookings }
+    package func limit(for user: UserID) -> Int { rules.limit(for: user) }
 
     package func regularHours(_ station: Station, _ socket: SocketID) -> HourSet {
         regular[SocketKey(station: station.id, socket: socket)] ?? .closed
@@ -157,9 +158,9 @@ package struct ReferenceModel: Sendable {
 
     func upcomingBookings(of user: UserID, at now: Int64, except: Int? = nil) -> Int {
         // Those that have not ended: a binary search by start (every booking lasts as long).
-        (activeOf[user]?.counting { Booking.isUpcoming(start: $0, at: now) } ?? []).filter {
+        (activeOf[user]?.counting { ModelRules.isUpcoming(start: $0, at: now) } ?? []).filter {
             $0.index != except && !isReleased(bookings[$0.index])
-                && bookings[$0.index].isUpcoming(at: Instant(secondsSinceEpoch: now))
+                && bookings[$0.index].status == .active
         }.count
     }
 
@@ -194,15 +195,9 @@ package struct ReferenceModel: Sendable {
     /// The time rules, in the library's order. Returns the reason, if any, and the start.
     package func timeCheck(_ slot: Slot, reminder: Int64?, now: Int64) -> (Rejection.Reason?, Int64) {
         guard let start = clock.start(of: slot) else { return (.nonexistentLocalTime, 0) }
-        if start < now { return (.slotInPast, start) }
-        if start < now + policy.minimumNoticeSeconds { return (.tooSoon, start) }
-        switch policy.horizon {
-        case .unlimited: break
-        case .lastDate(let last): if slot.date > last { return (.beyondHorizon, start) }
-        case .rollingDays(let days):
-            if Int(slot.date.dayNumber) > Int(clock.localDay(of: slot.station, at: now)) + days {
-                return (.beyondHorizon, start)
-            }
+        let today = clock.localDay(of: slot.station, at: now)
+        if let reason = rules.timeRefusal(start: start, day: slot.date.dayNumber, today: today, now: now) {
+            return (reason, start)
         }
         if let reminder {
             if reminder < 0 || reminder > 31_622_400 { return (.invalidReminder, start) }
@@ -263,7 +258,8 @@ package struct ReferenceModel: Sendable {
         let (reason, start) = availabilityCheck(slot, reminder: reminder, now: t)
         if let reason { return .refuse(reason) }
         if let reason = occupancy(slot, now: t) { return .refuse(reason) }
-        if upcomingCount(of: request.user, at: t) >= limit(for: request.user, at: t) {
+        if !ModelRules.admits(upcoming: upcomingCount(of: request.user, at: t), limit: limit(for: request.user, at: t))
+        {
             return .refuse(.userLimitReached)
         }
         return .accept(start: start)
@@ -423,8 +419,10 @@ package struct ReferenceModel: Sendable {
         let (reason, start) = slotCheck(slot, reminder: reminder, now: t)
         if let reason { return .refuse(reason) }
         if let reason = occupancy(slot, now: t) { return .refuse(reason) }
-        if upcomingCount(of: user, at: t) >= limit(for: user, at: t) { return .refuse(.userLimitReached) }
-        if holdCount(of: user, at: t) >= policy.maxHoldsPerUser { return .refuse(.holdLimitReached) }
+        if !ModelRules.admits(upcoming: upcomingCount(of: user, at: t), limit: limit(for: user, at: t)) {
+            return .refuse(.userLimitReached)
+        }
+        if !rules.admitsHold(live: holdCount(of: user, at: t)) { return .refuse(.holdLimitReached) }
         return .accept(start: start)
     }
 
@@ -435,7 +433,7 @@ package struct ReferenceModel: Sendable {
         lapseHold(at: slot)
         let hold = Hold(
             slot: slot, user: user, start: Instant(secondsSinceEpoch: start), createdAt: now,
-            expiresAt: Instant(secondsSinceEpoch: now.secondsSinceEpoch + policy.holdSeconds),
+            expiresAt: Instant(secondsSinceEpoch: rules.holdExpiry(madeAt: now.secondsSinceEpoch)),
             reminderOffsetSeconds: reminder)
         let index = holds.count
         holds.append(ModelHold(hold: hold, state: .held))
@@ -486,7 +484,9 @@ package struct ReferenceModel: Sendable {
         if now >= hold.expiresAt { return .failure(.holdExpired) }
         let (reason, start) = slotCheck(slot, reminder: hold.reminderOffsetSeconds, now: now.secondsSinceEpoch)
         if let reason { return .failure(reason) }
-        if upcomingCount(of: user, at: now.secondsSinceEpoch) - 1 >= limit(for: user, at: now.secondsSinceEpoch) {
+        // The hold being confirmed counts among them already.
+        let t = now.secondsSinceEpoch
+        if !ModelRules.admits(upcoming: upcomingCount(of: user, at: t) - 1, limit: limit(for: user, at: t)) {
             return .failure(.userLimitReached)
         }
         let booking = Booking(
@@ -542,9 +542,8 @@ package struct ReferenceModel: Sendable {
         let (reason, start) = availabilityCheck(to, reminder: booking.reminderOffsetSeconds, now: t)
         if let reason { return .failure(reason) }
         if let reason = occupancy(to, except: index, now: t) { return .failure(reason) }
-        if upcomingBookings(of: booking.user, at: t, except: index) + holdCount(of: booking.user, at: t)
-            >= limit(for: booking.user, at: t)
-        {
+        let others = upcomingBookings(of: booking.user, at: t, except: index) + holdCount(of: booking.user, at: t)
+        if !ModelRules.admits(upcoming: others, limit: limit(for: booking.user, at: t)) {
             return .failure(.userLimitReached)
         }
         lapseHold(at: to)
@@ -647,20 +646,20 @@ package struct ReferenceModel: Sendable {
 
 // MARK: Check-in and no-shows
 
-/// Check-in and no-shows (I18, I19), written out once more: a booking is checked in by its owner
-/// while active, from start − early (included) to start + grace (excluded); one not checked in is
-/// a no-show from start + grace on; enough no-shows among the bookings that started in the last
-/// `days` days lower the limit.
+/// Check-in and no-shows (I18, I19): a booking is checked in by its owner while active, in its
+/// window (``ModelRules/checkInWindow(start:)``); one not checked in is a no-show after it;
+/// enough no-shows among the bookings that started in the last `days` days lower the limit.
 extension ReferenceModel {
     package func isNoShow(_ booking: Booking, at now: Int64) -> Bool {
         booking.status == .active && booking.checkedInAt == nil
-            && now >= booking.start.secondsSinceEpoch + policy.noShowGraceSeconds
+            && rules.isNoShow(start: booking.start.secondsSinceEpoch, at: now)
     }
 
-    /// The user's no-shows at `now` among their active bookings that started in the last `days` days.
-    package func noShowCount(of user: UserID, days: Int, at now: Int64) -> Int {
+    /// The user's no-shows at `now` among their active bookings that started in the last
+    /// ``Policy/noShowLimit`` days.
+    package func noShowCount(of user: UserID, at now: Int64) -> Int {
         (activeOf[user]?.entries ?? []).map { bookings[$0.index] }.filter {
-            !isReleased($0) && isNoShow($0, at: now) && $0.start.secondsSinceEpoch >= now - Int64(days) * 86_400
+            !isReleased($0) && isNoShow($0, at: now) && rules.countsAsRecent(start: $0.start.secondsSinceEpoch, at: now)
         }.count
     }
 
@@ -668,10 +667,8 @@ extension ReferenceModel {
     /// enough no-shows and it is lower.
     package func limit(for user: UserID, at now: Int64) -> Int {
         let own = limit(for: user)
-        guard let rule = policy.noShowLimit, rule.limit < own,
-            noShowCount(of: user, days: rule.days, at: now) >= rule.noShows
-        else { return own }
-        return rule.limit
+        guard policy.noShowLimit != nil else { return own }
+        return rules.limit(own: own, noShows: noShowCount(of: user, at: now))
     }
 
     package mutating func checkIn(_ id: BookingID, by user: UserID, at now: Instant) -> ModelResult<Booking> {
@@ -681,10 +678,9 @@ extension ReferenceModel {
         guard booking.user == user else { return .failure(.notOwner) }
         guard booking.status == .active else { return .failure(.alreadyCancelled) }
         if booking.checkedInAt != nil { return .success(booking) }
-        let t = now.secondsSinceEpoch
-        let start = booking.start.secondsSinceEpoch
-        if t < start - policy.earlyCheckInSeconds { return .failure(.checkInNotOpen) }
-        if t >= start + policy.noShowGraceSeconds { return .failure(.checkInClosed) }
+        let window = rules.checkInWindow(start: booking.start.secondsSinceEpoch)
+        if now.secondsSinceEpoch < window.lowerBound { return .failure(.checkInNotOpen) }
+        if now.secondsSinceEpoch >= window.upperBound { return .failure(.checkInClosed) }
         bookings[index].checkedInAt = now
         return .success(bookings[index])
     }

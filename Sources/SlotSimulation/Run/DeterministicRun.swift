@@ -114,7 +114,7 @@ struct DeterministicRun {
         guard let list = pools.bookings[userID], !list.isEmpty, list.count >= model.limit(for: UserID(userID))
         else { return }
         pools.bookings[userID] = list.filter {
-            Booking.isUpcoming(start: model.bookings[Int($0 - 1)].start.secondsSinceEpoch, at: now)
+            ModelRules.isUpcoming(start: model.bookings[Int($0 - 1)].start.secondsSinceEpoch, at: now)
         }
     }
 

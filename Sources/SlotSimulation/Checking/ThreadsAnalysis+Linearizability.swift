@@ -1,0 +1,204 @@
+import SlotScheduler
+
+/// I11 for a threads-mode history: each operation as the booking specifications see it, the
+/// history partitioned per slot and per user, and each partition searched for an order
+/// (``LinearizabilityChecker``).
+extension ThreadsAnalysis {
+    func operation(_ i: Int, made: [UInt64: Int]) -> BookingOperation? {
+        let op = history[i]
+        var b = BookingOperation(
+            kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
+        switch (op.kind, op.outcome) {
+        case (.reserve, -1), (.confirm, -1), (.anySocket, -1):
+            b.kind = op.repeatOf != 0 || made[op.booking] != i ? .repeated : .reserved
+            b.start = p.starts[Int(op.cell)]
+            b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
+        case (.reschedule, -1):
+            // Only a move to another cell changes anything (see ``movedFrom``).
+            guard movedFrom[i] != nil else { return nil }
+            b.kind = .moved
+            b.start = p.starts[Int(op.cell)]
+            b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
+        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.hold, _), (.releaseHold, _),
+            (.reschedule, _), (.anySocket, _), (.checkIn, _):
+            return nil
+        case (.confirm, _): b.kind = .refusedOther
+        case (.reserve, let code):
+            switch Reasons.all[Int(code)] {
+            case .slotTaken: b.kind = .refusedTaken
+            case .userLimitReached:
+                // Holds and a no-show limit lower what a user may book: such a refusal says less.
+                guard p.rules.policy.noShowLimit == nil, !holders.contains(op.user) else {
+                    b.kind = .refusedOther
+                    break
+                }
+                b.kind = .refusedLimit
+                b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
+            default: b.kind = .refusedOther
+            }
+        case (.cancel, -1): b.kind = .released
+        case (.cancel, let code):
+            b.kind = Reasons.all[Int(code)] == .alreadyCancelled ? .refusedInactive : .neutral
+        }
+        return b
+    }
+
+    /// The cell a booking ended in: its last placement's.
+    func lastCell(_ booking: UInt64, made: [UInt64: Int]) -> Int32 {
+        if let last = placements[booking]?.last { return history[last].cell }
+        return made[booking].map { history[$0].cell } ?? -1
+    }
+
+    /// One operation's place in a linearizability partition: the partition's key (a cell or a
+    /// user) and the history index of the operation, or for a booking an availability change
+    /// displaced, `-1 - k` for the *k*-th of ``Displacement``.
+    struct PartitionEntry {
+        var key: UInt64
+        var index: Int32
+    }
+
+    /// A booking an accepted availability change displaced: a release in its slot's and its
+    /// user's partitions, at the change's time; or, for `change` `-1 - i`, the booking reschedule
+    /// `i` moved out of `cell`: a release in that cell's partition only.
+    struct Displacement {
+        var change: Int
+        var booking: UInt64
+        var cell: Int32
+    }
+
+    /// The booking operation of a partition entry, as the checker sees it.
+    func bookingOperation(_ entry: PartitionEntry, displacements: [Displacement], made: [UInt64: Int])
+        -> BookingOperation?
+    {
+        if entry.index < 0 {
+            let d = displacements[Int(-1 - entry.index)]
+            guard let m = made[d.booking] else { return nil }
+            let op = history[d.change < 0 ? -1 - d.change : d.change]
+            return BookingOperation(
+                kind: .released, booking: d.booking, user: history[m].user, now: op.now, invoke: op.invoke,
+                complete: op.complete)
+        }
+        let i = Int(entry.index)
+        guard var b = operation(i, made: made) else { return nil }
+        if history[i].kind == .cancel, made[b.booking] != nil {
+            b.start = p.starts[Int(lastCell(b.booking, made: made))]
+        }
+        return b
+    }
+
+    /// The partition key of operation `i`: its slot's cell (`bySlot`) or its booking's owner;
+    /// `nil` if it belongs to no partition of that kind.
+    func partitionKey(_ i: Int, bySlot: Bool, made: [UInt64: Int]) -> UInt64? {
+        guard let op = operation(i, made: made) else { return nil }
+        let isCancel = history[i].kind == .cancel
+        if bySlot {
+            let cell = isCancel ? made[op.booking].map { _ in lastCell(op.booking, made: made) } : history[i].cell
+            return cell.map { UInt64($0) }
+        }
+        let owner = isCancel ? made[op.booking].map { history[$0].user } : op.user
+        // A cancel refused because the caller is not the owner says nothing about the owner's
+        // state, nor does a cancel by another user.
+        if isCancel, op.kind == .neutral || owner != op.user { return nil }
+        return owner
+    }
+
+    /// I11: linearizability per slot, then per user, in key order. Each kind's partitions are
+    /// gathered in batches of keys holding about ``partitionBatchSize`` operations (one pass over the
+    /// history per batch), and checked one at a time, so only one batch of 16-byte entries and
+    /// one partition's operations are held at once.
+    /// - Complexity: O(n log n) to partition, plus O(n) per batch, plus the search in each partition.
+    mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
+        var displacements: [Displacement] = []
+        for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
+            for id in op.displaced where made[id] != nil {
+                displacements.append(Displacement(change: i, booking: id, cell: lastCell(id, made: made)))
+            }
+        }
+        for (i, from) in movedFrom.sorted(by: { $0.key < $1.key }) {
+            displacements.append(Displacement(change: -1 - i, booking: history[i].booking, cell: from))
+        }
+        var partitions = 0
+        var unknown = 0
+        var failing: String?
+        for bySlot in [true, false] {
+            var low: UInt64? = 0
+            while let from = low {
+                var (entries, upTo) = batchOfPartitions(from: from, bySlot: bySlot, made: made)
+                low = upTo
+                for (k, d) in displacements.enumerated() {
+                    guard let m = made[d.booking] else { continue }
+                    // A moved booking leaves its old cell in that cell's partition (by slot).
+                    if d.change < 0, !bySlot { continue }
+                    let key = bySlot ? UInt64(d.cell) : history[m].user
+                    if key >= from, upTo.map({ key < $0 }) ?? true {
+                        entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
+                    }
+                }
+                // Within a partition: its own operations in history order, then the displacements.
+                entries.sort {
+                    ($0.key, $0.index < 0 ? 1 : 0, abs($0.index)) < ($1.key, $1.index < 0 ? 1 : 0, abs($1.index))
+                }
+                var start = 0
+                while start < entries.count {
+                    var end = start
+                    while end < entries.count && entries[end].key == entries[start].key { end += 1 }
+                    let ops = entries[start..<end].compactMap {
+                        bookingOperation($0, displacements: displacements, made: made)
+                    }
+                    let key = entries[start].key
+                    let first = max(0, Int(entries[start].index))
+                    start = end
+                    partitions += 1
+                    let intervals = ops.map { ($0.invoke, $0.complete) }
+                    let verdict =
+                        bySlot
+                        ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
+                        : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
+                    switch verdict {
+                    case .linearizable: break
+                    case .unknown: unknown += 1
+                    case .notLinearizable:
+                        guard failing == nil else { break }
+                        let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
+                        failing = bySlot ? "slot \(name)" : name
+                        violate(.I11, at: first, "the history of \(name) is not linearizable")
+                    }
+                }
+            }
+        }
+        linearizability = .init(
+            status: failing != nil ? "not linearizable" : unknown > 0 ? "unknown" : "linearizable",
+            partitions: partitions, unknownPartitions: unknown, failingPartition: failing)
+    }
+
+    /// The history's entries whose partition key is at least `from`, up to a bound (returned; `nil`
+    /// for none) below which they number about ``partitionBatchSize``, in history order.
+    /// - Complexity: O(n + b log b) for b = ``partitionBatchSize``.
+    func batchOfPartitions(from: UInt64, bySlot: Bool, made: [UInt64: Int]) -> ([PartitionEntry], UInt64?) {
+        var entries: [PartitionEntry] = []
+        var upTo: UInt64?
+        var limit = 2 * partitionBatchSize
+        for i in history.indices {
+            guard let key = partitionKey(i, bySlot: bySlot, made: made), key >= from, upTo.map({ key < $0 }) ?? true
+            else { continue }
+            entries.append(PartitionEntry(key: key, index: Int32(i)))
+            guard entries.count >= limit else { continue }
+            // Too many: keep the smallest keys, whole partitions only.
+            var keys = entries.map(\.key)
+            keys.sort()
+            var cut = partitionBatchSize
+            if keys[cut] == keys[0] {
+                while cut < keys.count && keys[cut] == keys[0] { cut += 1 }
+            }
+            guard cut < keys.count else {
+                // One partition holds them all: it is one batch by itself.
+                limit = 2 * entries.count
+                continue
+            }
+            let bound = keys[cut]
+            upTo = bound
+            entries.removeAll { $0.key >= bound }
+        }
+        return (entries, upTo)
+    }
+}
