@@ -27,6 +27,7 @@
 # --additional-symbol-graph-dir SCRATCH_PATH/docc/symbol-graphs/<module>` serves the pages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Scripts/lib/swift-env.sh # the environment of the other builds of this folder
 SCRATCH=${SCRATCH_PATH:-.build}
 read -r -a FLAGS <<<"${SWIFT_BUILD_FLAGS:-}"
 MODULES=(SlotScheduler SlotSimulation SlotSchedulerJournal SlotSchedulerPostgres SlotSchedulerObservability SlotSchedulerOCPP)
@@ -38,9 +39,9 @@ started=$SECONDS
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
     echo "== swift build --build-tests --scratch-path $SCRATCH ${FLAGS[*]}"
-    swift build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}"
+    swift_same_env build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}"
 fi
-BIN=$(swift build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}" --show-bin-path)
+BIN=$(swift_same_env build --build-tests --scratch-path "$SCRATCH" "${FLAGS[@]}" --show-bin-path)
 MANIFEST=$SCRATCH/$(basename "$BIN").yaml
 echo "   build: $((SECONDS - started)) s"
 

@@ -55,7 +55,9 @@ restore() {
 trap 'restore; exit 130' INT TERM
 trap 'restore' EXIT
 
-build() { swift build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"}; }
+# In the environment of CI's debug build of the same folder (Scripts/lib/swift-env.sh).
+source Scripts/lib/swift-env.sh
+build() { swift_same_env build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"}; }
 # The test bundle itself (Scripts/run-tests.sh), not `swift test --skip-build`: that rewrites
 # every module's output-file-map.json, and the next mutant's build compiled most modules again.
 # Its path is asked once, here, in the environment the builds run in. A SwiftPM command run in
@@ -64,7 +66,7 @@ build() { swift build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAG
 # docs/performance/ci/2026-11-29-1724-2361fcd.md the first mutant's build took 168 s (SlotScheduler's
 # 93 files and every module above), 37 s without it. So the database, for a mutant that needs
 # one, wraps the test bundle only.
-BUNDLE=$(swift build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} --show-bin-path)/SlotSchedulerPackageTests.xctest
+BUNDLE=$(swift_same_env build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} --show-bin-path)/SlotSchedulerPackageTests.xctest
 run_tests() {
     local database=()
     [[ -n "${2:-}" && -z "${SLOTSCHEDULER_DATABASE_URL:-}" ]] && database=(Scripts/with-postgres.sh)
