@@ -58,6 +58,20 @@ public struct Report: Codable, Sendable, Equatable {
         /// `pass`, `fail` or `not checked`.
         public var status: String
         public var violations: Int
+
+        /// One result per ``Invariant``, in order, from each one's count of `violations`:
+        /// `not checked` for `unchecked` (the one the mode cannot decide) and for those the
+        /// scenario's `expected` list leaves out; else `pass` or `fail`.
+        static func all(violations: [Int], expected: [String]?, unchecked: Invariant) -> [InvariantResult] {
+            let wanted = Set(expected ?? Invariant.allCases.map(\.rawValue))
+            return Invariant.allCases.enumerated().map { i, invariant in
+                InvariantResult(
+                    id: invariant.rawValue, name: invariant.name,
+                    status: invariant == unchecked || !wanted.contains(invariant.rawValue)
+                        ? "not checked" : (violations[i] > 0 ? "fail" : "pass"),
+                    violations: violations[i])
+            }
+        }
     }
     public struct Linearizability: Codable, Sendable, Equatable {
         /// `linearizable`, `not linearizable`, `unknown`, or `sequential` (deterministic mode).
