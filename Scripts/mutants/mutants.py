@@ -528,6 +528,14 @@ MUTANTS = [
                 "..<now.offset(by: timing.reserveLeadSeconds + 86_400).offset(by: 1)\n")],
     ),
     dict(
+        name="pg-migration-under-statement-timeout",
+        describe="opening a PostgreSQL store migrates under the application's statement timeout: a short one cancels the migration (57014) and the store does not open",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService+Setup.swift",
+        filter="SessionSettingsTests",
+        needs="Postgres",
+        edits=[("                try await connection.allRows(\"SET LOCAL statement_timeout = 0\", logger: logger)\n", "")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",

@@ -7,6 +7,12 @@ import SlotScheduler
 extension PostgresBookingService {
     /// Creates the schema, applies pending migrations and registers (or checks) the catalog, all
     /// in one transaction under an advisory lock. Returns the policy in force and its version.
+    ///
+    /// Without the application's statement timeout (``PostgresConfiguration/statementTimeout``):
+    /// it bounds a booking's statements, not this deploy step, which waits for another instance's
+    /// migration to end and whose DDL waits for the catalog's locks. With a 7.25 s timeout, a
+    /// store opened beside others under load failed with `57014` while migrating. The attempts'
+    /// deadline (``PostgresConfiguration/attemptTimeout``) still bounds it.
     static func prepare(
         pool: WritablePool, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
         migrations: [Schema.Migration], logger: Logger
@@ -19,6 +25,7 @@ extension PostgresBookingService {
             deadline: configuration.attemptTimeout, pool: pool
         ) {
             try await transaction(client: pool.client, logger: logger) { connection in
+                try await connection.allRows("SET LOCAL statement_timeout = 0", logger: logger)
                 let lockKey = "slotscheduler:" + schema
                 try await connection.allRows("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 if configuration.schemaChanges == .apply {

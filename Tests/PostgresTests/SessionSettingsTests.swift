@@ -29,6 +29,24 @@ struct SessionSettingsTests {
         #expect(timeout == "7250ms")
     }
 
+    /// Opening a store migrates its schema: the application's statement timeout bounds bookings,
+    /// not that deploy step, so a timeout far shorter than a migration does not stop it.
+    @Test(.databaseTestLimit) func migrationsRunWithoutTheStatementTimeout() async throws {
+        var configuration = try PostgresConfiguration(
+            url: try #require(TestDatabase.url), schema: TestDatabase.freshSchema("session_short"))
+        configuration.statementTimeout = .milliseconds(1)
+        let store = try await PostgresBookingService(
+            configuration: configuration, stations: Fixture.stations, policy: Fixture.policy)
+        await store.shutdown()
+        // Read back without the 1 ms timeout, which any statement under load may hit.
+        configuration.statementTimeout = nil
+        let reader = try await PostgresBookingService(
+            configuration: configuration, stations: Fixture.stations, policy: Fixture.policy)
+        defer { Task { await reader.shutdown() } }
+        let versions = try await reader.rows("SELECT count(*) FROM schema_migrations")
+        #expect(try #require(versions.first).decode(Int.self) == Schema.migrations.count)
+    }
+
     @Test func statementTimeoutsSaturateInWholeMilliseconds() throws {
         var configuration = try PostgresConfiguration(url: "postgres://u@h/db")
         func timeout(_ duration: Duration) -> String? {
