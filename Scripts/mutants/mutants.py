@@ -536,6 +536,25 @@ MUTANTS = [
         edits=[("                try await connection.allRows(\"SET LOCAL statement_timeout = 0\", logger: logger)\n", "")],
     ),
     dict(
+        name="pg-check-in-window-from-start",
+        describe="the PostgreSQL store's check-in opens at the start, not earlyCheckInSeconds before it (the stores' conformance with the model catches it)",
+        file="Sources/SlotSchedulerPostgres/Schema.swift",
+        filter="PostgresTests",
+        quick="ConformanceTests",
+        needs="Postgres",
+        edits=[("            ELSIF p_now < r.start_at - d.early_check_in THEN\n",
+                "            ELSIF p_now < r.start_at THEN\n")],
+    ),
+    dict(
+        name="scheduler-reminders-by-shard",
+        describe="the Scheduler's reminders due come shard by shard, not by time then booking id (the stores' conformance with the model catches it)",
+        file="Sources/SlotScheduler/Scheduler/Scheduler+Queries.swift",
+        filter="ConformanceTests",
+        edits=[("        return allShards { $0.remindersDue(in: window, catalog: catalog) }\n"
+                "            .sorted { ($0.fireAt, $0.booking) < ($1.fireAt, $1.booking) }\n",
+                "        return allShards { $0.remindersDue(in: window, catalog: catalog) }\n")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",
