@@ -555,6 +555,16 @@ MUTANTS = [
                 "        return allShards { $0.remindersDue(in: window, catalog: catalog) }\n")],
     ),
     dict(
+        name="pg-page-in-catalog-order",
+        describe="the PostgreSQL store's page of upcoming bookings orders those of one start by the catalog's socket order, not by slot as every other store lists them",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",
+        filter="PostgresTests",
+        quick="PageTests",
+        needs="Postgres",
+        edits=[("                ORDER BY start_at, (\\(ranks)::integer[])[socket_idx + 1], id LIMIT \\(limit) OFFSET \\(offset)\n",
+                "                ORDER BY start_at, socket_idx, id LIMIT \\(limit) OFFSET \\(offset)\n")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",

@@ -95,6 +95,12 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         try await observer.call(.bookings) { try await base.bookings(of: user, at: now) }
     }
 
+    public func bookings(of user: UserID, in list: BookingList, at now: Instant, page: PageRequest) async throws
+        -> BookingPage
+    {
+        try await observer.call(.bookings) { try await base.bookings(of: user, in: list, at: now, page: page) }
+    }
+
     public func booking(_ id: BookingID) async throws -> Booking? {
         try await observer.call(.booking, booking: id) { try await base.booking(id) }
     }

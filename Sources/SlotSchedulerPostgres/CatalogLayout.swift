@@ -14,6 +14,9 @@ struct CatalogLayout: Sendable {
     let socketStation: [Int32]
     /// Regular open hours of each flat socket.
     let regular: [UInt32]
+    /// The place of each flat socket in `Slot`'s order (station id, then socket id): what orders
+    /// a user's bookings that start at the same instant, as ``UserBookings`` orders them.
+    let slotRank: [Int32]
 
     init(_ catalog: Catalog) {
         stations = catalog.stations
@@ -33,6 +36,12 @@ struct CatalogLayout: Sendable {
         self.socketBase = socketBase
         self.socketStation = socketStation
         self.regular = regular
+        let flat = catalog.stations.flatMap { station in station.sockets.map { (station.id, $0.id) } }
+        var rank = [Int32](repeating: 0, count: flat.count)
+        for (place, socket) in flat.indices.sorted(by: { flat[$0] < flat[$1] }).enumerated() {
+            rank[socket] = Int32(place)
+        }
+        slotRank = rank
     }
 
     /// The columns ``booking(_:operation:)`` reads, in order.

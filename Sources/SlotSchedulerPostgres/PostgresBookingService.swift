@@ -331,6 +331,56 @@ public final class PostgresBookingService: BookingService, Service {
         return UserBookings(bookings: bookings, at: now, policy: rules.policy)
     }
 
+    /// One page of one of the user's lists, read as a page: the rows of the list from the user's
+    /// index on (user_id, start_at) (`bookings_user_active`, or `bookings_user_closed` for the
+    /// cancelled list), in the list's order, `page.limit + 1` of them (the last tells
+    /// ``BookingPage/hasMore``) after `page.offset`.
+    ///
+    /// - Complexity: reads `page.offset + page.limit + 1` rows of the list, whatever the user's
+    ///   history.
+    public func bookings(of user: UserID, in list: BookingList, at now: Instant, page: PageRequest) async throws
+        -> BookingPage
+    {
+        let raw = Int64(bitPattern: user.rawValue)
+        // A booking not checked in is a no-show once its start is at or before this.
+        let (difference, overflow) = now.secondsSinceEpoch.subtractingReportingOverflow(rules.policy.noShowGraceSeconds)
+        let cutoff = overflow ? Int64.min : difference
+        let (limit, offset) = (Int64(page.limit) + 1, Int64(page.offset))
+        let ranks = layout.slotRank
+        let columns = CatalogLayout.columns
+        let query: PostgresQuery =
+            switch list {
+            case .upcoming:
+                """
+                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
+                    AND checked_in_at IS NULL AND start_at > \(cutoff)
+                ORDER BY start_at, (\(ranks)::integer[])[socket_idx + 1], id LIMIT \(limit) OFFSET \(offset)
+                """
+            case .fulfilled:
+                """
+                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
+                    AND checked_in_at IS NOT NULL
+                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
+                LIMIT \(limit) OFFSET \(offset)
+                """
+            case .noShow:
+                """
+                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
+                    AND checked_in_at IS NULL AND start_at <= \(cutoff)
+                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
+                LIMIT \(limit) OFFSET \(offset)
+                """
+            case .cancelled:
+                """
+                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status <> 'active'
+                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
+                LIMIT \(limit) OFFSET \(offset)
+                """
+            }
+        let rows = try await selectBookings(query, operation: "bookings page")
+        return BookingPage(bookings: Array(rows.prefix(page.limit)), hasMore: rows.count > page.limit)
+    }
+
     public func dayView(of station: StationID, on date: LocalDate, at now: Instant) async throws -> DayView {
         let rules = rules
         guard let info = rules.catalog.station(station), let first = layout.stationIndex[station] else {

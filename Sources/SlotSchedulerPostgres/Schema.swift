@@ -23,6 +23,7 @@ enum Schema {
         Migration(version: 6, name: "drop user_quota, unused since migration 2", sql: v6),
         Migration(version: 7, name: "slot_take: one take-a-slot function for reserve, hold and any socket", sql: v7),
         Migration(version: 8, name: "reminders due: an index on when each active booking's reminder fires", sql: v8),
+        Migration(version: 9, name: "a user's cancelled bookings: an index to read them a page at a time", sql: v9),
     ]
 
     static let bootstrap = """
@@ -1227,4 +1228,13 @@ enum Schema {
             WHERE status = 'active' AND reminder IS NOT NULL;
         """
     // END SQL v8
+
+    // BEGIN SQL v9
+    static let v9 = """
+        -- A user's cancelled and displaced bookings, read a page at a time (bookings(of:in:at:page:)),
+        -- newest first: bookings_user_active serves the three lists of active bookings. Like v8's,
+        -- CREATE INDEX holds a SHARE lock on bookings while it reads the table once.
+        CREATE INDEX bookings_user_closed ON bookings (user_id, start_at) WHERE status <> 'active';
+        """
+    // END SQL v9
 }

@@ -9,7 +9,8 @@
 ///   ``Booking/status`` says which), most recent first.
 ///
 /// Bookings that start at the same instant are ordered by slot, which does not depend on how ids
-/// were assigned (a ``Scheduler``'s ids carry its shard), so every store lists them alike.
+/// were assigned (a ``Scheduler``'s ids carry its shard), so every store lists them alike; the
+/// bookings of one slot (cancelled ones, for instance) by id, the order they were made in.
 /// ``past`` is kept for callers of the earlier two-way split (and for stores without check-in):
 /// the active bookings whose hour has ended, most recent first.
 /// With the default grace (the whole hour) and no check-ins, ``noShow`` is exactly ``past``.
@@ -20,7 +21,7 @@ public struct UserBookings: Hashable, Codable, Sendable {
     public var cancelled: [Booking]
 
     init(_ bookings: [Booking], at now: Instant, grace: Int64 = Booking.durationSeconds) {
-        let sorted = bookings.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
+        let sorted = bookings.sorted { ($0.start, $0.slot, $0.id) < ($1.start, $1.slot, $1.id) }
         let active = sorted.filter { $0.status == .active }
         upcoming = active.filter { $0.checkedInAt == nil && !$0.isNoShow(at: now, grace: grace) }
         fulfilled = active.filter { $0.checkedInAt != nil }.reversed()

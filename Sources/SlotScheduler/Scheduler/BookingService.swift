@@ -38,6 +38,11 @@ public protocol BookingService: Sendable {
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
+    /// One page of one of the user's lists at `now`, in that list's order (``UserBookings``):
+    /// a read bounded by the page, not by the user's history, where the store can (see
+    /// ``BookingService/bookings(of:in:at:page:)-(_,_,_,_)``).
+    func bookings(of user: UserID, in list: BookingList, at now: Instant, page: PageRequest) async throws
+        -> BookingPage
     /// One booking in its current status, whoever owns it (the caller decides who may see it),
     /// or `nil` for an id the store does not hold (never issued, or released by retention).
     func booking(_ id: BookingID) async throws -> Booking?

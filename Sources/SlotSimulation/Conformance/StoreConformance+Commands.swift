@@ -16,8 +16,8 @@ extension StoreConformance {
         switch roll {
         case 0..<30: try await reserve()
         case 30..<38: try await reserveAny()
-        case 38..<46: try await hold()
-        case 46..<56: try await confirmOrRelease(confirm: roll < 51)
+        case 38..<48: try await hold()
+        case 48..<56: try await confirmOrRelease(confirm: roll < 52)
         case 56..<63: try await reschedule()
         case 63..<75: try await cancel()
         case 75..<90: try await checkIn()
@@ -161,16 +161,30 @@ extension StoreConformance {
     /// A hold; most accepted ones are confirmed or released a few minutes later, as a user would.
     mutating func hold() async throws {
         // Now and then by a user who holds another slot already.
-        let holder = random.chance(0.3) ? liveHold?.user : nil
-        let (slot, user, reminder, now) = (slot(), holder ?? draw(Self.users), draw(Self.reminders), now)
+        let holder = random.chance(0.5) ? liveHold?.user : nil
+        let (slot, user) = (slot(), holder ?? draw(Self.users))
+        guard try await hold(slot, for: user, reminder: draw(Self.reminders)) else { return }
+        if random.chance(0.25) {
+            // A second hold while the first lives: over the hold limit, unless refused sooner.
+            let next = Slot(
+                station: slot.station, socket: slot.socket, date: slot.date, hour: slot.hour < 21 ? slot.hour + 1 : 6)
+            _ = try await hold(next, for: user, reminder: nil)
+        }
+        guard random.chance(0.6) else { return }
+        now = now + .seconds(Int64(random.below(1_200)))
+        try await settle(slot, by: user, confirm: random.chance(0.6))
+    }
+
+    /// Holds `slot` for `user` in the store and the model; whether the model accepted.
+    mutating func hold(_ slot: Slot, for user: UserID, reminder: Duration?) async throws -> Bool {
+        let now = now
         let mine = try await Answer.store(
             { try await store.hold(slot, for: user, reminder: reminder, at: now) }, Answer.hold)
         let theirs = Answer.model(
             model.hold(slot, for: user, reminder: reminder.map { $0.components.seconds }, at: now), Answer.hold)
         expect("hold \(slot) for \(user)", store: mine, model: theirs)
-        guard case .hold = theirs, random.chance(0.6) else { return }
-        self.now = now + .seconds(Int64(random.below(1_200)))
-        try await settle(slot, by: user, confirm: random.chance(0.7))
+        if case .hold = theirs { return true }
+        return false
     }
 
     /// A confirm or release of the latest live hold (mostly by its holder), or of any slot.

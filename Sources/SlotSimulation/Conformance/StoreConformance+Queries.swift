@@ -5,8 +5,9 @@ import SlotScheduler
 extension StoreConformance {
     /// One query, drawn by weight.
     mutating func query() async throws {
-        switch random.below(5) {
+        switch random.below(6) {
         case 0: try await userBookings(draw(Self.users))
+        case 5: try await pages(draw(Self.users))
         case 1: try await oneBooking()
         case 2: try await dayView()
         case 3: try await holds()
@@ -22,6 +23,25 @@ extension StoreConformance {
             "bookings of \(user)",
             store: .lists([mine.upcoming, mine.fulfilled, mine.noShow, mine.cancelled].map { $0.map(ids.model) }),
             model: .lists([theirs.upcoming, theirs.fulfilled, theirs.noShow, theirs.cancelled]))
+    }
+
+    /// One of a user's lists read a page at a time, one page past its end included: every page
+    /// as the model's list cuts it.
+    mutating func pages(_ user: UserID) async throws {
+        let list = draw(BookingList.allCases)
+        let split = model.split(of: user, at: now)
+        let theirs = [split.upcoming, split.fulfilled, split.noShow, split.cancelled][
+            BookingList.allCases.firstIndex(of: list) ?? 0]
+        let limit = 1 + random.below(3)
+        for offset in stride(from: 0, through: theirs.count, by: limit) {
+            let mine = try await store.bookings(
+                of: user, in: list, at: now, page: try PageRequest(offset: offset, limit: limit))
+            let end = min(offset + limit, theirs.count)
+            expect(
+                "page \(offset)..<\(offset + limit) of \(list.rawValue) of \(user)",
+                store: .page(mine.bookings.map(ids.model), hasMore: mine.hasMore),
+                model: .page(Array(theirs[offset..<end]), hasMore: end < theirs.count))
+        }
     }
 
     mutating func oneBooking() async throws {

@@ -143,6 +143,7 @@ enum Answer: Equatable, CustomStringConvertible {
     case holds([Hold])
     case refused(Rejection.Reason)
     case lists([[Booking]])
+    case page([Booking], hasMore: Bool)
     case statuses([SlotStatus?])
     case reminders([Reminder])
     case none
@@ -156,6 +157,7 @@ enum Answer: Equatable, CustomStringConvertible {
         case .holds(let list): "holds \(list.map { "\($0.slot) user \($0.user)" })"
         case .refused(let reason): "refused \(reason.rawValue)"
         case .lists(let lists): "lists \(lists.map { $0.map(\.id) })"
+        case .page(let list, let more): "page \(list.map(\.id))\(more ? " and more" : "")"
         case .statuses(let list): "statuses \(list.map { $0?.rawValue ?? "nil" })"
         case .reminders(let list): "reminders \(list.map { "\($0.booking) at \($0.fireAt)" })"
         case .none: "nothing"

@@ -686,11 +686,14 @@ extension ReferenceModel {
     }
 
     /// A user's bookings at `now` in four lists (upcoming soonest first; fulfilled, no-show and
-    /// cancelled most recent first; ties by slot), and the ended active ones (`past`).
+    /// cancelled most recent first; ties by slot, then by the order they were made in), and the
+    /// ended active ones (`past`).
     package func split(of user: UserID, at now: Instant) -> (
         upcoming: [Booking], fulfilled: [Booking], noShow: [Booking], cancelled: [Booking], past: [Booking]
     ) {
-        let mine = heldBookings.filter { $0.user == user }.sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }
+        let mine = heldBookings.filter { $0.user == user }.sorted {
+            ($0.start, $0.slot, $0.id) < ($1.start, $1.slot, $1.id)
+        }
         let active = mine.filter { $0.status == .active }
         let t = now.secondsSinceEpoch
         return (
