@@ -33,6 +33,20 @@ trap 'rm -rf "$WORK"' EXIT
 extra=()
 [[ -n "${OPERATIONS:-}" ]] && extra+=(--operations "$OPERATIONS")
 
+# The schema as a deploy step first (`schedule-sim db`): everything pending (exit 1), applied
+# once, then up to date; a second migrate applies nothing; a role name that is not an identifier
+# is a usage error (64), before anything reaches the database.
+echo "=== schedule-sim db status / migrate / grant, schema $SCHEMA"
+status=0; "$BIN" db status --store "$URL" >"$WORK/status-before.txt" || status=$?
+[[ $status -eq 1 ]] && grep -q '^pending: v1,' "$WORK/status-before.txt" \
+    || { echo "db status on a fresh schema: exit $status" >&2; cat "$WORK/status-before.txt" >&2; exit 1; }
+"$BIN" db migrate --store "$URL" | tee "$WORK/migrate.txt"
+grep -q '^applied v1, ' "$WORK/migrate.txt" || { echo "db migrate applied nothing" >&2; exit 1; }
+"$BIN" db status --store "$URL" | tail -1 | grep -qx 'up to date' || { echo "db status after migrate" >&2; exit 1; }
+"$BIN" db migrate --store "$URL" | grep -qx 'nothing to apply: up to date' || { echo "second db migrate" >&2; exit 1; }
+status=0; "$BIN" db grant --store "$URL" --role 'no such; role' 2>/dev/null || status=$?
+[[ $status -eq 64 ]] || { echo "db grant with a bad role name: exit $status, not 64" >&2; exit 1; }
+
 echo "=== $PROCESSES processes x $THREADS threads, $SCENARIO, schema $SCHEMA"
 pids=()
 histories=()

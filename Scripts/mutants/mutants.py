@@ -565,6 +565,15 @@ MUTANTS = [
                 "                ORDER BY start_at, socket_idx, id LIMIT \\(limit) OFFSET \\(offset)\n")],
     ),
     dict(
+        name="pg-migrations-forget-grants",
+        describe="applying migrations does not grant the recorded runtime roles again: after an upgrade that creates a table (holds, migration 3), the service's role cannot hold a slot",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService+Setup.swift",
+        filter="PostgresTests",
+        quick="SchemaStepsTests",
+        needs="Postgres",
+        edits=[("        if !pending.isEmpty { try await grantAgain(connection, schema: schema, logger: logger) }\n", "")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",

@@ -5,8 +5,8 @@ import PostgresNIO
 import SlotScheduler
 
 extension PostgresBookingService {
-    /// Creates the schema, applies pending migrations and registers (or checks) the catalog, all
-    /// in one transaction under an advisory lock. Returns the policy in force and its version.
+    /// Creates the schema, applies pending migrations, registers (or checks) the catalog and reads
+    /// the policy in force and its version, all in one transaction under an advisory lock.
     ///
     /// Without the application's statement timeout (``PostgresConfiguration/statementTimeout``):
     /// it bounds a booking's statements, not this deploy step, which waits for another instance's
@@ -20,7 +20,7 @@ extension PostgresBookingService {
         let catalogJSON = try json(catalog.stations)
         let policyJSON = try json(policy)
         let schema = configuration.schema
-        try await retry(
+        let (stored, version) = try await retry(
             operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
             deadline: configuration.attemptTimeout, pool: pool
         ) {
@@ -33,58 +33,11 @@ extension PostgresBookingService {
                 } else {
                     try await requireMigrated(connection, schema: schema, migrations: migrations, logger: logger)
                 }
-                let rows = try await connection.allRows("SELECT catalog_json FROM deployment", logger: logger)
-                if let row = rows.first {
-                    let stored = try CatalogLayout.decoding("register catalog") { try row.decode(String.self) }
-                    guard stored == catalogJSON else {
-                        throw PostgresStoreError(
-                            .catalogMismatch, operation: "register catalog",
-                            message: "schema \(schema) holds a different catalog than this instance's")
-                    }
-                    return
-                }
-                guard configuration.schemaChanges == .apply else {
-                    throw PostgresStoreError(
-                        .schemaNotReady, operation: "register catalog",
-                        message: "schema \(schema) holds no catalog yet: deploy it once as the owner role")
-                }
-                try await connection.allRows(
-                    """
-                    INSERT INTO deployment (catalog_json, policy_json, policy_version)
-                    VALUES (\(catalogJSON), \(policyJSON), 1)
-                    """, logger: logger)
-                let ids = catalog.stations.map(\.id.rawValue)
-                let zones = catalog.stations.map(\.timeZone)
-                let indices = ids.indices.map { Int32($0) }
-                try await connection.allRows(
-                    """
-                    INSERT INTO stations (idx, id, time_zone)
-                    SELECT * FROM unnest(\(indices)::integer[], \(ids)::text[], \(zones)::text[])
-                    """, logger: logger)
-                let layout = CatalogLayout(catalog)
-                var socketStations: [Int32] = []
-                var socketIDs: [String] = []
-                for (i, station) in catalog.stations.enumerated() {
-                    for socket in station.sockets {
-                        socketStations.append(Int32(i))
-                        socketIDs.append(socket.id.rawValue)
-                    }
-                }
-                let flat = socketIDs.indices.map { Int32($0) }
-                let masks = layout.regular.map { Int32(bitPattern: $0) }
-                try await connection.allRows(
-                    """
-                    INSERT INTO sockets (idx, station_idx, id, regular_mask)
-                    SELECT * FROM unnest(\(flat)::integer[], \(socketStations)::integer[], \(socketIDs)::text[],
-                                         \(masks)::integer[])
-                    """, logger: logger)
+                try await registerCatalog(
+                    connection, catalog: catalog, catalogJSON: catalogJSON, policyJSON: policyJSON,
+                    configuration: configuration, logger: logger)
+                return try await readPolicy(connection, logger: logger)
             }
-        }
-        let (stored, version) = try await retry(
-            operation: "read policy", idempotent: true, attempts: configuration.maximumAttempts,
-            deadline: configuration.attemptTimeout, pool: pool
-        ) {
-            try await readPolicy(client: pool.client, logger: logger)
         }
         if configuration.policyConflict == .refuse {
             let differences = try policyDifferences(stored: stored, mine: policy)
@@ -97,6 +50,59 @@ extension PostgresBookingService {
             }
         }
         return (stored, version)
+    }
+
+    /// Registers the catalog on a schema that holds none, or checks that it holds this one.
+    static func registerCatalog(
+        _ connection: PostgresConnection, catalog: Catalog, catalogJSON: String, policyJSON: String,
+        configuration: PostgresConfiguration, logger: Logger
+    ) async throws {
+        let schema = configuration.schema
+        let rows = try await connection.allRows("SELECT catalog_json FROM deployment", logger: logger)
+        if let row = rows.first {
+            let stored = try CatalogLayout.decoding("register catalog") { try row.decode(String.self) }
+            guard stored == catalogJSON else {
+                throw PostgresStoreError(
+                    .catalogMismatch, operation: "register catalog",
+                    message: "schema \(schema) holds a different catalog than this instance's")
+            }
+            return
+        }
+        guard configuration.schemaChanges == .apply else {
+            throw PostgresStoreError(
+                .schemaNotReady, operation: "register catalog",
+                message: "schema \(schema) holds no catalog yet: deploy it once as the owner role")
+        }
+        try await connection.allRows(
+            """
+            INSERT INTO deployment (catalog_json, policy_json, policy_version)
+            VALUES (\(catalogJSON), \(policyJSON), 1)
+            """, logger: logger)
+        let ids = catalog.stations.map(\.id.rawValue)
+        let zones = catalog.stations.map(\.timeZone)
+        let indices = ids.indices.map { Int32($0) }
+        try await connection.allRows(
+            """
+            INSERT INTO stations (idx, id, time_zone)
+            SELECT * FROM unnest(\(indices)::integer[], \(ids)::text[], \(zones)::text[])
+            """, logger: logger)
+        let layout = CatalogLayout(catalog)
+        var socketStations: [Int32] = []
+        var socketIDs: [String] = []
+        for (i, station) in catalog.stations.enumerated() {
+            for socket in station.sockets {
+                socketStations.append(Int32(i))
+                socketIDs.append(socket.id.rawValue)
+            }
+        }
+        let flat = socketIDs.indices.map { Int32($0) }
+        let masks = layout.regular.map { Int32(bitPattern: $0) }
+        try await connection.allRows(
+            """
+            INSERT INTO sockets (idx, station_idx, id, regular_mask)
+            SELECT * FROM unnest(\(flat)::integer[], \(socketStations)::integer[], \(socketIDs)::text[],
+                                 \(masks)::integer[])
+            """, logger: logger)
     }
 
     /// The top-level policy fields whose values differ, as "field: database X, this instance Y".
@@ -132,7 +138,8 @@ extension PostgresBookingService {
         try await connection.allRows("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
         try await connection.allRows(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
         let applied = try await appliedVersions(connection, logger: logger)
-        for migration in migrations where !applied.contains(migration.version) {
+        let pending = migrations.filter { !applied.contains($0.version) }
+        for migration in pending {
             for statement in statements(of: migration.sql) {
                 do {
                     try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -146,6 +153,25 @@ extension PostgresBookingService {
             try await connection.allRows(
                 "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
                 logger: logger)
+        }
+        if !pending.isEmpty { try await grantAgain(connection, schema: schema, logger: logger) }
+    }
+
+    /// Gives every role of `runtime_roles` (migration 10) its grants again, after migrations that
+    /// may have created tables or functions: each grant is given again, none taken away.
+    static func grantAgain(_ connection: PostgresConnection, schema: String, logger: Logger) async throws {
+        let table = try await connection.allRows("SELECT to_regclass('runtime_roles') IS NOT NULL", logger: logger)
+        guard try table.first.map({ row in try row.decode(Bool.self) }) == true else { return }
+        for row in try await connection.allRows("SELECT role FROM runtime_roles ORDER BY role", logger: logger) {
+            let role = try row.decode(String.self)
+            // A role dropped since its grant, or renamed to a name this store would not take, is
+            // left out rather than failing the deployment.
+            guard PostgresConfiguration.isValidSchemaName(role) else { continue }
+            let exists = try await connection.allRows("SELECT 1 FROM pg_roles WHERE rolname = \(role)", logger: logger)
+            guard !exists.isEmpty else { continue }
+            for statement in grantStatements(schema: schema, role: role) {
+                try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
         }
     }
 
@@ -178,7 +204,17 @@ extension PostgresBookingService {
     }
 
     static func readPolicy(client: PostgresClient, logger: Logger) async throws -> (Policy, Int32) {
-        let rows = try await rows("SELECT policy_json, policy_version FROM deployment", client: client, logger: logger)
+        try policy(
+            of: try await rows("SELECT policy_json, policy_version FROM deployment", client: client, logger: logger))
+    }
+
+    /// The policy, read in the deploy step's transaction (without the statement timeout).
+    static func readPolicy(_ connection: PostgresConnection, logger: Logger) async throws -> (Policy, Int32) {
+        try policy(
+            of: try await connection.allRows("SELECT policy_json, policy_version FROM deployment", logger: logger))
+    }
+
+    static func policy(of rows: [PostgresRow]) throws -> (Policy, Int32) {
         guard let row = rows.first else {
             throw PostgresStoreError(
                 .invalidStoredConfiguration, operation: "read policy", message: "no deployment row")
@@ -388,30 +424,56 @@ extension PostgresBookingService {
     /// policy, read the catalog and the migrations, call the store's functions. It cannot create,
     /// alter or drop anything, so a compromised service cannot change the schema.
     ///
-    /// Run by the owner role that applied the migrations, after every migration (new tables need
-    /// the grant too); the service's instances then connect as `role` with
-    /// ``PostgresConfiguration/schemaChanges`` = `.never`.
+    /// Run once by the owner role that applied the migrations; the service's instances then
+    /// connect as `role` with ``PostgresConfiguration/schemaChanges`` = `.never`. The role is
+    /// recorded (`runtime_roles`), and every later migration grants it again, so an upgrade that
+    /// creates a table or a function does not lock it out. `schedule-sim db grant` runs this.
     public func grantRuntimeAccess(to role: String) async throws {
+        try Self.checkRoleName(role)
+        let (schema, logger) = (configuration.schema, logger)
+        try await retrying("grant", idempotent: true) {
+            try await self.transaction { connection in
+                try await Self.grant(connection, schema: schema, role: role, logger: logger)
+            }
+        }
+    }
+
+    static func checkRoleName(_ role: String) throws(PostgresStoreError) {
         guard PostgresConfiguration.isValidSchemaName(role) else {
             throw PostgresStoreError(
                 .invalidURL, operation: "grant", message: "role '\(role)' must match [a-z_][a-z0-9_]{0,62}")
         }
-        // Both names are validated identifiers ([a-z_][a-z0-9_]*), so quoting them is safe.
-        let (schema, role) = ("\"\(configuration.schema)\"", "\"\(role)\"")
-        let statements = [
+    }
+
+    /// Grants `role` runtime access and records it in `runtime_roles` (when migration 10 is
+    /// applied), so that later migrations grant it again.
+    static func grant(_ connection: PostgresConnection, schema: String, role: String, logger: Logger) async throws {
+        for statement in grantStatements(schema: schema, role: role) {
+            try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        let quoted = "\"\(schema)\""
+        let table = try await connection.allRows(
+            "SELECT to_regclass(\(quoted + ".runtime_roles")) IS NOT NULL", logger: logger)
+        guard try table.first.map({ row in try row.decode(Bool.self) }) == true else { return }
+        try await connection.allRows(
+            PostgresQuery(
+                unsafeSQL: "INSERT INTO \(quoted).runtime_roles (role) VALUES ('\(role)') ON CONFLICT DO NOTHING"),
+            logger: logger)
+    }
+
+    /// The statements that let `role` run the store in `schema`, and nothing more. Both names are
+    /// validated identifiers ([a-z_][a-z0-9_]*), so quoting them is safe.
+    static func grantStatements(schema: String, role: String) -> [String] {
+        let (schema, role) = ("\"\(schema)\"", "\"\(role)\"")
+        return [
             "GRANT USAGE ON SCHEMA \(schema) TO \(role)",
             "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(schema) TO \(role)",
             "REVOKE INSERT, UPDATE, DELETE ON \(schema).schema_migrations, \(schema).stations, \(schema).sockets FROM \(role)",
+            "DO $$ BEGIN IF to_regclass('\(schema).runtime_roles') IS NOT NULL THEN "
+                + "REVOKE INSERT, UPDATE, DELETE ON \(schema).runtime_roles FROM \(role); END IF; END $$",
             "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA \(schema) TO \(role)",
             "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(schema) TO \(role)",
         ]
-        try await retrying("grant", idempotent: true) {
-            try await self.transaction { connection in
-                for statement in statements {
-                    try await connection.allRows(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-                }
-            }
-        }
     }
 }
 #endif

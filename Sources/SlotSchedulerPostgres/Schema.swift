@@ -24,6 +24,7 @@ enum Schema {
         Migration(version: 7, name: "slot_take: one take-a-slot function for reserve, hold and any socket", sql: v7),
         Migration(version: 8, name: "reminders due: an index on when each active booking's reminder fires", sql: v8),
         Migration(version: 9, name: "a user's cancelled bookings: an index to read them a page at a time", sql: v9),
+        Migration(version: 10, name: "runtime roles: the grants every migration gives again", sql: v10),
     ]
 
     static let bootstrap = """
@@ -1237,4 +1238,22 @@ enum Schema {
         CREATE INDEX bookings_user_closed ON bookings (user_id, start_at) WHERE status <> 'active';
         """
     // END SQL v9
+
+    // BEGIN SQL v10
+    static let v10 = """
+        -- The roles given runtime access (grantRuntimeAccess), so that every later migration gives
+        -- them their grants again: migration 5 dropped and created functions, which dropped their
+        -- EXECUTE grants, and a least-privilege deployment failed until someone granted them by
+        -- hand. Written by the owner only. Filled here with the roles that hold USAGE on the schema
+        -- today, the mark grantRuntimeAccess leaves.
+        CREATE TABLE runtime_roles (
+            role text PRIMARY KEY,
+            granted_at timestamptz NOT NULL DEFAULT now()
+        );
+        INSERT INTO runtime_roles (role)
+        SELECT DISTINCT pg_get_userbyid(a.grantee) FROM pg_namespace n, aclexplode(n.nspacl) a
+        WHERE n.nspname = current_schema() AND a.privilege_type = 'USAGE' AND a.grantee <> n.nspowner
+            AND a.grantee <> 0;
+        """
+    // END SQL v10
 }

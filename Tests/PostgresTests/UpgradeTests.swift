@@ -14,10 +14,11 @@ import Testing
 struct UpgradeTests {
     let now = Fixture.now
 
-    /// The tables of the schema after every migration (v6 dropped v1's `user_quota`).
+    /// The tables of the schema after every migration (v6 dropped v1's `user_quota`, v10 added
+    /// `runtime_roles`).
     static let tables = [
         "availability", "availability_changes", "bookings", "deployment", "holds", "reschedule_requests",
-        "schema_migrations", "sockets", "stations",
+        "runtime_roles", "schema_migrations", "sockets", "stations",
     ]
 
     /// The tables of `schema`, by name.
