@@ -334,7 +334,7 @@ public final class PostgresBookingService: BookingService, Service {
     /// One page of one of the user's lists, read as a page: the rows of the list from the user's
     /// index on (user_id, start_at) (`bookings_user_active`, or `bookings_user_closed` for the
     /// cancelled list), in the list's order, `page.limit + 1` of them (the last tells
-    /// ``BookingPage/hasMore``) after `page.offset`.
+    /// `BookingPage.hasMore`) after `page.offset`.
     ///
     /// - Complexity: reads `page.offset + page.limit + 1` rows of the list, whatever the user's
     ///   history.
