@@ -556,13 +556,13 @@ MUTANTS = [
     ),
     dict(
         name="pg-page-in-catalog-order",
-        describe="the PostgreSQL store's page of upcoming bookings orders those of one start by the catalog's socket order, not by slot as every other store lists them",
+        describe="the PostgreSQL store's pages of a user's bookings order those of one start by the catalog's socket order, not by slot as every other store lists them",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",
         filter="PostgresTests",
         quick="PageTests",
         needs="Postgres",
-        edits=[("                ORDER BY start_at, (\\(ranks)::integer[])[socket_idx + 1], id LIMIT \\(limit) OFFSET \\(offset)\n",
-                "                ORDER BY start_at, socket_idx, id LIMIT \\(limit) OFFSET \\(offset)\n")],
+        edits=[("(\\(layout.slotRank)::integer[])[socket_idx + 1] \\(unescaped: order),\n",
+                "socket_idx \\(unescaped: order),\n")],
     ),
     dict(
         name="pg-migrations-forget-grants",

@@ -346,37 +346,21 @@ public final class PostgresBookingService: BookingService, Service {
         let (difference, overflow) = now.secondsSinceEpoch.subtractingReportingOverflow(rules.policy.noShowGraceSeconds)
         let cutoff = overflow ? Int64.min : difference
         let (limit, offset) = (Int64(page.limit) + 1, Int64(page.offset))
-        let ranks = layout.slotRank
-        let columns = CatalogLayout.columns
-        let query: PostgresQuery =
+        // Fixed SQL and integers this function computed: nothing from the caller is spliced in.
+        let (filter, order): (String, String) =
             switch list {
-            case .upcoming:
-                """
-                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
-                    AND checked_in_at IS NULL AND start_at > \(cutoff)
-                ORDER BY start_at, (\(ranks)::integer[])[socket_idx + 1], id LIMIT \(limit) OFFSET \(offset)
-                """
-            case .fulfilled:
-                """
-                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
-                    AND checked_in_at IS NOT NULL
-                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
-                LIMIT \(limit) OFFSET \(offset)
-                """
-            case .noShow:
-                """
-                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status = 'active'
-                    AND checked_in_at IS NULL AND start_at <= \(cutoff)
-                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
-                LIMIT \(limit) OFFSET \(offset)
-                """
-            case .cancelled:
-                """
-                SELECT \(unescaped: columns) FROM bookings WHERE user_id = \(raw) AND status <> 'active'
-                ORDER BY start_at DESC, (\(ranks)::integer[])[socket_idx + 1] DESC, id DESC
-                LIMIT \(limit) OFFSET \(offset)
-                """
+            case .upcoming: ("status = 'active' AND checked_in_at IS NULL AND start_at > \(cutoff)", "ASC")
+            case .fulfilled: ("status = 'active' AND checked_in_at IS NOT NULL", "DESC")
+            case .noShow: ("status = 'active' AND checked_in_at IS NULL AND start_at <= \(cutoff)", "DESC")
+            case .cancelled: ("status <> 'active'", "DESC")
             }
+        let query: PostgresQuery = """
+            SELECT \(unescaped: CatalogLayout.columns) FROM bookings
+            WHERE user_id = \(raw) AND \(unescaped: filter)
+            ORDER BY start_at \(unescaped: order), (\(layout.slotRank)::integer[])[socket_idx + 1] \(unescaped: order),
+                id \(unescaped: order)
+            LIMIT \(limit) OFFSET \(offset)
+            """
         let rows = try await selectBookings(query, operation: "bookings page")
         return BookingPage(bookings: Array(rows.prefix(page.limit)), hasMore: rows.count > page.limit)
     }
