@@ -574,6 +574,16 @@ MUTANTS = [
         edits=[("        if !pending.isEmpty { try await grantAgain(connection, schema: schema, logger: logger) }\n", "")],
     ),
     dict(
+        name="pg-application-client-ignored",
+        describe="a PostgreSQL store given the application's PostgresClient opens a pool of its own from its configuration instead",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",
+        filter="PostgresTests",
+        quick="ApplicationClientTests",
+        needs="Postgres",
+        edits=[("                WritablePool(borrowing: client, configuration, logger: logger, counters: counters)\n",
+                "                try await WritablePool(configuration, logger: logger, counters: counters)\n")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",

@@ -69,17 +69,38 @@ public final class PostgresBookingService: BookingService, Service {
             logger: logger, metricsFactory: metricsFactory)
     }
 
-    /// Connects and applies the pending ones of `migrations` (the upgrade tests stop at an
-    /// earlier version), then registers the catalog.
+    /// A store over the application's own `PostgresClient` (PostgresNIO's pool, which the
+    /// application runs as a `Service` of its `ServiceGroup` and stops): one pool per process
+    /// instead of a second one for the store. `configuration` gives the schema, the deploy step's
+    /// settings, the attempts and their deadline; the client's own configuration decides the host,
+    /// TLS and session settings, and the store does not follow a failover to a standby (give it a
+    /// ``PostgresConfiguration`` with several hosts and no client for that). Shutting the store
+    /// down drains its calls and leaves the client running.
+    public convenience init(
+        client: PostgresClient, configuration: PostgresConfiguration, stations: [Station], policy: Policy,
+        logger: Logger? = nil, metricsFactory: (any MetricsFactory)? = nil
+    ) async throws {
+        try await self.init(
+            configuration: configuration, stations: stations, policy: policy, migrations: Schema.migrations,
+            logger: logger, metricsFactory: metricsFactory, client: client)
+    }
+
+    /// Connects (or borrows `client`) and applies the pending ones of `migrations` (the upgrade
+    /// tests stop at an earlier version), then registers the catalog.
     init(
         configuration: PostgresConfiguration, stations: [Station], policy: Policy, migrations: [Schema.Migration],
-        logger: Logger? = nil, metricsFactory: (any MetricsFactory)? = nil
+        logger: Logger? = nil, metricsFactory: (any MetricsFactory)? = nil, client: PostgresClient? = nil
     ) async throws {
         let catalog = try Catalog(stations)
         _ = try Rules(catalog: catalog, policy: policy)
         let logger = logger ?? Self.quietLogger
         let counters = StoreCounters(factory: metricsFactory ?? MetricsSystem.factory)
-        let pool = try await WritablePool(configuration, logger: logger, counters: counters)
+        let pool =
+            if let client {
+                WritablePool(borrowing: client, configuration, logger: logger, counters: counters)
+            } else {
+                try await WritablePool(configuration, logger: logger, counters: counters)
+            }
         do {
             let (storedPolicy, version) = try await Self.prepare(
                 pool: pool, configuration: configuration, catalog: catalog, policy: policy,

@@ -15,9 +15,13 @@ import Synchronization
 final class WritablePool: Sendable {
     private struct Current {
         var client: PostgresClient
-        var run: Task<Void, Never>
+        /// The client's `run()`, when this pool started it; `nil` for the application's own
+        /// client, which the application runs and stops.
+        var run: Task<Void, Never>?
         var host: PostgresConfiguration.Host
     }
+    /// Whether the client is the application's: then it is neither stopped nor replaced here.
+    private let isBorrowed: Bool
     private let current: Mutex<Current>
     /// The search in progress, so concurrent failures share one.
     private let search = Mutex<Task<Void, Never>?>(nil)
@@ -32,21 +36,38 @@ final class WritablePool: Sendable {
         let host = try await Self.writableHost(configuration, logger: logger)
         let client = PostgresClient(configuration: configuration.clientConfiguration(host))
         current = Mutex(Current(client: client, run: Task { await client.run() }, host: host))
+        isBorrowed = false
+    }
+
+    /// A pool over the application's own client, which the application runs (as a `Service` of
+    /// its `ServiceGroup`, or in a task) and stops: one pool of connections per process, not a
+    /// second one for the store. `configuration` still gives the schema, the attempts and their
+    /// deadline; its hosts and session settings are the client's business, and the store does not
+    /// move to another host (the client's configuration names the one it uses).
+    init(
+        borrowing client: PostgresClient, _ configuration: PostgresConfiguration, logger: Logger,
+        counters: StoreCounters
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.counters = counters
+        current = Mutex(Current(client: client, run: nil, host: configuration.hosts[0]))
+        isBorrowed = true
     }
 
     var client: PostgresClient { current.withLock { $0.client } }
     /// The host the pool is on.
     var host: PostgresConfiguration.Host { current.withLock { $0.host } }
-    var hasStandbys: Bool { configuration.hosts.count > 1 }
+    var hasStandbys: Bool { !isBorrowed && configuration.hosts.count > 1 }
 
     func shutdown() async {
-        let run = current.withLock { $0.run }
+        guard let run = current.withLock({ $0.run }) else { return }
         run.cancel()
         await run.value
     }
 
     /// Cancels the pool's task without waiting (for `deinit`).
-    func cancel() { current.withLock { $0.run.cancel() } }
+    func cancel() { current.withLock { $0.run?.cancel() } }
 
     /// After a lost connection or a read-only refusal: moves the pool to the host that now
     /// accepts writes, if that is another one. Failures to find one are left to the caller's
@@ -65,7 +86,7 @@ final class WritablePool: Sendable {
 
     private func moveToWritableHost() async {
         guard let host = try? await Self.writableHost(configuration, logger: logger) else { return }
-        let old = current.withLock { current -> (Task<Void, Never>, PostgresConfiguration.Host)? in
+        let old = current.withLock { current -> (Task<Void, Never>?, PostgresConfiguration.Host)? in
             guard current.host != host else { return nil }
             let client = PostgresClient(configuration: configuration.clientConfiguration(host))
             let previous = (current.run, current.host)
@@ -76,7 +97,7 @@ final class WritablePool: Sendable {
         counters.movedHost()
         logger.warning(
             "PostgreSQL store moved to the host that accepts writes", metadata: ["from": "\(from)", "to": "\(host)"])
-        run.cancel()
+        run?.cancel()
     }
 
     /// The first host, in order, that accepts a connection and is not in recovery; with one host,
