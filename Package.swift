@@ -72,6 +72,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: postgres),
                 .product(name: "Metrics", package: "swift-metrics", condition: postgres),
             ],
+            // The migrations' SQL, one file per migration, readable by a DBA and runnable by other
+            // tools; compiled into the library (no resource bundle to ship beside a server binary).
+            resources: (1...10).map { .embedInCode("Migrations/v\($0).sql") },
             swiftSettings: swiftSettings
         ),
         // Logs, metrics and traces around any store's calls.

@@ -538,12 +538,12 @@ MUTANTS = [
     dict(
         name="pg-check-in-window-from-start",
         describe="the PostgreSQL store's check-in opens at the start, not earlyCheckInSeconds before it (the stores' conformance with the model catches it)",
-        file="Sources/SlotSchedulerPostgres/Schema.swift",
+        file="Sources/SlotSchedulerPostgres/Migrations/v5.sql",
         filter="PostgresTests",
         quick="ConformanceTests",
         needs="Postgres",
-        edits=[("            ELSIF p_now < r.start_at - d.early_check_in THEN\n",
-                "            ELSIF p_now < r.start_at THEN\n")],
+        edits=[("    ELSIF p_now < r.start_at - d.early_check_in THEN\n",
+                "    ELSIF p_now < r.start_at THEN\n")],
     ),
     dict(
         name="scheduler-reminders-by-shard",

@@ -15,8 +15,8 @@ fi
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$SLOTSCHEDULER_DATABASE_URL")
 PGBENCH=pgbench
 [[ -n "${SLOTSCHEDULER_PG_BINDIR:-}" && -x "$SLOTSCHEDULER_PG_BINDIR/pgbench" ]] && PGBENCH="$SLOTSCHEDULER_PG_BINDIR/pgbench"
-SCHEMA_SWIFT="$ROOT/Sources/SlotSchedulerPostgres/Schema.swift"
-versions=$(sed -n 's|^ *// BEGIN SQL v\([0-9][0-9]*\)$|\1|p' "$SCHEMA_SWIFT" | sort -n)
+MIGRATIONS="$ROOT/Sources/SlotSchedulerPostgres/Migrations"
+versions=$(ls "$MIGRATIONS" | sed -n 's|^v\([0-9][0-9]*\)\.sql$|\1|p' | sort -n)
 LAST=$(echo "$versions" | tail -1)
 OLD=${OLD:-$((LAST - 1))}
 ROUNDS=${BENCH_ROUNDS:-4}
@@ -28,8 +28,7 @@ install() { # name upto
     : >"$sql"
     for v in $versions; do
         [[ $v -le $2 ]] || continue
-        sed -n "/\/\/ BEGIN SQL v$v\$/,/\/\/ END SQL v$v\$/p" "$SCHEMA_SWIFT" \
-            | sed -e '1,2d' -e '$d' | sed -e '$d' -e 's/^        //' >>"$sql"
+        { cat "$MIGRATIONS/v$v.sql"; echo; } >>"$sql"
     done
     "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $1 CASCADE; CREATE SCHEMA $1;"
     PGOPTIONS="-c search_path=$1" "${PSQL[@]}" -f "$sql"

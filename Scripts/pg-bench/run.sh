@@ -7,8 +7,8 @@
 #   BENCH_SECONDS=30 Scripts/pg-bench/run.sh      # seconds per script and client count
 #   BENCH_ROUNDS=4                                # alternating raw/reserve slices (default 4)
 #
-# The schema and slot_reserve are extracted from Sources/SlotSchedulerPostgres/Schema.swift (all
-# migrations, in order), so the benchmark runs exactly the SQL the store installs.
+# The schema is every migration of Sources/SlotSchedulerPostgres/Migrations/vN.sql, in order, so
+# the benchmark runs exactly the SQL the store installs.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -20,16 +20,14 @@ PSQL=(psql -X -q -v ON_ERROR_STOP=1 -d "$SLOTSCHEDULER_DATABASE_URL")
 PGBENCH=pgbench
 [[ -n "${SLOTSCHEDULER_PG_BINDIR:-}" && -x "$SLOTSCHEDULER_PG_BINDIR/pgbench" ]] && PGBENCH="$SLOTSCHEDULER_PG_BINDIR/pgbench"
 
-# The store's schema in schema `bench`: every migration in Schema.swift, in order, as the store
-# applies them.
-SCHEMA_SWIFT="$ROOT/Sources/SlotSchedulerPostgres/Schema.swift"
+# The store's schema in schema `bench`: every migration, in order, as the store applies them.
+MIGRATIONS="$ROOT/Sources/SlotSchedulerPostgres/Migrations"
 SCHEMA_SQL="${TMPDIR:-/tmp}/slot-schema.sql"
 : >"$SCHEMA_SQL"
-versions=$(sed -n 's|^ *// BEGIN SQL v\([0-9][0-9]*\)$|\1|p' "$SCHEMA_SWIFT" | sort -n)
-[[ -n "$versions" ]] || { echo "no BEGIN SQL markers in $SCHEMA_SWIFT" >&2; exit 70; }
+versions=$(ls "$MIGRATIONS" | sed -n 's|^v\([0-9][0-9]*\)\.sql$|\1|p' | sort -n)
+[[ -n "$versions" ]] || { echo "no migrations in $MIGRATIONS" >&2; exit 70; }
 for v in $versions; do
-    sed -n "/\/\/ BEGIN SQL v$v\$/,/\/\/ END SQL v$v\$/p" "$SCHEMA_SWIFT" \
-        | sed -e '1,2d' -e '$d' | sed -e '$d' -e 's/^        //' >>"$SCHEMA_SQL"
+    { cat "$MIGRATIONS/v$v.sql"; echo; } >>"$SCHEMA_SQL"
 done
 "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench;"
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "$SCHEMA_SQL"
