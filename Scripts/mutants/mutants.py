@@ -584,6 +584,16 @@ MUTANTS = [
                 "                try await WritablePool(configuration, logger: logger, counters: counters)\n")],
     ),
     dict(
+        name="pg-catalog-of-the-instance",
+        describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",
+        filter="PostgresTests",
+        quick="CatalogConflictTests",
+        needs="Postgres",
+        edits=[("            inForce = storedStations == stations ? catalog : try Catalog(storedStations)\n",
+                "            inForce = catalog\n")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",

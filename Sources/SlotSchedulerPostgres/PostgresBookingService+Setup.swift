@@ -16,11 +16,11 @@ extension PostgresBookingService {
     static func prepare(
         pool: WritablePool, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
         migrations: [Schema.Migration], logger: Logger
-    ) async throws -> (Policy, Int32) {
+    ) async throws -> (policy: Policy, version: Int32, stations: [Station]) {
         let catalogJSON = try json(catalog.stations)
         let policyJSON = try json(policy)
         let schema = configuration.schema
-        let (stored, version) = try await retry(
+        let (stored, version, stations) = try await retry(
             operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
             deadline: configuration.attemptTimeout, pool: pool
         ) {
@@ -33,10 +33,11 @@ extension PostgresBookingService {
                 } else {
                     try await requireMigrated(connection, schema: schema, migrations: migrations, logger: logger)
                 }
-                try await registerCatalog(
+                let stations = try await registerCatalog(
                     connection, catalog: catalog, catalogJSON: catalogJSON, policyJSON: policyJSON,
                     configuration: configuration, logger: logger)
-                return try await readPolicy(connection, logger: logger)
+                let (policy, version) = try await readPolicy(connection, logger: logger)
+                return (policy, version, stations)
             }
         }
         if configuration.policyConflict == .refuse {
@@ -49,24 +50,31 @@ extension PostgresBookingService {
                 )
             }
         }
-        return (stored, version)
+        return (stored, version, stations)
     }
 
-    /// Registers the catalog on a schema that holds none, or checks that it holds this one.
+    /// Registers the catalog on a schema that holds none; on one that holds a catalog, returns
+    /// it: this instance's stations, or the database's when they differ (``PostgresConfiguration/catalogConflict``).
     static func registerCatalog(
         _ connection: PostgresConnection, catalog: Catalog, catalogJSON: String, policyJSON: String,
         configuration: PostgresConfiguration, logger: Logger
-    ) async throws {
+    ) async throws -> [Station] {
         let schema = configuration.schema
         let rows = try await connection.allRows("SELECT catalog_json FROM deployment", logger: logger)
         if let row = rows.first {
             let stored = try CatalogLayout.decoding("register catalog") { try row.decode(String.self) }
-            guard stored == catalogJSON else {
+            guard stored != catalogJSON else { return catalog.stations }
+            guard configuration.catalogConflict == .adoptStored else {
                 throw PostgresStoreError(
                     .catalogMismatch, operation: "register catalog",
                     message: "schema \(schema) holds a different catalog than this instance's")
             }
-            return
+            do {
+                return try JSONDecoder().decode([Station].self, from: Data(stored.utf8))
+            } catch {
+                throw PostgresStoreError(
+                    .invalidStoredConfiguration, operation: "register catalog", message: String(describing: error))
+            }
         }
         guard configuration.schemaChanges == .apply else {
             throw PostgresStoreError(
@@ -103,6 +111,7 @@ extension PostgresBookingService {
             SELECT * FROM unnest(\(flat)::integer[], \(socketStations)::integer[], \(socketIDs)::text[],
                                  \(masks)::integer[])
             """, logger: logger)
+        return catalog.stations
     }
 
     /// The top-level policy fields whose values differ, as "field: database X, this instance Y".

@@ -44,8 +44,9 @@ public final class PostgresBookingService: BookingService, Service {
     /// Connects, applies pending migrations and registers the catalog.
     ///
     /// The first instance to start on an empty schema stores `stations` and `policy`. Later
-    /// instances must pass the same stations (else ``PostgresStoreError/Kind/catalogMismatch``)
-    /// and the policy the database enforces (else ``PostgresStoreError/Kind/policyMismatch``,
+    /// instances given other stations run with the database's and say so at `warning` (or fail
+    /// with ``PostgresStoreError/Kind/catalogMismatch`` when ``PostgresConfiguration/catalogConflict``
+    /// is `.refuse`), and must pass the policy the database enforces (else ``PostgresStoreError/Kind/policyMismatch``,
     /// unless ``PostgresConfiguration/policyConflict`` is `.adoptStored`); ``updatePolicy(_:)``
     /// changes it for every instance.
     ///
@@ -101,17 +102,20 @@ public final class PostgresBookingService: BookingService, Service {
             } else {
                 try await WritablePool(configuration, logger: logger, counters: counters)
             }
+        let inForce: Catalog
         do {
-            let (storedPolicy, version) = try await Self.prepare(
+            let (storedPolicy, version, storedStations) = try await Self.prepare(
                 pool: pool, configuration: configuration, catalog: catalog, policy: policy,
                 migrations: migrations, logger: logger)
-            let rules = try Rules(catalog: catalog, policy: storedPolicy)
+            inForce = storedStations == stations ? catalog : try Catalog(storedStations)
+            if storedStations != stations { Self.logAdopted(stored: storedStations, mine: stations, logger: logger) }
+            let rules = try Rules(catalog: inForce, policy: storedPolicy)
             self.state = Mutex(RulesState(rules: rules, version: version))
             logger.info(
                 "PostgreSQL store ready",
                 metadata: [
                     "schema": "\(configuration.schema)", "schema.version": "\(migrations.last?.version ?? 0)",
-                    "policy.version": "\(version)", "stations": "\(catalog.stations.count)",
+                    "policy.version": "\(version)", "stations": "\(inForce.stations.count)",
                     "host": "\(pool.host)",
                 ])
         } catch {
@@ -120,8 +124,20 @@ public final class PostgresBookingService: BookingService, Service {
         }
         self.configuration = configuration
         self.pool = pool
-        self.layout = CatalogLayout(catalog)
+        self.layout = CatalogLayout(inForce)
         self.logger = logger
+    }
+
+    /// Says, at `warning`, that this instance runs with the database's catalog, not its own, and
+    /// which stations differ.
+    static func logAdopted(stored: [Station], mine: [Station], logger: Logger) {
+        let theirs = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let ours = Dictionary(mine.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let differing = (stored.map(\.id) + mine.map(\.id).filter { theirs[$0] == nil })
+            .filter { theirs[$0] != ours[$0] }.map(\.rawValue)
+        logger.warning(
+            "PostgreSQL store runs with the database's catalog, not the stations it was given",
+            metadata: ["stations differing": "\(differing.joined(separator: ", "))"])
     }
 
     /// The logger of a store given none: only what is `critical`.

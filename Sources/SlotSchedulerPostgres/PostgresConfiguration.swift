@@ -84,6 +84,18 @@ public struct PostgresConfiguration: Hashable, Sendable {
         case adoptStored
     }
 
+    /// What an instance does when the database holds another catalog than the stations it was
+    /// started with (an older or newer catalog file): by default it runs with the database's and
+    /// logs so at `warning`, naming the stations that differ.
+    public var catalogConflict: CatalogConflict = .adoptStored
+
+    public enum CatalogConflict: String, Hashable, Sendable {
+        /// Fail with ``PostgresStoreError/Kind/catalogMismatch``.
+        case refuse
+        /// Run with the database's catalog, the one every other instance runs with.
+        case adoptStored
+    }
+
     /// libpq's `sslmode`, the values the store supports.
     public enum TLSMode: String, Hashable, Sendable, CaseIterable {
         /// No TLS: passwords and bookings cross the network in clear. Loopback and tests only.
