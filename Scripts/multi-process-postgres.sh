@@ -47,6 +47,10 @@ grep -q '^applied v1, ' "$WORK/migrate.txt" || { echo "db migrate applied nothin
 status=0; "$BIN" db grant --store "$URL" --role 'no such; role' 2>/dev/null || status=$?
 [[ $status -eq 64 ]] || { echo "db grant with a bad role name: exit $status, not 64" >&2; exit 1; }
 
+# The store held to the reference model, call by call, on a schema of its own.
+echo "=== schedule-sim conform"
+"$BIN" conform --store "${URL/schema=$SCHEMA/schema=${SCHEMA}_conform}" --seed 4
+
 echo "=== $PROCESSES processes x $THREADS threads, $SCENARIO, schema $SCHEMA"
 pids=()
 histories=()

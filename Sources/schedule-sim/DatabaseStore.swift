@@ -28,12 +28,12 @@ func storeConfiguration(_ store: String) throws(ValidationError) -> PostgresConf
     throw ValidationError("unknown --store \(store); use `memory`, a postgres:// URL or `env`")
 }
 
-/// Connects to the database store with the scenario's stations and policy (exit 69 if it cannot).
-func connect(_ store: String, prepared: PreparedScenario) async throws -> any DatabaseStore {
+/// Connects to the database store with `rules`' stations and policy (exit 69 if it cannot).
+func connect(_ store: String, rules: Rules) async throws -> any DatabaseStore {
     let configuration = try storeConfiguration(store)
     do {
         return try await PostgresBookingService(
-            configuration: configuration, stations: prepared.scenario.stations, policy: prepared.rules.policy)
+            configuration: configuration, stations: rules.catalog.stations, policy: rules.policy)
     } catch {
         throw StoreFailure("cannot open the store: \(error)").exit()
     }
@@ -49,7 +49,7 @@ func storeConfiguration(_ store: String) throws(ValidationError) {
         """)
 }
 
-func connect(_ store: String, prepared: PreparedScenario) async throws -> any DatabaseStore {
+func connect(_ store: String, rules: Rules) async throws -> any DatabaseStore {
     try storeConfiguration(store)
     throw StoreFailure("unreachable: --store \(store) was accepted without the PostgreSQL store").exit()
 }

@@ -25,11 +25,12 @@ struct ScheduleSim: AsyncParsableCommand {
               schedule-sim run Scenarios/city-wide.json --threads 4 --report report.json
               schedule-sim run Scenarios/rush-hour.json --store postgres://app@127.0.0.1/bookings?schema=sim
               schedule-sim check Scenarios/*.json
+              schedule-sim conform --store journal:/tmp/conform   (a store held to the reference model)
               schedule-sim import ../shared/data/dundee-charging-sessions-2018-06-06_2018-09-06.csv
               schedule-sim import sessions.csv --output s.json --start "Start Date" --station Site --socket Port \
                 --time-zone America/Los_Angeles   (see import --help)
             """,
-        subcommands: [Run.self, VerifyStore.self, Check.self, Import.self, Database.self],
+        subcommands: [Run.self, VerifyStore.self, Check.self, Import.self, Conform.self, Database.self],
         defaultSubcommand: nil)
 }
 

@@ -35,13 +35,18 @@ struct OpenStore {
 
 /// Opens `--store` with the scenario's stations and policy (exit 69 if it cannot).
 func openStore(_ store: String, prepared: PreparedScenario, shards: Int = 16) async throws -> OpenStore {
+    try await openStore(store, rules: prepared.rules, shards: shards)
+}
+
+/// Opens `--store` with `rules`' stations and policy (exit 69 if it cannot).
+func openStore(_ store: String, rules: Rules, shards: Int = 16) async throws -> OpenStore {
     switch try StoreChoice(store) {
     case .database:
-        let service = try await connect(store, prepared: prepared)
+        let service = try await connect(store, rules: rules)
         return OpenStore(service: service, close: { await service.shutdown() })
     case .journal(let directory):
         do {
-            let journal = try JournalStore(directory: directory, rules: prepared.rules, shards: shards)
+            let journal = try JournalStore(directory: directory, rules: rules, shards: shards)
             return OpenStore(service: journal, close: { await journal.close() })
         } catch {
             throw StoreFailure("cannot open the store: \(error)").exit()
