@@ -533,7 +533,7 @@ MUTANTS = [
         file="Sources/SlotSchedulerPostgres/PostgresBookingService+Setup.swift",
         filter="SessionSettingsTests",
         needs="Postgres",
-        edits=[("                try await connection.allRows(\"SET LOCAL statement_timeout = 0\", logger: logger)\n", "")],
+        edits=[("        try await connection.allRows(\"SET LOCAL statement_timeout = 0\", logger: logger)\n", "")],
     ),
     dict(
         name="pg-check-in-window-from-start",

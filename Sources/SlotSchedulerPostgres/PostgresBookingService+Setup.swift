@@ -25,9 +25,7 @@ extension PostgresBookingService {
             deadline: configuration.attemptTimeout, pool: pool
         ) {
             try await transaction(client: pool.client, logger: logger) { connection in
-                try await connection.allRows("SET LOCAL statement_timeout = 0", logger: logger)
-                let lockKey = "slotscheduler:" + schema
-                try await connection.allRows("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
+                try await beginDeployStep(connection, schema: schema, logger: logger)
                 if configuration.schemaChanges == .apply {
                     try await migrate(connection, schema: schema, migrations: migrations, logger: logger)
                 } else {
@@ -139,9 +137,11 @@ extension PostgresBookingService {
     }
 
     /// Creates the schema if missing and applies the pending ones of `migrations`.
+    /// Returns the versions it applied.
+    @discardableResult
     static func migrate(
         _ connection: PostgresConnection, schema: String, migrations: [Schema.Migration], logger: Logger
-    ) async throws {
+    ) async throws -> [Int32] {
         // The name is validated by PostgresConfiguration ([a-z_][a-z0-9_]*), so quoting is safe.
         try await connection.allRows("CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
         try await connection.allRows("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
@@ -164,6 +164,15 @@ extension PostgresBookingService {
                 logger: logger)
         }
         if !pending.isEmpty { try await grantAgain(connection, schema: schema, logger: logger) }
+        return pending.map(\.version)
+    }
+
+    /// The start of every deploy step's transaction: no statement timeout (it bounds bookings, not
+    /// this step) and the deployment's advisory lock, so simultaneous starts run one at a time.
+    static func beginDeployStep(_ connection: PostgresConnection, schema: String, logger: Logger) async throws {
+        try await connection.allRows("SET LOCAL statement_timeout = 0", logger: logger)
+        let lockKey = "slotscheduler:" + schema
+        try await connection.allRows("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
     }
 
     /// Gives every role of `runtime_roles` (migration 10) its grants again, after migrations that

@@ -52,17 +52,9 @@ public enum SchemaSteps {
     /// does), then grants every recorded runtime role again; returns the versions applied.
     public static func migrate(_ configuration: PostgresConfiguration, logger: Logger? = nil) async throws -> [Int32] {
         try await withConnection(configuration, operation: "migrate", logger: logger) { connection, logger in
-            let schema = configuration.schema
-            try await connection.allRows("SET LOCAL statement_timeout = 0", logger: logger)
-            try await connection.allRows(
-                "SELECT pg_advisory_xact_lock(hashtext(\("slotscheduler:" + schema)))", logger: logger)
-            try await connection.allRows("CREATE SCHEMA IF NOT EXISTS \"\(unescaped: schema)\"", logger: logger)
-            try await connection.allRows("SET LOCAL search_path TO \"\(unescaped: schema)\"", logger: logger)
-            try await connection.allRows(PostgresQuery(unsafeSQL: Schema.bootstrap), logger: logger)
-            let before = try await PostgresBookingService.appliedVersions(connection, logger: logger)
-            try await PostgresBookingService.migrate(
-                connection, schema: schema, migrations: Schema.migrations, logger: logger)
-            return Schema.migrations.map(\.version).filter { !before.contains($0) }
+            try await PostgresBookingService.beginDeployStep(connection, schema: configuration.schema, logger: logger)
+            return try await PostgresBookingService.migrate(
+                connection, schema: configuration.schema, migrations: Schema.migrations, logger: logger)
         }
     }
 
