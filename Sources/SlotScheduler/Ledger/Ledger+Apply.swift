@@ -6,6 +6,9 @@ extension Ledger {
     /// In debug builds the books' consistency is checked after the commands (see
     /// `checkInvariantsAmortized()`).
     public mutating func apply(_ command: Command, at now: Instant) -> Outcome {
+        if case .changeCatalog(let change, let rule) = command {
+            return applyCatalogChange(change, rule: rule, at: now)
+        }
         let resolved: ResolvedCommand
         do throws(Rejection) { resolved = try rules.resolve(command) } catch { return .refused(error) }
         let outcome = Decisions.apply(resolved, now: now.secondsSinceEpoch, rules: rules, slots: &slots, users: &users)

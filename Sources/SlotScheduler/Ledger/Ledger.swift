@@ -9,6 +9,10 @@ public struct Ledger: Sendable {
     public let rules: Rules
     var slots: SlotBook
     var users: UserBook
+    /// The journal's events before the last catalog change rebuilt the books, that change's
+    /// included (``events``), and how many there were, those a release dropped included.
+    var eventsBefore: [Event] = []
+    var eventsBeforeCount = 0
     #if DEBUG
     /// Commands applied, for the debug build's consistency checks (`checkInvariantsAmortized()`).
     var commandsApplied = 0
@@ -98,16 +102,22 @@ public struct Ledger: Sendable {
 
     /// The event journal, oldest first (empty when journaling is off); since the last
     /// ``releaseDays(before:at:)``, if any.
-    public var events: [Event] { slots.journal.map { slots.event($0, catalog: rules.catalog) } }
+    public var events: [Event] { eventsBefore + slots.journal.map { slots.event($0, catalog: rules.catalog) } }
 
     /// Number of journal entries, those before a release included; events since an earlier
     /// count are ``events(since:)``.
-    public var eventCount: Int { slots.journalBase + slots.journal.count }
+    public var eventCount: Int { eventsBeforeCount + slots.journalBase + slots.journal.count }
 
     /// The events after the first `count` (those a release dropped are not returned).
     public func events(since count: Int) -> [Event] {
         // `count` may be any Int: compared before subtracting, so the difference cannot overflow.
-        let start = count <= slots.journalBase ? 0 : min(count - slots.journalBase, slots.journal.count)
-        return slots.journal[start...].map { slots.event($0, catalog: rules.catalog) }
+        var before: [Event] = []
+        if count < eventsBeforeCount {
+            let dropped = eventsBeforeCount - eventsBefore.count
+            before = Array(eventsBefore[max(0, count <= dropped ? 0 : count - dropped)...])
+        }
+        let base = eventsBeforeCount + slots.journalBase
+        let start = count <= base ? 0 : min(count - base, slots.journal.count)
+        return before + slots.journal[start...].map { slots.event($0, catalog: rules.catalog) }
     }
 }

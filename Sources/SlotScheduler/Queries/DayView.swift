@@ -75,14 +75,15 @@ extension SlotBook {
     ///
     /// - Complexity: O(sockets × 24).
     func dayView(station: Int32, date: LocalDate, now: Int64, rules: Rules) -> DayView {
-        let info = rules.catalog.stations[Int(station)]
-        let base = rules.catalog.socketBase[Int(station)]
+        let info = rules.catalog.station(at: station)
         let sockets = info.sockets.enumerated().map { index, socket in
             DayView.SocketDay(
                 socket: socket.id, connector: socket.connector, powerKW: socket.powerKW,
                 hours: (0..<24).map { hour in
                     status(
-                        SlotRef(station: station, socket: base + Int32(index), day: date.dayNumber, hour: Int32(hour)),
+                        SlotRef(
+                            station: station, socket: rules.catalog.socket(ofStation: station, at: index),
+                            day: date.dayNumber, hour: Int32(hour)),
                         now: now, rules: rules)
                 })
         }

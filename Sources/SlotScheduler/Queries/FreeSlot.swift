@@ -52,12 +52,13 @@ public struct FreeSlot: Hashable, Codable, Sendable {
         let search = Search(filter, rules: rules, now: now)
         var found: [FreeSlot] = []
         for candidate in search.candidates {
-            let base = rules.catalog.socketBase[Int(candidate.station)]
             let hit = read(candidate.station) { book in
                 for day in search.days(of: candidate) {
                     let scan = search.scan(candidate, day: day) { socket, hour in
                         let ref = SlotRef(
-                            station: candidate.station, socket: base + Int32(socket), day: day, hour: Int32(hour))
+                            station: candidate.station,
+                            socket: rules.catalog.socket(ofStation: candidate.station, at: socket), day: day,
+                            hour: Int32(hour))
                         return book.status(ref, now: now.secondsSinceEpoch, rules: rules)
                     }
                     switch scan {
@@ -108,7 +109,7 @@ public struct FreeSlot: Hashable, Codable, Sendable {
             near = filter.near.flatMap { $0.isValid ? $0 : nil }
             limit = max(0, filter.limit)
             searchDays = Int32(max(0, min(filter.searchDays, 3_660)))
-            candidates = catalog.stations.enumerated().compactMap { i, station in
+            candidates = catalog.layout.enumerated().compactMap { i, station in
                 if let city, TextFolding.fold(station.city) != city { return nil }
                 let sockets = station.sockets.indices.filter {
                     filter.accepts(station.sockets[$0], connector: connector)
@@ -127,12 +128,13 @@ public struct FreeSlot: Hashable, Codable, Sendable {
         /// the first slot beyond the horizon.
         func scan(_ candidate: Candidate, day: Int32, status: (Int, Int) -> SlotStatus) -> Scan {
             let catalog = rules.catalog
-            let base = catalog.socketBase[Int(candidate.station)]
             for hour in 0..<24 {
                 for socket in candidate.sockets {
                     let slotStatus = status(socket, hour)
                     let ref = SlotRef(
-                        station: candidate.station, socket: base + Int32(socket), day: day, hour: Int32(hour))
+                        station: candidate.station,
+                        socket: rules.catalog.socket(ofStation: candidate.station, at: socket), day: day,
+                        hour: Int32(hour))
                     if slotStatus == .free, let start = catalog.start(of: ref) {
                         return .found(FreeSlot(slot: catalog.slot(ref), start: start, distanceKilometres: nil))
                     }

@@ -15,11 +15,9 @@ extension SlotBook {
         let from = max(Int64(first) - 1, stored.lowerBound)
         let to = min(Int64(last) + 1, stored.upperBound)
         guard from <= to else { return [] }
-        let base = catalog.socketBase[Int(station)]
-        let count = Int32(catalog.stations[Int(station)].sockets.count)
         var found: [Booking] = []
         for day in Int32(from)...Int32(to) {
-            for socket in base..<(base + count) {
+            for socket in catalog.socketsOfStation[Int(station)] {
                 let local = Int(localSocket[Int(socket)])
                 for hour in 0..<24 {
                     guard let record = occupant(localSocket: local, day: day, hour: hour) else { continue }

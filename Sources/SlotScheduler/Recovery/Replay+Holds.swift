@@ -9,7 +9,7 @@ extension Replay {
         func fail(_ problem: String) -> ReplayError { ReplayError(index: index, problem: problem) }
         func resolve(_ slot: Slot) throws(ReplayError) -> SlotRef {
             let ref: SlotRef
-            do { ref = try rules.catalog.resolve(slot) } catch { throw fail(error.description) }
+            do { ref = try rules.catalog.resolve(slot, includingRetired: true) } catch { throw fail(error.description) }
             guard slots.owns(station: Int(ref.station)) else {
                 throw fail("slot \(slot) is at a station this shard does not hold")
             }

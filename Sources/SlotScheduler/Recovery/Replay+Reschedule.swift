@@ -12,8 +12,8 @@ extension Replay {
         let from: SlotRef
         let to: SlotRef
         do {
-            from = try rules.catalog.resolve(move.from)
-            to = try rules.catalog.resolve(move.to)
+            from = try rules.catalog.resolve(move.from, includingRetired: true)
+            to = try rules.catalog.resolve(move.to, includingRetired: true)
         } catch { throw fail(error.description) }
         guard slots.records[record].ref == from else {
             throw fail("booking \(move.booking) is not at \(move.from)")

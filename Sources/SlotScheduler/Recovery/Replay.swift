@@ -55,6 +55,9 @@ enum Replay {
             Decisions.commitCheckIn(record, now: at.secondsSinceEpoch, slots: &slots, users: &users)
         case .held, .holdConfirmed, .holdReleased:
             try applyHold(event, index: index, rules: rules, slots: &slots, users: &users)
+        case .catalogChanged:
+            // The faces rebuild their books at a catalog change (`CatalogRevision.replaying`).
+            throw fail("a catalog change is replayed by rebuilding the books, not applied to them")
         }
     }
 }
@@ -141,6 +144,16 @@ extension Ledger {
     public init(rules: Rules, snapshot: Snapshot, replaying events: [Event] = [], journaling: Bool = true)
         throws(ReplayError)
     {
+        if let k = events.firstIndex(where: \.isCatalogChange) {
+            try self.init(rules: rules, snapshot: snapshot, replaying: Array(events[..<k]), journaling: journaling)
+            let offset = snapshot.events.count + k
+            let (next, kept) = try CatalogRevision.replaying(
+                events[k], rules: self.rules, snapshot: self.snapshot(), index: offset)
+            self = try ReplayError.offset(by: offset, after: kept) { () throws(ReplayError) in
+                try rebuilt(next, from: kept, changedBy: events[k], replaying: Array(events[(k + 1)...]))
+            }
+            return
+        }
         self.init(rules: rules, journaling: journaling)
         let restore = snapshot.events
         let plan = try RestorePlan(restore + events, snapshot: snapshot, catalog: rules.catalog, shardCount: 1)
@@ -173,7 +186,9 @@ extension Replay {
     static func madeRef(of booking: Booking, index: Int, rules: Rules, slots: SlotBook) throws(ReplayError) -> SlotRef {
         func fail(_ problem: String) -> ReplayError { ReplayError(index: index, problem: problem) }
         let ref: SlotRef
-        do { ref = try rules.catalog.resolve(booking.slot) } catch { throw fail(error.description) }
+        do { ref = try rules.catalog.resolve(booking.slot, includingRetired: true) } catch {
+            throw fail(error.description)
+        }
         if let id = booking.requestID, let expected = IdentifierRule.problem(in: id.rawValue) {
             throw fail("request id \(IdentifierRule.shortened(id.rawValue).debugDescription): expected \(expected)")
         }

@@ -41,7 +41,7 @@ extension UserBook {
     /// Remembers a snapshot's reschedule request id; `index` names it in an error.
     mutating func remember(_ memo: RememberedReschedule, index: Int, catalog: Catalog) throws(ReplayError) {
         let to: SlotRef
-        do { to = try catalog.resolve(memo.to) } catch {
+        do { to = try catalog.resolve(memo.to, includingRetired: true) } catch {
             throw ReplayError(index: index, problem: "reschedule request \(memo.requestID): \(error.description)")
         }
         if let expected = IdentifierRule.problem(in: memo.requestID.rawValue) {

@@ -3,13 +3,31 @@
 /// Building a catalog checks every station (unique ids, known IANA time zones, sockets with a
 /// positive power) and precomputes each time zone's offsets, so the booking path never touches a
 /// string or a calendar.
+///
+/// **Indices are for life.** A catalog changed on a live deployment (``changed(to:)``) keeps
+/// every station's index and every socket's flat index; new stations and sockets get the next
+/// ones, and a retired station or socket keeps its index, closed every hour and unknown to
+/// ``resolve(_:)``, so the bookings it held (past ones stay history) still name it. Flat socket
+/// indices of one station are therefore not always contiguous: ``socket(ofStation:at:)`` maps.
 public struct Catalog: Sendable {
-    /// The stations, in the order given.
+    /// The stations in service, in index order (a retired station is left out, and a retired
+    /// socket from its station).
     public let stations: [Station]
+    /// How many catalog changes led to this catalog: 0 for one built from a station list.
+    public let revision: Int
+    /// Every station by index, retired ones included (with the sockets they had in service).
+    let layout: [Station]
+    /// Whether each station (by index) is retired.
+    let isRetired: [Bool]
+    /// Every station's index, retired ones included.
     let stationIndex: [StationID: Int32]
-    /// Index of each station's first socket in the flat socket arrays.
-    let socketBase: [Int32]
-    /// Regular open hours per flat socket index.
+    /// The flat index of each socket of `layout[i]`, in its order.
+    let socketsOfStation: [[Int32]]
+    /// The flat indices of each station's retired sockets, ascending.
+    let retiredSocketsOfStation: [[Int32]]
+    /// Every socket ever, by flat index (a retired one as it last was).
+    let flatSockets: [Socket]
+    /// Regular open hours per flat socket index: none for a retired socket.
     let regularHours: [UInt32]
     /// The station of each flat socket index (``owns(_:)``).
     let stationOfSocket: [Int32]
@@ -19,54 +37,96 @@ public struct Catalog: Sendable {
 
     /// Validates and interns `stations`.
     public init(_ stations: [Station]) throws(InvalidValue) {
-        guard stations.count <= 1_000_000 else {
+        try Self.validate(stations, field: "stations")
+        var sockets: [[Int32]] = []
+        var flat: [Socket] = []
+        for station in stations {
+            sockets.append((0..<station.sockets.count).map { Int32(flat.count + $0) })
+            flat.append(contentsOf: station.sockets)
+        }
+        try self.init(
+            layout: stations, isRetired: Array(repeating: false, count: stations.count), socketsOfStation: sockets,
+            retiredSocketsOfStation: Array(repeating: [], count: stations.count), flatSockets: flat, revision: 0)
+    }
+
+    /// Interns a layout; the stations in it are valid (``validate(_:field:)``).
+    init(
+        layout: [Station], isRetired: [Bool], socketsOfStation: [[Int32]], retiredSocketsOfStation: [[Int32]],
+        flatSockets: [Socket], revision: Int
+    ) throws(InvalidValue) {
+        guard layout.count <= 1_000_000 else {
             throw InvalidValue(
-                field: "stations", value: String(stations.count), expected: "at most 1000000 stations",
+                field: "stations", value: String(layout.count), expected: "at most 1000000 stations",
                 turkish: "en çok 1000000 istasyon")
         }
+        guard flatSockets.count <= Int(Int32.max / 24) else {
+            throw InvalidValue(
+                field: "stations", value: String(flatSockets.count), expected: "fewer sockets",
+                turkish: "daha az soket")
+        }
         var stationIndex: [StationID: Int32] = [:]
-        var socketBase: [Int32] = []
-        var regularHours: [UInt32] = []
         var zoneOfStation: [Int32] = []
         var zones: [ZoneClock] = []
         var zoneIndex: [String: Int32] = [:]
-        for (i, station) in stations.enumerated() {
-            let path = "stations[\(i)]"
-            try Self.validate(station, at: path)
-            guard stationIndex.updateValue(Int32(i), forKey: station.id) == nil else {
-                throw InvalidValue(
-                    field: "\(path).id", value: station.id.rawValue, expected: "a unique station id",
-                    turkish: "benzersiz bir istasyon kimliği")
-            }
+        var regularHours = [UInt32](repeating: 0, count: flatSockets.count)
+        var stationOfSocket = [Int32](repeating: -1, count: flatSockets.count)
+        for (i, station) in layout.enumerated() {
+            stationIndex[station.id] = Int32(i)
             if let zone = zoneIndex[station.timeZone] {
                 zoneOfStation.append(zone)
             } else {
                 guard let clock = ZoneClock(identifier: station.timeZone) else {
                     let (english, turkish) = ZoneClock.refusal(of: station.timeZone)
                     throw InvalidValue(
-                        field: "\(path).timeZone", value: station.timeZone, expected: english, turkish: turkish)
+                        field: "stations[\(i)].timeZone", value: station.timeZone, expected: english, turkish: turkish)
                 }
                 zoneIndex[station.timeZone] = Int32(zones.count)
                 zoneOfStation.append(Int32(zones.count))
                 zones.append(clock)
             }
-            socketBase.append(Int32(regularHours.count))
-            for socket in station.sockets { regularHours.append((socket.openingHours ?? station.openingHours).mask) }
+            for (k, socket) in station.sockets.enumerated() {
+                let f = Int(socketsOfStation[i][k])
+                stationOfSocket[f] = Int32(i)
+                if !isRetired[i] { regularHours[f] = (socket.openingHours ?? station.openingHours).mask }
+            }
+            for f in retiredSocketsOfStation[i] { stationOfSocket[Int(f)] = Int32(i) }
         }
-        guard regularHours.count <= Int(Int32.max / 24) else {
-            throw InvalidValue(
-                field: "stations", value: String(regularHours.count), expected: "fewer sockets",
-                turkish: "daha az soket")
-        }
-        self.stations = stations
+        self.stations = layout.indices.filter { !isRetired[$0] }.map { layout[$0] }
+        self.revision = revision
+        self.layout = layout
+        self.isRetired = isRetired
         self.stationIndex = stationIndex
-        self.socketBase = socketBase
+        self.socketsOfStation = socketsOfStation
+        self.retiredSocketsOfStation = retiredSocketsOfStation
+        self.flatSockets = flatSockets
         self.regularHours = regularHours
-        self.stationOfSocket = socketBase.indices.flatMap { station in
-            repeatElement(Int32(station), count: stations[station].sockets.count)
-        }
+        self.stationOfSocket = stationOfSocket
         self.zoneOfStation = zoneOfStation
         self.zones = zones
+    }
+
+    /// Validates every station of a list and that their ids are unique; `field` names the list.
+    static func validate(_ stations: [Station], field: String) throws(InvalidValue) {
+        guard stations.count <= 1_000_000 else {
+            throw InvalidValue(
+                field: field, value: String(stations.count), expected: "at most 1000000 stations",
+                turkish: "en çok 1000000 istasyon")
+        }
+        var seen = Set<StationID>()
+        for (i, station) in stations.enumerated() {
+            let path = "\(field)[\(i)]"
+            try validate(station, at: path)
+            guard seen.insert(station.id).inserted else {
+                throw InvalidValue(
+                    field: "\(path).id", value: station.id.rawValue, expected: "a unique station id",
+                    turkish: "benzersiz bir istasyon kimliği")
+            }
+            guard ZoneClock(identifier: station.timeZone) != nil else {
+                let (english, turkish) = ZoneClock.refusal(of: station.timeZone)
+                throw InvalidValue(
+                    field: "\(path).timeZone", value: station.timeZone, expected: english, turkish: turkish)
+            }
+        }
     }
 
     private static func validate(_ station: Station, at path: String) throws(InvalidValue) {
@@ -102,21 +162,43 @@ public struct Catalog: Sendable {
         }
     }
 
-    /// Total number of sockets over all stations.
+    /// Total number of flat socket indices, retired sockets included.
     public var socketCount: Int { regularHours.count }
 
-    /// The station with `id`, if the catalog has it.
+    /// The station with `id`, if it is in service.
     public func station(_ id: StationID) -> Station? {
-        stationIndex[id].map { stations[Int($0)] }
+        guard let i = stationIndex[id], !isRetired[Int(i)] else { return nil }
+        return layout[Int(i)]
     }
+
+    /// The flat index of the `k`-th socket in service of the station with index `station`.
+    @inline(__always)
+    func socket(ofStation station: Int32, at k: Int) -> Int32 { socketsOfStation[Int(station)][k] }
+
+    /// The station with index `station`, as in service (or as it was when retired).
+    @inline(__always)
+    func station(at station: Int32) -> Station { layout[Int(station)] }
 
     /// Interns `slot` for the fast booking path, refusing unknown stations, sockets and hours, and
     /// dates outside ``LocalDate/supportedRange``.
     public func resolve(_ slot: Slot) throws(Rejection) -> SlotRef {
-        guard let station = stationIndex[slot.station] else {
+        try resolve(slot, includingRetired: false)
+    }
+
+    /// ``resolve(_:)``, or with `includingRetired` also a retired station's or socket's slot: what
+    /// a replay and a restore resolve recorded bookings with.
+    func resolve(_ slot: Slot, includingRetired: Bool) throws(Rejection) -> SlotRef {
+        guard let station = stationIndex[slot.station], includingRetired || !isRetired[Int(station)] else {
             throw Rejection(.unknownStation, slot: slot, value: IdentifierRule.shortened(slot.station.rawValue))
         }
-        guard let local = stations[Int(station)].sockets.firstIndex(where: { $0.id == slot.socket }) else {
+        let socket: Int32
+        if let k = layout[Int(station)].sockets.firstIndex(where: { $0.id == slot.socket }) {
+            socket = socketsOfStation[Int(station)][k]
+        } else if includingRetired,
+            let f = retiredSocketsOfStation[Int(station)].first(where: { flatSockets[Int($0)].id == slot.socket })
+        {
+            socket = f
+        } else {
             throw Rejection(.unknownSocket, slot: slot, value: IdentifierRule.shortened(slot.socket.rawValue))
         }
         guard (0...23).contains(slot.hour) else {
@@ -125,15 +207,13 @@ public struct Catalog: Sendable {
         guard LocalDate.supportedRange.contains(slot.date) else {
             throw Rejection(.unsupportedDate, slot: slot, date: slot.date)
         }
-        return SlotRef(
-            station: station, socket: socketBase[Int(station)] + Int32(local), day: slot.date.dayNumber,
-            hour: Int32(slot.hour))
+        return SlotRef(station: station, socket: socket, day: slot.date.dayNumber, hour: Int32(slot.hour))
     }
 
     /// The catalog index of `station`, refusing an unknown station or a date outside
     /// ``LocalDate/supportedRange``: the check of every station-and-date command and query.
     func index(of station: StationID, on date: LocalDate) throws(Rejection) -> Int32 {
-        guard let index = stationIndex[station] else {
+        guard let index = stationIndex[station], !isRetired[Int(index)] else {
             throw Rejection(.unknownStation, value: IdentifierRule.shortened(station.rawValue))
         }
         guard LocalDate.supportedRange.contains(date) else { throw Rejection(.unsupportedDate, date: date) }
@@ -145,12 +225,11 @@ public struct Catalog: Sendable {
     /// (every cell of a simulation's domain). `nil` for an index, hour or date out of range.
     /// - Complexity: O(1), where ``resolve(_:)`` searches the station's sockets.
     public func slot(station: Int, socket: Int, date: LocalDate, hour: Int) -> SlotRef? {
-        guard stations.indices.contains(station), stations[station].sockets.indices.contains(socket),
+        guard layout.indices.contains(station), !isRetired[station], layout[station].sockets.indices.contains(socket),
             (0...23).contains(hour), LocalDate.supportedRange.contains(date)
         else { return nil }
         return SlotRef(
-            station: Int32(station), socket: socketBase[station] + Int32(socket), day: date.dayNumber,
-            hour: Int32(hour))
+            station: Int32(station), socket: socketsOfStation[station][socket], day: date.dayNumber, hour: Int32(hour))
     }
 
     /// The public slot an interned reference names; for a reference another catalog issued, its
@@ -159,8 +238,8 @@ public struct Catalog: Sendable {
         guard owns(ref) else {
             return Slot(station: "", socket: "", date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))
         }
-        let station = stations[Int(ref.station)]
-        let socket = station.sockets[Int(ref.socket - socketBase[Int(ref.station)])]
+        let station = layout[Int(ref.station)]
+        let socket = flatSockets[Int(ref.socket)]
         return Slot(station: station.id, socket: socket.id, date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))
     }
 

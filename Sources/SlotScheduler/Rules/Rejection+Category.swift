@@ -20,12 +20,12 @@ extension Rejection.Reason {
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
             .cancellationCutoffPassed, .rescheduleCutoffPassed, .slotHasBookings, .released, .slotHeld,
-            .holdExpired, .holdLimitReached, .checkInNotOpen, .checkInClosed:
+            .holdExpired, .holdLimitReached, .checkInNotOpen, .checkInClosed, .timeZoneHasBookings, .catalogFixed:
             .conflict
         case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
             .invalidRequestID,
             .nonexistentLocalTime, .slotInPast, .tooSoon, .beyondHorizon, .socketClosed, .outsideOpeningHours,
-            .invalidReminder, .reminderInPast:
+            .invalidReminder, .reminderInPast, .invalidCatalog:
             .invalid
         }
     }

@@ -124,6 +124,18 @@ extension Rejection {
         case (.turkish, .checkInClosed):
             return
                 "\(booking) numaralı randevuya artık giriş yapılamaz; giriş \(instant) itibarıyla kapandı (gelinmedi)."
+        case (.english, .invalidCatalog): return "The new station list is invalid: \(self.value ?? "?")."
+        case (.turkish, .invalidCatalog): return "Yeni istasyon listesi geçersiz: \(self.value ?? "?")."
+        case (.english, .timeZoneHasBookings):
+            return "Station \(value) holds \(limit) bookings, so its time zone cannot change."
+        case (.turkish, .timeZoneHasBookings):
+            return "\(value) istasyonunda \(limit) randevu var; saat dilimi değiştirilemez."
+        case (.english, .catalogFixed):
+            return "This scheduler's catalog is fixed; change the catalog of a ledger or a store, "
+                + "or build the next scheduler with changingCatalog."
+        case (.turkish, .catalogFixed):
+            return "Bu zamanlayıcının istasyon listesi sabit; listeyi bir defterde ya da depoda değiştirin "
+                + "veya sonraki zamanlayıcıyı changingCatalog ile kurun."
         }
     }
 }

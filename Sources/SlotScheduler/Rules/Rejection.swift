@@ -85,6 +85,13 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         case checkInNotOpen
         /// The booking's check-in window closed (``Policy/noShowGraceSeconds``): it is a no-show.
         case checkInClosed
+        /// A catalog change's station list is invalid; ``value`` says which field and why.
+        case invalidCatalog
+        /// A catalog change moves a station that holds bookings to another time zone.
+        case timeZoneHasBookings
+        /// A ``Scheduler`` serves one catalog for its life: a catalog change goes to a ``Ledger``,
+        /// a store, or ``Scheduler/changingCatalog(_:onBookings:at:)``, which builds the next one.
+        case catalogFixed
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }

@@ -93,7 +93,7 @@ public struct Rules: Sendable {
     /// the horizon sets one; `nil` also for an index the catalog does not have.
     public func lastBookableDate(station: Int32, at now: Instant) -> LocalDate? {
         if let lastDay { return LocalDate(dayNumber: lastDay) }
-        guard catalog.stations.indices.contains(Int(station)) else { return nil }
+        guard catalog.layout.indices.contains(Int(station)) else { return nil }
         if let rollingDays {
             return LocalDate(dayNumber: zone(of: station).localDay(at: now.secondsSinceEpoch) + rollingDays)
         }

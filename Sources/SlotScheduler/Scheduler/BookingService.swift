@@ -76,7 +76,7 @@ extension BookingService {
         let search = FreeSlot.Search(filter, rules: rules, now: now)
         var found: [FreeSlot] = []
         for candidate in search.candidates {
-            let station = rules.catalog.stations[Int(candidate.station)]
+            let station = rules.catalog.station(at: candidate.station)
             for day in search.days(of: candidate) {
                 let view = try await dayView(of: station.id, on: LocalDate(dayNumber: day), at: now)
                 let scan = search.scan(candidate, day: day) { socket, hour in

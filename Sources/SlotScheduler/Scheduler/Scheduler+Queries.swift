@@ -88,7 +88,7 @@ extension Scheduler {
             shards.withLock(shard) { slots in slots.journal.map { ($0.at, slots.event($0, catalog: catalog)) } }
         }
         var cursors = [Int](repeating: 0, count: perShard.count)
-        var merged: [Event] = []
+        var merged: [Event] = eventsBefore.withLock { $0 }
         while true {
             var best: Int?
             for s in perShard.indices where cursors[s] < perShard[s].count {
@@ -188,6 +188,8 @@ extension Scheduler {
         case .holdReleased(let slot, let who, _):
             target = rules.catalog.stationIndex[slot.station].map { self.shard(of: $0) }
             user = who
+        case .catalogChanged:
+            throw ReplayError(index: index, problem: "a catalog change is restored by Scheduler.restoring")
         }
         guard let shard = target else { throw ReplayError(index: index, problem: "no shard holds this event") }
         let rules = rules

@@ -32,6 +32,9 @@ public final class Scheduler: Sendable {
     /// Set while restoring, before the scheduler is shared, when the events came from another
     /// shard layout: some booking ids then name no shard, or the wrong one.
     let restoredAcrossLayouts = Atomic<Bool>(false)
+    /// The journal's events before the catalog change this scheduler was rebuilt at (that
+    /// change's included), empty for one that was not (``events``). Set once, before it is shared.
+    let eventsBefore = Mutex<[Event]>([])
 
     /// Creates an empty scheduler.
     ///

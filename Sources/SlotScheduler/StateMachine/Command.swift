@@ -25,6 +25,8 @@ public enum Command: Hashable, Sendable {
     /// Change a socket's (or a station's) hours on a date; see
     /// ``Ledger/changeAvailability(_:onBookings:at:)``.
     case changeAvailability(AvailabilityChange, onBookings: DisplacementRule = .displace)
+    /// Put a new station list in service; see ``Ledger/changeCatalog(_:onBookings:at:)``.
+    case changeCatalog(CatalogChange, onBookings: DisplacementRule = .displace)
 }
 
 /// A ``Command`` with its names resolved against the catalog: what the apply decides on. Resolving
@@ -88,6 +90,9 @@ extension Rules {
         case .changeAvailability(let change, let rule):
             return .changeAvailability(
                 change, rule: rule, station: try catalog.index(of: change.station, on: change.date))
+        case .changeCatalog:
+            // Not a change of the books but of the rules: the faces rebuild (`CatalogRevision`).
+            throw Rejection(.catalogFixed)
         }
     }
 }

@@ -38,7 +38,7 @@ extension Decisions {
         }
         guard request.to.station == booking.ref.station else {
             refusal.reason = .rescheduleToOtherStation
-            refusal.value = rules.catalog.stations[Int(booking.ref.station)].id.rawValue
+            refusal.value = rules.catalog.station(at: booking.ref.station).id.rawValue
             return .failure(refusal)
         }
         let reminder: Int64? = booking.reminder < 0 ? nil : Int64(booking.reminder)

@@ -132,15 +132,15 @@ enum Decisions {
         do throws(Rejection) { station = try catalog.index(of: change.station, on: change.date) } catch {
             return .failure(error)
         }
-        let sockets = catalog.stations[Int(station)].sockets
-        let base = Int(catalog.socketBase[Int(station)])
+        let sockets = catalog.station(at: station).sockets
+        let flat = catalog.socketsOfStation[Int(station)]
         if let socket = change.socket {
             guard let i = sockets.firstIndex(where: { $0.id == socket }) else {
                 return .failure(Rejection(.unknownSocket, value: socket.rawValue))
             }
-            return .success([Int(slots.localSocket[base + i])])
+            return .success([Int(slots.localSocket[Int(flat[i])])])
         }
-        return .success(sockets.indices.map { Int(slots.localSocket[base + $0]) })
+        return .success(flat.map { Int(slots.localSocket[Int($0)]) })
     }
 
     /// Applies an availability change on one shard. Bookings in hours it closes are displaced

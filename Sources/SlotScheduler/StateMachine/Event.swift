@@ -19,6 +19,9 @@ public enum Event: Hashable, Codable, Sendable {
     case holdReleased(Slot, user: UserID, at: Instant)
     /// Its owner checked a booking in (see ``Ledger/checkIn(_:by:at:)``).
     case checkedIn(BookingID, user: UserID, at: Instant)
+    /// A new station list went into service (``Catalog/changed(to:)``); the bookings it displaced
+    /// follow as ``displaced(_:user:at:)``. A hold on a slot it closed is dropped with it.
+    case catalogChanged(CatalogChange, at: Instant)
 
     /// The booking a `reserved` or `holdConfirmed` event made.
     var madeBooking: Booking? {
@@ -77,10 +80,9 @@ extension SlotBook {
     /// Availability that differs from the regular hours, sorted by station, socket and date.
     func overrides(catalog: Catalog) -> [AvailabilityChange] {
         var result: [AvailabilityChange] = []
-        for (station, info) in catalog.stations.enumerated() where owns(station: station) {
-            let base = Int(catalog.socketBase[station])
+        for (station, info) in catalog.layout.enumerated() where owns(station: station) {
             for (s, socket) in info.sockets.enumerated() {
-                let local = Int(localSocket[base + s])
+                let local = Int(localSocket[Int(catalog.socketsOfStation[station][s])])
                 for (i, block) in dayBlock.enumerated() where block >= 0 {
                     let day = firstDay + Int32(i)
                     let open = openHours(localSocket: local, day: day)

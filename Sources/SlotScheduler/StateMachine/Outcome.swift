@@ -19,6 +19,8 @@ public enum Outcome: Hashable, Sendable {
     case checkedIn(Booking, isRepeat: Bool)
     /// Availability changed, displacing `displaced` (sorted by socket, then hour).
     case availabilityChanged(AvailabilityChange, displaced: [Booking])
+    /// A new station list in service: what it changed and displaced.
+    case catalogChanged(CatalogChangeResult)
     /// Refused: nothing changed.
     case refused(Rejection)
 
@@ -36,6 +38,8 @@ public enum Outcome: Hashable, Sendable {
             isRepeat ? [] : [.checkedIn(booking.id, user: booking.user, at: now)]
         case .availabilityChanged(let change, let displaced):
             [.availabilityChanged(change, at: now)] + displaced.map { .displaced($0.id, user: $0.user, at: now) }
+        case .catalogChanged(let r):
+            [.catalogChanged(r.change, at: now)] + r.displaced.map { .displaced($0.id, user: $0.user, at: now) }
         case .refused: []
         }
     }
@@ -80,10 +84,11 @@ extension Outcome {
         }
     }
 
-    /// The bookings an availability change displaced.
+    /// The bookings an availability change (or a catalog change) displaced.
     package func displaced() throws(Rejection) -> [Booking] {
         switch self {
         case .availabilityChanged(_, let displaced): return displaced
+        case .catalogChanged(let result): return result.displaced
         case .refused(let rejection): throw rejection
         default: preconditionFailure("\(self) is not an availability change's outcome")
         }

@@ -70,11 +70,9 @@ extension SlotBook {
     /// The slot of local `socket` on `day` at `hour`, for every local socket of this book.
     func slotRefs(catalog: Catalog) -> [Int32: (station: Int32, socket: Int32)] {
         var table: [Int32: (station: Int32, socket: Int32)] = [:]
-        for station in catalog.stations.indices where owns(station: station) {
-            let base = Int(catalog.socketBase[station])
-            for flat in base..<(base + catalog.stations[station].sockets.count) {
-                table[localSocket[flat]] = (Int32(station), Int32(flat))
-            }
+        for flat in 0..<catalog.socketCount {
+            let station = catalog.stationOfSocket[flat]
+            if owns(station: Int(station)) { table[localSocket[flat]] = (station, Int32(flat)) }
         }
         return table
     }

@@ -88,10 +88,11 @@ struct SlotBook: Sendable {
         self.shard = UInt64(shard)
         self.shardCount = shardCount
         idPrefix = UInt64(shard) << Self.shardShift
+        // Local sockets in flat order: a shard's sockets keep their order when a catalog change
+        // appends sockets (``localSockets(catalog:shardCount:)`` numbers them the same way).
         var regular: [UInt32] = []
-        for station in catalog.stations.indices where station % shardCount == shard {
-            let base = Int(catalog.socketBase[station])
-            regular.append(contentsOf: catalog.regularHours[base..<(base + catalog.stations[station].sockets.count)])
+        for flat in 0..<catalog.socketCount where Int(catalog.stationOfSocket[flat]) % shardCount == shard {
+            regular.append(catalog.regularHours[flat])
         }
         self.localSocket = localSockets ?? Self.localSockets(catalog: catalog, shardCount: shardCount)
         self.regular = regular
@@ -104,12 +105,10 @@ struct SlotBook: Sendable {
     static func localSockets(catalog: Catalog, shardCount: Int) -> [Int32] {
         var next = [Int32](repeating: 0, count: shardCount)
         var table = [Int32](repeating: 0, count: catalog.socketCount)
-        for station in catalog.stations.indices {
-            let base = Int(catalog.socketBase[station])
-            for s in base..<(base + catalog.stations[station].sockets.count) {
-                table[s] = next[station % shardCount]
-                next[station % shardCount] += 1
-            }
+        for flat in 0..<catalog.socketCount {
+            let shard = Int(catalog.stationOfSocket[flat]) % shardCount
+            table[flat] = next[shard]
+            next[shard] += 1
         }
         return table
     }

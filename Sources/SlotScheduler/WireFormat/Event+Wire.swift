@@ -7,18 +7,20 @@ extension Event {
 
     /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)`` and the
     /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``); version 3
-    /// added ``checkedIn(_:user:at:)`` (and a booking's `checkedInAt` in snapshots).
+    /// added ``checkedIn(_:user:at:)`` (and a booking's `checkedInAt` in snapshots); version 4
+    /// added ``catalogChanged(_:at:)``.
     /// Every event is written with the oldest version that has its type, so a journal without
     /// them stays readable by version-1 readers.
-    public static let newestWireVersion = 3
+    public static let newestWireVersion = 4
 
     enum WireKeys: String, CodingKey {
-        case version, type, booking, user, at, change, from, to, start, requestID, hold, slot
+        case version, type, booking, user, at, change, from, to, start, requestID, hold, slot, stations
     }
 
     enum WireType: String, Codable {
         case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
         case checkedIn
+        case catalogChanged
 
         /// The version this type is written with: the first that has it. A reader takes it and
         /// any later version it knows.
@@ -27,6 +29,7 @@ extension Event {
             case .reserved, .cancelled, .displaced, .availabilityChanged: Event.wireVersion
             case .rescheduled, .held, .holdConfirmed, .holdReleased: 2
             case .checkedIn: 3
+            case .catalogChanged: 4
             }
         }
     }
@@ -42,6 +45,7 @@ extension Event {
         case .holdConfirmed: .holdConfirmed
         case .holdReleased: .holdReleased
         case .checkedIn: .checkedIn
+        case .catalogChanged: .catalogChanged
         }
     }
 
@@ -84,6 +88,10 @@ extension Event {
         case .availabilityChanged:
             self = .availabilityChanged(
                 try c.decode(AvailabilityChange.self, forKey: .change), at: try c.decode(Instant.self, forKey: .at))
+        case .catalogChanged:
+            self = .catalogChanged(
+                CatalogChange(stations: try c.decode([Station].self, forKey: .stations)),
+                at: try c.decode(Instant.self, forKey: .at))
         case .held: self = .held(try c.decode(Hold.self, forKey: .hold))
         case .holdConfirmed: self = .holdConfirmed(try c.decode(Booking.self, forKey: .booking))
         case .holdReleased:
@@ -118,6 +126,10 @@ extension Event {
         case .availabilityChanged(let change, let at):
             try c.encode(WireType.availabilityChanged, forKey: .type)
             try c.encode(change, forKey: .change)
+            try c.encode(at, forKey: .at)
+        case .catalogChanged(let change, let at):
+            try c.encode(WireType.catalogChanged, forKey: .type)
+            try c.encode(change.stations, forKey: .stations)
             try c.encode(at, forKey: .at)
         case .held(let hold):
             try c.encode(WireType.held, forKey: .type)

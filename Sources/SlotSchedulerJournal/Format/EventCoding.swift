@@ -12,6 +12,7 @@ enum EventCoding {
     static let holdConfirmedTag: UInt8 = 7
     static let holdReleasedTag: UInt8 = 8
     static let checkedInTag: UInt8 = 9
+    static let catalogChangedTag: UInt8 = 10
 
     static func encode(_ event: Event, into w: inout ByteWriter) {
         switch event {
@@ -76,6 +77,10 @@ enum EventCoding {
             encode(slot, into: &w)
             w.u64(user.rawValue)
             w.i64(at.secondsSinceEpoch)
+        case .catalogChanged(let change, let at):
+            w.u8(catalogChangedTag)
+            w.i64(at.secondsSinceEpoch)
+            encode(change.stations, into: &w)
         }
     }
 
@@ -175,6 +180,9 @@ enum EventCoding {
                 BookingMove(
                     booking: booking, user: user, from: slots[0], to: slots[1], start: start, requestID: requestID),
                 at: at)
+        case catalogChangedTag:
+            let at = Instant(secondsSinceEpoch: try r.i64("at"))
+            return .catalogChanged(CatalogChange(stations: try decodeStations(&r)), at: at)
         default:
             throw r.fail("unknown event tag \(tag)")
         }

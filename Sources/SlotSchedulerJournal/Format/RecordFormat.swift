@@ -36,6 +36,10 @@ enum RecordFormat {
         /// In a snapshot that remembers reschedule request ids, before its end: a `u32` count and
         /// each as user, request id, booking id and the slot moved to.
         case snapshotReschedules = 5
+        /// In a snapshot taken after a catalog change, before its end: the catalog its bookings
+        /// were made under, as `Catalog.Record` (revision, stations, retired stations, sockets in
+        /// service, flat indices); see `EventCoding+Stations.swift`.
+        case snapshotCatalog = 6
     }
     static let recordVersion: UInt8 = 1
 

@@ -5,6 +5,8 @@ import SlotScheduler
 struct Recovered {
     /// The snapshot's bookings and overrides (empty without one).
     var snapshot = Snapshot(bookings: [], overrides: [])
+    /// The catalog the snapshot's bookings were made under, when a catalog change made it.
+    var catalog: Catalog.Record?
     /// The journals' events after the snapshot.
     var events: [Event] = []
     /// For each snapshot override, snapshot booking, then journal event (the order of the
@@ -175,6 +177,15 @@ enum Recovery {
                 } catch {
                     throw JournalError(
                         .corrupt, file: path, offset: offset, message: "snapshot reschedule record: \(error)")
+                }
+            case .snapshotCatalog:
+                var body = record.body
+                do throws(DecodeError) {
+                    result.catalog = try EventCoding.decodeCatalog(&body)
+                    guard body.isAtEnd else { throw body.fail("bytes after the catalog") }
+                } catch {
+                    throw JournalError(
+                        .corrupt, file: path, offset: offset, message: "snapshot catalog record: \(error)")
                 }
             case .snapshotEnd:
                 var body = record.body

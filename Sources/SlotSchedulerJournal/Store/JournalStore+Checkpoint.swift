@@ -46,10 +46,14 @@ extension JournalStore {
                 s.recordEnds.removeAll()
                 s.recordsSinceCheckpoint = 0
                 s.bytesSinceCheckpoint = 0
+                s.catalogChanged = false
             }
             // Commands run under this lock: none sees a half-released scheduler.
-            if let releasing { try? scheduler.releaseDays(before: releasing.cutoff, at: releasing.now) }
-            return (scheduler.snapshot(), s.buffer, start + UInt64(s.buffer.count), s.file, s.generation, s.shards)
+            if let releasing { try? s.scheduler.releaseDays(before: releasing.cutoff, at: releasing.now) }
+            return (
+                (s.scheduler.snapshot(), s.scheduler.rules.catalog), s.buffer, start + UInt64(s.buffer.count), s.file,
+                s.generation, s.shards
+            )
         }
         let next = generation + 1
         var newFile: (any JournalFile)?
@@ -77,14 +81,17 @@ extension JournalStore {
         endExclusive()
         if let failure { throw failure }
         oldFile?.close()
-        try writeSnapshot(snapshot, generation: next, shards: shards)
+        try writeSnapshot(snapshot.0, catalog: snapshot.1, generation: next, shards: shards)
         try files.remove(FileNames.journal(generation))
         try files.remove(FileNames.snapshot(generation))
         try files.syncDirectory()
     }
 
-    /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed.
-    func writeSnapshot(_ snapshot: Snapshot, generation: UInt64, shards: Int) throws(JournalError) {
+    /// Writes `snapshot-<generation>.snap` through a temporary file, synced and renamed; with the
+    /// catalog the snapshot's bookings were made under when a catalog change made it (revision > 0).
+    func writeSnapshot(_ snapshot: Snapshot, catalog: Catalog? = nil, generation: UInt64, shards: Int)
+        throws(JournalError)
+    {
         // Overrides first, then bookings with their final status, then the holds that still have
         // their slot: the order the core restores; then the check-ins (a `reserved` event carries none).
         let events =
@@ -116,6 +123,9 @@ extension JournalStore {
                 w.u32(UInt32(truncatingIfNeeded: lastIDs.count))
                 for id in lastIDs { w.u64(id.rawValue) }
             }
+        }
+        if let catalog, catalog.revision > 0 {
+            RecordFormat.frame(.snapshotCatalog, into: &bytes) { EventCoding.encode(catalog.record, into: &$0) }
         }
         RecordFormat.frame(.snapshotEnd, into: &bytes) { $0.u64(UInt64(events.count)) }
         let temp = FileNames.snapshotTemp(generation)

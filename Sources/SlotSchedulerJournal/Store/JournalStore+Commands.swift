@@ -13,9 +13,9 @@ extension JournalStore {
     ) async throws -> T {
         let (result, target, runsCheckpoint) = try state.withLock { s throws(JournalError) in
             try s.checkUsable(files.path)
-            let (result, events) = body(scheduler, &s)
+            let (result, events) = body(s.scheduler, &s)
             s.append(events)
-            let due = now != nil && !s.checkpointClaimed && checkpoints.isDue(s)
+            let due = now != nil && !s.checkpointClaimed && (s.catalogChanged || checkpoints.isDue(s))
             if due { s.checkpointClaimed = true }
             return (result, s.appended, due)
         }
@@ -29,8 +29,16 @@ extension JournalStore {
     /// refusal, a replayed request id, a repeated confirm or check-in) writes nothing and returns
     /// once everything it could have seen is durable. The named commands below wrap it.
     public func apply(_ command: Command, at now: Instant) async throws -> Outcome {
-        try await self.command(at: now) { scheduler, _ in
-            let outcome = scheduler.apply(command, at: now)
+        try await self.command(at: now) { scheduler, s in
+            guard case .changeCatalog(let change, let rule) = command else {
+                let outcome = scheduler.apply(command, at: now)
+                return (.success(outcome), outcome.events(at: now))
+            }
+            let (next, outcome) = scheduler.changingCatalog(change, onBookings: rule, at: now)
+            if case .catalogChanged = outcome {
+                s.scheduler = next
+                s.catalogChanged = true
+            }
             return (.success(outcome), outcome.events(at: now))
         }
     }
@@ -55,6 +63,20 @@ extension JournalStore {
     /// durable. A repeat (the booking was checked in already) writes nothing.
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try await apply(.checkIn(id, user: user), at: now).booking()
+    }
+
+    /// Puts a new station list in service, as `Ledger.changeCatalog(_:onBookings:at:)`, and
+    /// returns once the change and its displacements are durable and a snapshot holds the new
+    /// catalog: the directory then reopens with it, whatever catalog it is opened with.
+    @discardableResult
+    public func changeCatalog(
+        _ change: CatalogChange, onBookings rule: DisplacementRule = .displace, at now: Instant
+    ) async throws -> CatalogChangeResult {
+        switch try await apply(.changeCatalog(change, onBookings: rule), at: now) {
+        case .catalogChanged(let result): return result
+        case .refused(let rejection): throw rejection
+        default: preconditionFailure("a catalog change has a catalog change's outcome")
+        }
     }
 
     /// Changes availability, as `Scheduler.changeAvailability(_:onBookings:at:)`; returns the

@@ -47,11 +47,17 @@ extension JournalStore {
         var checkpointClaimed = false
         var automaticCheckpoints = 0
         var failedCheckpoints = 0
+        /// The scheduler in force: a catalog change replaces it (`Scheduler.changingCatalog`).
+        var scheduler: Scheduler
+        /// A catalog change was journalled: the next checkpoint, which its command runs, stores
+        /// the new catalog, so the directory reopens with it whatever catalog it is given.
+        var catalogChanged = false
 
         init(
-            file: any JournalFile, generation: UInt64, shards: Int, recoveredEvents: Int,
+            scheduler: Scheduler, file: any JournalFile, generation: UInt64, shards: Int, recoveredEvents: Int,
             tornBytes: Int
         ) {
+            self.scheduler = scheduler
             self.file = file
             self.generation = generation
             self.shards = shards

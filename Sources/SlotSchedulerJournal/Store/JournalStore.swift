@@ -23,9 +23,15 @@ import Synchronization
 /// holds them in the order they took effect. The in-memory work is microseconds; the sync is
 /// shared.
 public final class JournalStore: BookingService {
-    public let rules: Rules
-    /// The scheduler the journal feeds. Read it freely; commands must go through the store.
-    let scheduler: Scheduler
+    /// The rules in force: the policy given at opening, with the catalog the directory holds
+    /// once a catalog change was made (``catalogIsStored``), else the one given.
+    public var rules: Rules { scheduler.rules }
+    /// Whether the store runs with the catalog its directory holds (a catalog change made it)
+    /// rather than the one it was opened with; `rules.catalog.revision` says which revision.
+    public let catalogIsStored: Bool
+    /// The scheduler the journal feeds (a catalog change replaces it). Read it freely; commands
+    /// must go through the store.
+    var scheduler: Scheduler { state.withLock { $0.scheduler } }
     let files: any JournalFiles
     let state: Mutex<State>
     /// False: each caller writes and syncs its own record (the baseline group commit is measured against).
@@ -69,12 +75,13 @@ public final class JournalStore: BookingService {
         try files.lock()
         do throws(JournalError) {
             let recovered = try Recovery.read(files, shards: max(1, min(shards, 4096)))
+            let opening = try Self.rules(rules, stored: recovered.catalog, path: files.path)
             let scheduler: Scheduler
             do {
                 // The files are the journal: the scheduler keeps none in memory.
-                scheduler = try Scheduler(
-                    rules: rules, shards: recovered.shards, snapshot: recovered.snapshot, replaying: recovered.events,
-                    journaling: false)
+                scheduler = try Scheduler.restoring(
+                    rules: opening, shards: recovered.shards, snapshot: recovered.snapshot,
+                    replaying: recovered.events, journaling: false)
             } catch {
                 let origin = recovered.origins.indices.contains(error.index) ? recovered.origins[error.index] : nil
                 throw JournalError(
@@ -84,14 +91,13 @@ public final class JournalStore: BookingService {
             let file = try Self.openJournal(files, recovered)
             for name in recovered.obsolete { try files.remove(name) }
             if !recovered.obsolete.isEmpty { try files.syncDirectory() }
-            self.rules = rules
-            self.scheduler = scheduler
+            self.catalogIsStored = recovered.catalog != nil
             self.files = files
             self.groupCommit = groupCommit
             self.checkpoints = checkpoints
             let threads = groupCommit ? Self.syncThreadCount : 1
             var state = State(
-                file: file, generation: recovered.generation, shards: recovered.shards,
+                scheduler: scheduler, file: file, generation: recovered.generation, shards: recovered.shards,
                 recoveredEvents: recovered.origins.count, tornBytes: recovered.tornBytes)
             state.idle = threads
             state.syncHandles = Array(repeating: nil, count: threads)
@@ -112,6 +118,16 @@ public final class JournalStore: BookingService {
     }
 
     deinit { syncThreads.stop() }
+
+    /// The rules to open with: `given`, or its policy with the catalog a snapshot stored.
+    static func rules(_ given: Rules, stored: Catalog.Record?, path: String) throws(JournalError) -> Rules {
+        guard let stored else { return given }
+        do throws(InvalidValue) {
+            return try Rules(catalog: try Catalog(record: stored), policy: given.policy)
+        } catch {
+            throw JournalError(.corrupt, file: path, message: "the stored catalog: \(error)")
+        }
+    }
 
     /// Opens the current journal for appending: a new one with its header synced, or the
     /// existing one cut to its valid length (synced before anything is acknowledged).

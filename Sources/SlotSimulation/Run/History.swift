@@ -132,6 +132,9 @@ enum Reasons {
         case .unknownHold: 28
         case .checkInNotOpen: 29
         case .checkInClosed: 30
+        case .invalidCatalog: 31
+        case .timeZoneHasBookings: 32
+        case .catalogFixed: 33
         }
     }
 
