@@ -30,7 +30,9 @@ struct ScheduleSim: AsyncParsableCommand {
               schedule-sim import sessions.csv --output s.json --start "Start Date" --station Site --socket Port \
                 --time-zone America/Los_Angeles   (see import --help)
             """,
-        subcommands: [Run.self, VerifyStore.self, Check.self, Import.self, Conform.self, Database.self],
+        subcommands: [
+            Run.self, VerifyStore.self, Check.self, Import.self, Conform.self, Database.self, CatalogCommand.self,
+        ],
         defaultSubcommand: nil)
 }
 

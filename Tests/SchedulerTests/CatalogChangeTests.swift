@@ -28,7 +28,8 @@ import Testing
         return (kept, [lon2, lhr], past)
     }
 
-    static let changeAt = Instant.utc(try! LocalDate(parsing: "2018-06-05"), hour: 9)
+    /// 2018-06-05 09:00 UTC: after the past booking, before the others.
+    static let changeAt = Instant(secondsSinceEpoch: 1_528_189_200)
 
     @Test func addsRetiresAndDisplaces() throws {
         var ledger = try Fixture.ledger()

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import SlotScheduler
+import SlotSchedulerJournal
+import SlotSimulation
+
+extension ScheduleSim {
+    /// `schedule-sim catalog apply`: a new station list put in service on a store, with what it
+    /// changed and displaced.
+    struct CatalogCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "catalog", abstract: "Change a store's station catalog while it holds bookings.",
+            subcommands: [Apply.self])
+
+        struct Apply: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Put a new station list in service and print what changed and each booking displaced.",
+                discussion: """
+                    CATALOG is a JSON array of stations, or an object whose `stations` key holds one (a \
+                    scenario file is one), in the scenario format. Stations and sockets it adds become \
+                    bookable; those it leaves out are retired: their bookings not yet started are displaced \
+                    (as are bookings in hours new regular hours close), past ones stay history. A station \
+                    holding bookings keeps its time zone. The store keeps the new catalog: it reopens with it \
+                    whatever catalog it is given. Exit codes: 0 applied, 1 refused (nothing changed), 64 \
+                    usage error, 65 CATALOG or the scenario is invalid, 69 the store cannot be opened.
+
+                    Example:
+                      schedule-sim catalog apply stations-2026-12.json --store journal:/var/lib/bookings \\
+                        --scenario Scenarios/smoke.json --at 2026-12-01T03:00:00Z
+                    """)
+
+            @Argument(help: "The station list to put in service.")
+            var catalog: String
+
+            @Option(help: "The store: journal:DIR (the PostgreSQL store's catalog changes are not yet here).")
+            var store: String
+
+            @Option(help: "The scenario the store was created with: its policy, and its stations until a change.")
+            var scenario: String
+
+            @Flag(help: "Refuse the change, changing nothing, if it would displace a booking.")
+            var refuseIfBooked = false
+
+            @Option(help: "The instant of the change (ISO 8601, UTC); now by default.")
+            var at: String?
+
+            func validate() throws {
+                guard case .journal = try StoreChoice(store) else {
+                    throw ValidationError("--store: catalog changes apply to a journal:DIR store here")
+                }
+                if let at, Instant(iso8601: at) == nil {
+                    throw ValidationError("--at \(at): expected an instant like 2026-12-01T03:00:00Z")
+                }
+            }
+
+            func run() async throws {
+                let stations = try Self.stations(at: catalog)
+                let prepared = try load(scenario)
+                let now =
+                    at.flatMap(Instant.init(iso8601:))
+                    ?? Instant(secondsSinceEpoch: Int64(Date().timeIntervalSince1970))
+                guard case .journal(let directory) = try StoreChoice(store) else { throw ExitCode(64) }
+                let journal: JournalStore
+                do {
+                    journal = try JournalStore(directory: directory, rules: prepared.rules)
+                } catch {
+                    throw StoreFailure("cannot open the store: \(error)").exit()
+                }
+                let outcome: Outcome
+                do {
+                    let rule: DisplacementRule = refuseIfBooked ? .refuse : .displace
+                    outcome = try await journal.apply(
+                        .changeCatalog(CatalogChange(stations: stations), onBookings: rule), at: now)
+                } catch {
+                    await journal.close()
+                    throw StoreFailure("the store failed: \(error)").exit()
+                }
+                await journal.close()
+                switch outcome {
+                case .catalogChanged(let result): Self.print(result)
+                case .refused(let rejection):
+                    FileHandle.standardError.write(Data("refused: \(rejection)\n".utf8))
+                    throw ExitCode(1)
+                default: throw StoreFailure("unexpected outcome \(outcome)").exit()
+                }
+            }
+
+            /// The stations of a catalog file: an array, or an object's `stations` (exit 65 if neither).
+            static func stations(at path: String) throws -> [Station] {
+                struct Listed: Decodable { var stations: [Station] }
+                let data: Data
+                do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                    FileHandle.standardError.write(
+                        Data("error: cannot read \(path): \(error.localizedDescription)\n".utf8))
+                    throw ExitCode(65)
+                }
+                if let list = try? JSONDecoder().decode([Station].self, from: data) { return list }
+                do { return try JSONDecoder().decode(Listed.self, from: data).stations } catch {
+                    FileHandle.standardError.write(
+                        Data(
+                            "error: \(path) is not a station list (an array, or an object with stations): \(error)\n"
+                                .utf8))
+                    throw ExitCode(65)
+                }
+            }
+
+            static func print(_ result: CatalogChangeResult) {
+                let d = result.difference
+                Swift.print("catalog revision \(result.revision)")
+                for (name, list) in [
+                    ("stations added", d.addedStations.map(\.rawValue)),
+                    ("stations retired", d.retiredStations.map(\.rawValue)),
+                    ("stations changed", d.changedStations.map(\.rawValue)),
+                    ("sockets added", d.addedSockets.map(\.description)),
+                    ("sockets retired", d.retiredSockets.map(\.description)),
+                ] where !list.isEmpty {
+                    Swift.print("\(name): \(list.joined(separator: ", "))")
+                }
+                Swift.print("displaced \(result.displaced.count) bookings")
+                for booking in result.displaced {
+                    Swift.print("  booking \(booking.id) user \(booking.user) \(booking.slot)")
+                }
+                for hold in result.droppedHolds { Swift.print("  hold dropped: user \(hold.user) \(hold.slot)") }
+            }
+        }
+    }
+}
