@@ -2,47 +2,61 @@
 import PostgresNIO
 import SlotScheduler
 
-/// The catalog's dense indices as stored in the database: station `i` is `stations[i]`, and flat
-/// socket indices run over every station's sockets in order, exactly as `Catalog` interns them
-/// (so a ``SlotRef`` from `Catalog.resolve` names the same rows).
+/// The catalog's dense indices as stored in the database, as `Catalog` interns them (so a
+/// ``SlotRef`` from `Catalog.resolve` names the same rows): station `i` is `stations[i]`, and each
+/// socket has its flat index for life (`Catalog.Record`), retired ones included, so a row of a
+/// retired socket is still named.
 struct CatalogLayout: Sendable {
+    /// Every station by index, each with every socket it had: those in service first.
     let stations: [Station]
     let stationIndex: [StationID: Int32]
-    /// First flat socket index of each station.
-    let socketBase: [Int32]
-    /// Station of each flat socket.
+    /// The flat index of each socket of `stations[i]`, in its order.
+    let socketsOf: [[Int32]]
+    /// How many of each station's sockets are in service (the first ones).
+    let inService: [Int]
+    /// Station of each flat socket, and its place in that station's `sockets`.
     let socketStation: [Int32]
-    /// Regular open hours of each flat socket.
+    let socketLocal: [Int32]
+    /// Regular open hours of each flat socket (none for a retired one).
     let regular: [UInt32]
     /// The place of each flat socket in `Slot`'s order (station id, then socket id): what orders
     /// a user's bookings that start at the same instant, as ``UserBookings`` orders them.
     let slotRank: [Int32]
 
     init(_ catalog: Catalog) {
-        stations = catalog.stations
+        let record = catalog.record
+        stations = record.stations
+        socketsOf = record.flatIndices
+        inService = record.socketsInService.map(Int.init)
+        let total = record.flatIndices.reduce(0) { $0 + $1.count }
         var stationIndex: [StationID: Int32] = [:]
-        var socketBase: [Int32] = []
-        var socketStation: [Int32] = []
-        var regular: [UInt32] = []
-        for (i, station) in catalog.stations.enumerated() {
+        var socketStation = [Int32](repeating: 0, count: total)
+        var socketLocal = [Int32](repeating: 0, count: total)
+        var regular = [UInt32](repeating: 0, count: total)
+        var names = [(StationID, SocketID)](repeating: ("", ""), count: total)
+        for (i, station) in record.stations.enumerated() {
             stationIndex[station.id] = Int32(i)
-            socketBase.append(Int32(regular.count))
-            for socket in station.sockets {
-                socketStation.append(Int32(i))
-                regular.append((socket.openingHours ?? station.openingHours).mask)
+            for (k, f) in record.flatIndices[i].enumerated() {
+                let socket = station.sockets[k]
+                socketStation[Int(f)] = Int32(i)
+                socketLocal[Int(f)] = Int32(k)
+                names[Int(f)] = (station.id, socket.id)
+                if k < inService[i] { regular[Int(f)] = (socket.openingHours ?? station.openingHours).mask }
             }
         }
         self.stationIndex = stationIndex
-        self.socketBase = socketBase
         self.socketStation = socketStation
+        self.socketLocal = socketLocal
         self.regular = regular
-        let flat = catalog.stations.flatMap { station in station.sockets.map { (station.id, $0.id) } }
-        var rank = [Int32](repeating: 0, count: flat.count)
-        for (place, socket) in flat.indices.sorted(by: { flat[$0] < flat[$1] }).enumerated() {
+        var rank = [Int32](repeating: 0, count: total)
+        for (place, socket) in names.indices.sorted(by: { names[$0] < names[$1] }).enumerated() {
             rank[socket] = Int32(place)
         }
         slotRank = rank
     }
+
+    /// The flat indices of the sockets in service of station `index`, in catalog order.
+    func socketsInService(of index: Int32) -> [Int32] { Array(socketsOf[Int(index)].prefix(inService[Int(index)])) }
 
     /// The columns ``booking(_:operation:)`` reads, in order.
     static let columns =
@@ -62,7 +76,7 @@ struct CatalogLayout: Sendable {
                 .unexpectedRow, operation: operation, message: "no slot for socket \(socket) hour \(hour)")
         }
         let station = stations[Int(socketStation[Int(socket)])]
-        let local = Int(socket - socketBase[Int(socketStation[Int(socket)])])
+        let local = Int(socketLocal[Int(socket)])
         return Slot(
             station: station.id, socket: station.sockets[local].id, date: LocalDate(dayNumber: day), hour: Int(hour))
     }
@@ -92,18 +106,17 @@ struct CatalogLayout: Sendable {
     /// The flat socket indices an availability change targets, sorted, or the refusal the
     /// in-memory scheduler gives for an unknown station or socket.
     func targets(of change: AvailabilityChange, catalog: Catalog) throws(Rejection) -> [Int32] {
-        guard let station = stationIndex[change.station] else {
+        guard let station = stationIndex[change.station], let info = catalog.station(change.station) else {
             throw Rejection(.unknownStation, value: change.station.rawValue)
         }
-        let sockets = stations[Int(station)].sockets
-        let base = socketBase[Int(station)]
+        let flat = socketsInService(of: station)
         if let socket = change.socket {
-            guard let i = sockets.firstIndex(where: { $0.id == socket }) else {
+            guard let i = info.sockets.firstIndex(where: { $0.id == socket }) else {
                 throw Rejection(.unknownSocket, value: socket.rawValue)
             }
-            return [base + Int32(i)]
+            return [flat[i]]
         }
-        return sockets.indices.map { base + Int32($0) }
+        return flat
     }
 }
 #endif

@@ -48,7 +48,7 @@ extension PostgresBookingService {
                 }
             }
             guard let result else {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await checkIn(id, by: user, at: now) }
                 continue
             }
             return try result.get()

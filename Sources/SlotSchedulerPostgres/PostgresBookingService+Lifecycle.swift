@@ -53,7 +53,7 @@ extension PostgresBookingService {
                 }
             let ref = candidates.first { $0.socket == chosen } ?? first
             if reason == "stalePolicy" {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await book(request, at: now) }
                 continue
             }
             if let reason {
@@ -87,6 +87,7 @@ extension PostgresBookingService {
     /// Not repeated after a reply lost in flight (a repeat would find its own hold: `slotHeld`).
     public func hold(_ slot: Slot, for user: UserID, reminder: Duration?, at now: Instant) async throws -> Hold {
         let ref = try rules.catalog.resolve(slot)
+        let duration = reminder
         let reminder = reminder.map { $0.components.seconds }
         let socket = try regularMask(ref, operation: "hold")
         while true {
@@ -110,7 +111,7 @@ extension PostgresBookingService {
                 try row.decode((String?, Int64?, Int32?).self)
             }
             if reason == "stalePolicy" {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await hold(slot, for: user, reminder: duration, at: now) }
                 continue
             }
             if let reason {
@@ -199,7 +200,7 @@ extension PostgresBookingService {
                 }
             }
             guard let result else {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await confirm(slot, by: user, at: now) }
                 continue
             }
             return try result.get()
@@ -360,7 +361,7 @@ extension PostgresBookingService {
                 }
             }
             guard let result else {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await reschedule(request, at: now) }
                 continue
             }
             return try result.get()

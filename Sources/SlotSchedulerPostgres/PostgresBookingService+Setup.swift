@@ -16,11 +16,11 @@ extension PostgresBookingService {
     static func prepare(
         pool: WritablePool, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
         migrations: [Schema.Migration], logger: Logger
-    ) async throws -> (policy: Policy, version: Int32, stations: [Station]) {
+    ) async throws -> (policy: Policy, version: Int32, stored: Catalog?) {
         let catalogJSON = try json(catalog.stations)
         let policyJSON = try json(policy)
         let schema = configuration.schema
-        let (stored, version, stations) = try await retry(
+        let (storedPolicy, version, storedCatalog) = try await retry(
             operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
             deadline: configuration.attemptTimeout, pool: pool
         ) {
@@ -31,15 +31,15 @@ extension PostgresBookingService {
                 } else {
                     try await requireMigrated(connection, schema: schema, migrations: migrations, logger: logger)
                 }
-                let stations = try await registerCatalog(
+                let stored = try await registerCatalog(
                     connection, catalog: catalog, catalogJSON: catalogJSON, policyJSON: policyJSON,
                     configuration: configuration, logger: logger)
                 let (policy, version) = try await readPolicy(connection, logger: logger)
-                return (policy, version, stations)
+                return (policy, version, stored)
             }
         }
         if configuration.policyConflict == .refuse {
-            let differences = try policyDifferences(stored: stored, mine: policy)
+            let differences = try policyDifferences(stored: storedPolicy, mine: policy)
             guard differences.isEmpty else {
                 throw PostgresStoreError(
                     .policyMismatch, operation: "register catalog",
@@ -48,31 +48,78 @@ extension PostgresBookingService {
                 )
             }
         }
-        return (stored, version, stations)
+        return (storedPolicy, version, storedCatalog)
     }
 
-    /// Registers the catalog on a schema that holds none; on one that holds a catalog, returns
-    /// it: this instance's stations, or the database's when they differ (``PostgresConfiguration/catalogConflict``).
+    /// The policy, its version and the catalog record (`nil` before a catalog change, or on a
+    /// schema before migration 11: read through `to_jsonb`, which has no such column then).
+    struct StoredRules {
+        var policy: Policy
+        var version: Int32
+        var record: String?
+
+        /// The catalog the record holds, or `current` when it holds the same revision (or none).
+        func catalog(replacing current: Catalog) throws -> Catalog {
+            guard let record else { return current }
+            let catalog = try PostgresBookingService.catalog(record: record, operation: "read catalog")
+            return catalog.revision == current.revision ? current : catalog
+        }
+    }
+
+    static func readStored(client: PostgresClient, logger: Logger) async throws -> StoredRules {
+        let rows = try await Self.rows(
+            "SELECT policy_json, policy_version, to_jsonb(d) ->> 'catalog_record' FROM deployment d", client: client,
+            logger: logger)
+        let (policy, version) = try Self.policy(of: rows)
+        let record = try rows.first.flatMap { row in
+            try CatalogLayout.decoding("read catalog") { try row.decode((String, Int32, String?).self).2 }
+        }
+        return StoredRules(policy: policy, version: version, record: record)
+    }
+
+    /// The catalog a stored `Catalog.Record` (JSON) holds.
+    static func catalog(record: String, operation: String) throws(PostgresStoreError) -> Catalog {
+        do {
+            return try Catalog(record: try JSONDecoder().decode(Catalog.Record.self, from: Data(record.utf8)))
+        } catch {
+            throw PostgresStoreError(.invalidStoredConfiguration, operation: operation, message: "\(error)")
+        }
+    }
+
+    /// Registers the catalog on a schema that holds none (and returns `nil`: `catalog` is in
+    /// force); on one that holds a catalog, returns it: the database's, whether its stations are
+    /// this instance's or differ (``PostgresConfiguration/catalogConflict``), and after a catalog
+    /// change with its indices (`Catalog.Record`).
     static func registerCatalog(
         _ connection: PostgresConnection, catalog: Catalog, catalogJSON: String, policyJSON: String,
         configuration: PostgresConfiguration, logger: Logger
-    ) async throws -> [Station] {
+    ) async throws -> Catalog? {
         let schema = configuration.schema
-        let rows = try await connection.allRows("SELECT catalog_json FROM deployment", logger: logger)
+        let rows = try await connection.allRows(
+            "SELECT catalog_json, to_jsonb(d) ->> 'catalog_record' FROM deployment d", logger: logger)
         if let row = rows.first {
-            let stored = try CatalogLayout.decoding("register catalog") { try row.decode(String.self) }
-            guard stored != catalogJSON else { return catalog.stations }
-            guard configuration.catalogConflict == .adoptStored else {
+            let (json, record) = try CatalogLayout.decoding("register catalog") {
+                try row.decode((String, String?).self)
+            }
+            let stored: Catalog
+            if let record {
+                stored = try Self.catalog(record: record, operation: "register catalog")
+            } else if json == catalogJSON {
+                return nil
+            } else {
+                do {
+                    stored = try Catalog(try JSONDecoder().decode([Station].self, from: Data(json.utf8)))
+                } catch {
+                    throw PostgresStoreError(
+                        .invalidStoredConfiguration, operation: "register catalog", message: String(describing: error))
+                }
+            }
+            guard stored.stations == catalog.stations || configuration.catalogConflict == .adoptStored else {
                 throw PostgresStoreError(
                     .catalogMismatch, operation: "register catalog",
                     message: "schema \(schema) holds a different catalog than this instance's")
             }
-            do {
-                return try JSONDecoder().decode([Station].self, from: Data(stored.utf8))
-            } catch {
-                throw PostgresStoreError(
-                    .invalidStoredConfiguration, operation: "register catalog", message: String(describing: error))
-            }
+            return stored
         }
         guard configuration.schemaChanges == .apply else {
             throw PostgresStoreError(
@@ -109,7 +156,7 @@ extension PostgresBookingService {
             SELECT * FROM unnest(\(flat)::integer[], \(socketStations)::integer[], \(socketIDs)::text[],
                                  \(masks)::integer[])
             """, logger: logger)
-        return catalog.stations
+        return nil
     }
 
     /// The top-level policy fields whose values differ, as "field: database X, this instance Y".
@@ -486,6 +533,8 @@ extension PostgresBookingService {
         return [
             "GRANT USAGE ON SCHEMA \(schema) TO \(role)",
             "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(schema) TO \(role)",
+            // A catalog change writes the catalog's tables through `catalog_index` (migration 11),
+            // which runs with the owner's rights: the runtime role cannot write them itself.
             "REVOKE INSERT, UPDATE, DELETE ON \(schema).schema_migrations, \(schema).stations, \(schema).sockets FROM \(role)",
             "DO $$ BEGIN IF to_regclass('\(schema).runtime_roles') IS NOT NULL THEN "
                 + "REVOKE INSERT, UPDATE, DELETE ON \(schema).runtime_roles FROM \(role); END IF; END $$",

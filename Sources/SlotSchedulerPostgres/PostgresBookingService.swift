@@ -24,7 +24,8 @@ public final class PostgresBookingService: BookingService, Service {
     let pool: WritablePool
     var client: PostgresClient { pool.client }
     private let state: Mutex<RulesState>
-    let layout: CatalogLayout
+    /// The catalog's indices as the database stores them, for the catalog in force.
+    var layout: CatalogLayout { state.withLock { $0.layout } }
     let logger: Logger
     /// The calls in flight, which a shutdown lets finish.
     let admission = Admission()
@@ -32,6 +33,7 @@ public final class PostgresBookingService: BookingService, Service {
     struct RulesState {
         var rules: Rules
         var version: Int32
+        var layout: CatalogLayout
     }
 
     /// The rules in force; the policy is the database's (see ``updatePolicy(_:)``).
@@ -104,13 +106,15 @@ public final class PostgresBookingService: BookingService, Service {
             }
         let inForce: Catalog
         do {
-            let (storedPolicy, version, storedStations) = try await Self.prepare(
+            let (storedPolicy, version, stored) = try await Self.prepare(
                 pool: pool, configuration: configuration, catalog: catalog, policy: policy,
                 migrations: migrations, logger: logger)
-            inForce = storedStations == stations ? catalog : try Catalog(storedStations)
-            if storedStations != stations { Self.logAdopted(stored: storedStations, mine: stations, logger: logger) }
+            inForce = stored ?? catalog
+            if inForce.stations != stations {
+                Self.logAdopted(stored: inForce.stations, mine: stations, logger: logger)
+            }
             let rules = try Rules(catalog: inForce, policy: storedPolicy)
-            self.state = Mutex(RulesState(rules: rules, version: version))
+            self.state = Mutex(RulesState(rules: rules, version: version, layout: CatalogLayout(inForce)))
             logger.info(
                 "PostgreSQL store ready",
                 metadata: [
@@ -124,7 +128,6 @@ public final class PostgresBookingService: BookingService, Service {
         }
         self.configuration = configuration
         self.pool = pool
-        self.layout = CatalogLayout(inForce)
         self.logger = logger
     }
 
@@ -216,7 +219,7 @@ public final class PostgresBookingService: BookingService, Service {
                     try row.decode((String?, Int64?, Int64?, Int64?, Int64?, String?, Bool?, Int32?).self)
                 }
             if reason == "stalePolicy" {
-                try await reloadPolicy()
+                if try await reloadRules() { return try await book(request, at: now) }
                 continue
             }
             if let reason {
@@ -347,16 +350,36 @@ public final class PostgresBookingService: BookingService, Service {
         guard let version else {
             throw PostgresStoreError(.unexpectedRow, operation: "updatePolicy", message: "no deployment row")
         }
-        state.withLock { $0 = RulesState(rules: rules, version: version) }
+        state.withLock { $0 = RulesState(rules: rules, version: version, layout: $0.layout) }
     }
 
-    /// Reads the policy from the database again.
-    public func reloadPolicy() async throws {
-        let (policy, version) = try await retrying("reloadPolicy", idempotent: true) {
-            try await Self.readPolicy(client: self.pool.client, logger: self.logger)
+    /// Reads the policy and the catalog (``changeCatalog(_:onBookings:at:)``) from the database again.
+    public func reloadPolicy() async throws { try await reloadRules() }
+
+    /// ``reloadPolicy()``, saying whether the catalog changed: a command resolved under the old
+    /// one starts again.
+    @discardableResult
+    func reloadRules() async throws -> Bool {
+        let stored = try await retrying("reloadPolicy", idempotent: true) {
+            try await Self.readStored(client: self.pool.client, logger: self.logger)
         }
-        let rules = try Rules(catalog: rules.catalog, policy: policy)
-        state.withLock { $0 = RulesState(rules: rules, version: version) }
+        let current = rules.catalog
+        let catalog = try stored.catalog(replacing: current)
+        let rules = try Rules(catalog: catalog, policy: stored.policy)
+        let changed = catalog.revision != current.revision
+        state.withLock {
+            $0 = RulesState(rules: rules, version: stored.version, layout: changed ? CatalogLayout(catalog) : $0.layout)
+        }
+        if changed {
+            logger.info(
+                "PostgreSQL store runs with a changed catalog", metadata: ["catalog.revision": "\(catalog.revision)"])
+        }
+        return changed
+    }
+
+    /// Puts the catalog a change made in force (``changeCatalog(_:onBookings:at:)``).
+    func adopt(_ rules: Rules, version: Int32) {
+        state.withLock { $0 = RulesState(rules: rules, version: version, layout: CatalogLayout(rules.catalog)) }
     }
 
     // MARK: - Queries
@@ -407,15 +430,15 @@ public final class PostgresBookingService: BookingService, Service {
         guard let info = rules.catalog.station(station), let first = layout.stationIndex[station] else {
             throw Rejection(.unknownStation, value: station.rawValue)
         }
-        let base = layout.socketBase[Int(first)]
-        let count = Int32(info.sockets.count)
+        let layout = layout
+        let flats = layout.socketsInService(of: first)
         let day = date.dayNumber
         let (masks, taken, held) = try await retrying("dayView", idempotent: true) {
             var masks: [Int32: UInt32] = [:]
             let maskRows = try await self.rows(
                 """
                 SELECT socket_idx, mask FROM availability
-                WHERE socket_idx >= \(base) AND socket_idx < \(base + count) AND day = \(day)
+                WHERE socket_idx = ANY(\(flats)::integer[]) AND day = \(day)
                 """)
             for row in maskRows {
                 let (socket, mask) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
@@ -425,7 +448,7 @@ public final class PostgresBookingService: BookingService, Service {
             let takenRows = try await self.rows(
                 """
                 SELECT socket_idx, hour FROM bookings
-                WHERE day = \(day) AND socket_idx >= \(base) AND socket_idx < \(base + count) AND status = 'active'
+                WHERE day = \(day) AND socket_idx = ANY(\(flats)::integer[]) AND status = 'active'
                 """)
             for row in takenRows {
                 let (socket, hour) = try CatalogLayout.decoding("dayView") { try row.decode((Int32, Int32).self) }
@@ -435,7 +458,7 @@ public final class PostgresBookingService: BookingService, Service {
             let heldRows = try await self.rows(
                 """
                 SELECT socket_idx, hour FROM holds
-                WHERE day = \(day) AND socket_idx >= \(base) AND socket_idx < \(base + count) AND state = 'held'
+                WHERE day = \(day) AND socket_idx = ANY(\(flats)::integer[]) AND state = 'held'
                     AND expires_at > \(now.secondsSinceEpoch)
                 """)
             for row in heldRows {
@@ -446,7 +469,7 @@ public final class PostgresBookingService: BookingService, Service {
         }
         var sockets: [DayView.SocketDay] = []
         for (index, socket) in info.sockets.enumerated() {
-            let flat = base + Int32(index)
+            let flat = flats[index]
             let open = masks[flat] ?? layout.regular[Int(flat)]
             var hours: [SlotStatus] = []
             for hour in 0..<24 {
@@ -464,19 +487,18 @@ public final class PostgresBookingService: BookingService, Service {
     /// The active bookings of `station` starting in `window`, by start, then socket: one range
     /// scan of the active-slot index over the window's days (a day either side for time zones).
     public func bookings(at station: StationID, startingIn window: Range<Instant>) async throws -> [Booking] {
-        guard !window.isEmpty, let first = layout.stationIndex[station], let info = rules.catalog.station(station),
+        guard !window.isEmpty, let first = layout.stationIndex[station], rules.catalog.station(station) != nil,
             let firstDay = rules.catalog.localDate(of: station, at: window.lowerBound)?.dayNumber,
             let lastDay = rules.catalog.localDate(of: station, at: window.upperBound)?.dayNumber
         else { return [] }
-        let base = layout.socketBase[Int(first)]
-        let count = Int32(info.sockets.count)
+        let flats = layout.socketsInService(of: first)
         let (from, to) = (Int64(firstDay) - 1, Int64(lastDay) + 1)
         let (lower, upper) = (window.lowerBound.secondsSinceEpoch, window.upperBound.secondsSinceEpoch)
         return try await selectBookings(
             """
             SELECT \(unescaped: CatalogLayout.columns) FROM bookings
             WHERE status = 'active' AND day BETWEEN \(from) AND \(to)
-                AND socket_idx >= \(base) AND socket_idx < \(base + count)
+                AND socket_idx = ANY(\(flats)::integer[])
                 AND start_at >= \(lower) AND start_at < \(upper)
             """, operation: "stationBookings"
         ).sorted { ($0.start, $0.slot) < ($1.start, $1.slot) }

@@ -38,6 +38,9 @@ enum Schema {
         Migration(
             version: 10, name: "runtime roles: the grants every migration gives again",
             sql: sql(PackageResources.v10_sql)),
+        Migration(
+            version: 11, name: "catalog changes: the catalog record, retired flags, a guard on bookings and holds",
+            sql: sql(PackageResources.v11_sql)),
     ]
 
     /// A migration file's text.

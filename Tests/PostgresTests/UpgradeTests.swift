@@ -17,7 +17,8 @@ struct UpgradeTests {
     /// The tables of the schema after every migration (v6 dropped v1's `user_quota`, v10 added
     /// `runtime_roles`).
     static let tables = [
-        "availability", "availability_changes", "bookings", "deployment", "holds", "reschedule_requests",
+        "availability", "availability_changes", "bookings", "catalog_changes", "deployment", "holds",
+        "reschedule_requests",
         "runtime_roles", "schema_migrations", "sockets", "stations",
     ]
 

@@ -123,3 +123,21 @@ extension Catalog {
         return d
     }
 }
+
+extension Catalog {
+    /// The flat indices of the sockets in service here whose bookings a change to `next` may
+    /// displace or refuse: retired by it, with regular hours it closes, or at a station whose time
+    /// zone it moves. Ascending.
+    package func socketsAffected(by next: Catalog) -> [Int32] {
+        var affected: [Int32] = []
+        for (i, station) in layout.enumerated() where !isRetired[i] {
+            let moved = next.station(station.id).map { $0.timeZone != station.timeZone } ?? true
+            for f in socketsOfStation[i] {
+                let stillOpen = Int(f) < next.regularHours.count && next.stationOfSocket[Int(f)] == Int32(i)
+                let closes = !stillOpen || regularHours[Int(f)] & ~next.regularHours[Int(f)] != 0
+                if moved || closes { affected.append(f) }
+            }
+        }
+        return affected.sorted()
+    }
+}

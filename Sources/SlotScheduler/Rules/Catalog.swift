@@ -91,6 +91,11 @@ public struct Catalog: Sendable {
             }
             for f in retiredSocketsOfStation[i] { stationOfSocket[Int(f)] = Int32(i) }
         }
+        if let orphan = stationOfSocket.firstIndex(of: -1) {
+            throw InvalidValue(
+                field: "catalog.flatSockets[\(orphan)]", value: flatSockets[orphan].id.rawValue,
+                expected: "a socket index of one station", turkish: "bir istasyonun soket dizini")
+        }
         self.stations = layout.indices.filter { !isRetired[$0] }.map { layout[$0] }
         self.revision = revision
         self.layout = layout

@@ -18,15 +18,18 @@ public struct CatalogChangeResult: Hashable, Sendable {
 /// and a ``Scheduler`` apply a catalog change by rebuilding (``Ledger/changeCatalog(_:onBookings:at:)``,
 /// ``Scheduler/changingCatalog(_:onBookings:at:)``), and a replay of the change's event rebuilds
 /// with ``rebuilding(_:rules:)``: the one place that says what a catalog change keeps.
-struct CatalogRevision {
-    let rules: Rules
+package struct CatalogRevision {
+    package let rules: Rules
     /// The state to restore under ``rules``: the snapshot without the holds and overrides of
     /// retired sockets and the holds in hours that close.
     let snapshot: Snapshot
-    let result: CatalogChangeResult
+    package let result: CatalogChangeResult
 
-    /// Decides `change` at `now` on `snapshot`, the state under `rules`.
-    static func decide(
+    /// Decides `change` at `now` on `snapshot`, the state under `rules`. A store that reads only
+    /// part of its state passes the bookings not yet started and the holds on the sockets
+    /// ``Catalog/socketsAffected(by:)`` names, and the overrides of those sockets: the decision
+    /// looks at nothing else.
+    package static func decide(
         _ change: CatalogChange, rule: DisplacementRule, now: Instant, rules: Rules, snapshot: Snapshot
     ) -> Result<CatalogRevision, Rejection> {
         let next: Rules
@@ -58,7 +61,7 @@ struct CatalogRevision {
     }
 
     /// The rules with `change`'s stations in service, or why the list is refused.
-    static func nextRules(_ change: CatalogChange, rules: Rules) -> Result<Rules, Rejection> {
+    package static func nextRules(_ change: CatalogChange, rules: Rules) -> Result<Rules, Rejection> {
         do throws(InvalidValue) {
             return .success(try Rules(catalog: try rules.catalog.changed(to: change.stations), policy: rules.policy))
         } catch {
