@@ -59,30 +59,34 @@ extension ScheduleSim {
                 let now =
                     at.flatMap(Instant.init(iso8601:))
                     ?? Instant(secondsSinceEpoch: Int64(Date().timeIntervalSince1970))
-                guard case .journal(let directory) = try StoreChoice(store) else { throw ExitCode(64) }
-                let journal: JournalStore
-                do {
-                    journal = try JournalStore(directory: directory, rules: prepared.rules)
-                } catch {
-                    throw StoreFailure("cannot open the store: \(error)").exit()
-                }
-                let outcome: Outcome
-                do {
-                    let rule: DisplacementRule = refuseIfBooked ? .refuse : .displace
-                    outcome = try await journal.apply(
-                        .changeCatalog(CatalogChange(stations: stations), onBookings: rule), at: now)
-                } catch {
+                let change = CatalogChange(stations: stations)
+                let rule: DisplacementRule = refuseIfBooked ? .refuse : .displace
+                let outcome: Result<CatalogChangeResult, any Error>
+                switch try StoreChoice(store) {
+                case .journal(let directory):
+                    let journal: JournalStore
+                    do { journal = try JournalStore(directory: directory, rules: prepared.rules) } catch {
+                        throw StoreFailure("cannot open the store: \(error)").exit()
+                    }
+                    outcome = await Self.result { try await journal.changeCatalog(change, onBookings: rule, at: now) }
                     await journal.close()
-                    throw StoreFailure("the store failed: \(error)").exit()
+                case .database:
+                    let database = try await connect(store, rules: prepared.rules)
+                    outcome = await Self.result { try await database.changeCatalog(change, onBookings: rule, at: now) }
+                    await database.shutdown()
                 }
-                await journal.close()
                 switch outcome {
-                case .catalogChanged(let result): Self.print(result)
-                case .refused(let rejection):
+                case .success(let result): Self.print(result)
+                case .failure(let rejection as Rejection):
                     FileHandle.standardError.write(Data("refused: \(rejection)\n".utf8))
                     throw ExitCode(1)
-                default: throw StoreFailure("unexpected outcome \(outcome)").exit()
+                case .failure(let error): throw StoreFailure("the store failed: \(error)").exit()
                 }
+            }
+
+            /// `body`'s value or error, so that the store is closed either way.
+            static func result<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+                do { return .success(try await body()) } catch { return .failure(error) }
             }
 
             /// The stations of a catalog file: an array, or an object's `stations` (exit 65 if neither).

@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import PostgresNIO
 import SlotScheduler
 @testable import SlotSchedulerPostgres
 import Testing
@@ -68,6 +69,22 @@ struct CatalogChangeTests {
         await #expect(throws: Rejection.self) {
             try await second.dayView(of: "south", on: Fixture.day, at: Fixture.now)
         }
+        // A write decided under the old catalog (what a transaction that waited for the change's
+        // lock would do) is refused by migration 11's guard: south A (flat 3) is retired.
+        let day = Fixture.day.dayNumber
+        for (socket, hour, refused) in [(Int32(3), Int32(16), true), (0, 16, false)] {
+            let insert: PostgresQuery = """
+                INSERT INTO bookings (station_idx, socket_idx, day, hour, user_id, start_at, created_at)
+                VALUES (\(socket == 3 ? 1 : 0), \(socket), \(day), \(hour), 7, 0, 0)
+                """
+            let logger = first.logger
+            let state = await Self.sqlState {
+                let _: [PostgresRow] = try await first.transaction { connection in
+                    try await connection.allRows(insert, logger: logger)
+                }
+            }
+            #expect((state == "40001") == refused, "socket \(socket): SQLSTATE \(state ?? "none")")
+        }
         await first.shutdown()
         await second.shutdown()
 
@@ -76,6 +93,16 @@ struct CatalogChangeTests {
         #expect(later.rules.catalog.record == ledger.catalog.record)
         #expect(try await later.booking(added.id)?.slot.station == "east")
         await later.shutdown()
+    }
+
+    /// The SQLSTATE `body` failed with, or `nil` when it succeeded.
+    static func sqlState(_ body: () async throws -> Void) async -> String? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return (error as? PSQLError)?.serverInfo?[.sqlState] ?? "\(error)"
+        }
     }
 
     /// A refused change (`.refuse` with bookings in the way) changes nothing, not even the version.
