@@ -81,4 +81,33 @@ fi
 echo "=== verify-store"
 "$BIN" verify-store --store "$URL" --scenario "$SCENARIO" "${histories[@]}" "${extra[@]}" \
     --report "$WORK/report.json"
+
+# A catalog change on the deployment the processes booked: the first station's last socket
+# retired and a station added. Refused with --refuse-if-booked when bookings are in the way,
+# naming as many as the change then displaces; the first list applied again brings the socket
+# back (revision 2).
+echo "=== schedule-sim catalog apply"
+python3 - "$SCENARIO" "$WORK/catalog.json" <<'PY'
+import json, sys
+stations = json.load(open(sys.argv[1]))["stations"]
+stations[0]["sockets"] = stations[0]["sockets"][:-1]
+stations.append({"id": "added-by-ci", "timeZone": stations[0]["timeZone"],
+                 "sockets": [{"id": "1", "connector": "CCS", "powerKW": 150}]})
+json.dump({"stations": stations}, open(sys.argv[2], "w"))
+PY
+start=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clock"]["start"])' "$SCENARIO")
+status=0
+"$BIN" catalog apply "$WORK/catalog.json" --store "$URL" --scenario "$SCENARIO" --at "$start" --refuse-if-booked \
+    >"$WORK/refused.txt" 2>&1 || status=$?
+"$BIN" catalog apply "$WORK/catalog.json" --store "$URL" --scenario "$SCENARIO" --at "$start" | tee "$WORK/applied.txt"
+displaced=$(sed -n 's/^displaced \([0-9]*\) bookings$/\1/p' "$WORK/applied.txt")
+if ((displaced > 0)); then
+    [[ $status -eq 1 ]] && grep -q "holding $displaced bookings" "$WORK/refused.txt" ||
+        { echo "the refused change (exit $status) does not name the $displaced bookings:" >&2; cat "$WORK/refused.txt" >&2; exit 1; }
+else
+    [[ $status -eq 0 ]] || { echo "a change displacing nothing was refused" >&2; exit 1; }
+fi
+grep -qx 'catalog revision [12]' "$WORK/applied.txt" || { echo "no catalog revision printed" >&2; exit 1; }
+"$BIN" catalog apply "$SCENARIO" --store "$URL" --scenario "$SCENARIO" --at "$start" | grep -q '^sockets added: ' ||
+    { echo "the first list applied again did not bring the socket back" >&2; exit 1; }
 echo "multi-process run passed"
