@@ -637,8 +637,7 @@ MUTANTS = [
         filter="PostgresTests",
         quick="CatalogConflictTests",
         needs="Postgres",
-        edits=[("            inForce = storedStations == stations ? catalog : try Catalog(storedStations)\n",
-                "            inForce = catalog\n")],
+        edits=[("            inForce = stored ?? catalog\n", "            inForce = catalog\n")],
     ),
     dict(
         name="pg-rows-streamed",
