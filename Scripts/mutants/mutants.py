@@ -631,6 +631,15 @@ MUTANTS = [
                 "        let changed = catalog.revision != current.revision && false\n")],
     ),
     dict(
+        name="any-socket-candidates-contiguous",
+        describe="an any-socket booking counts a station's sockets from its first one's flat index: after a catalog change added a socket, candidates name other sockets",
+        file="Sources/SlotScheduler/StateMachine/Decisions+AnySocket.swift",
+        filter="JournalTests",
+        quick="ConformanceTests",
+        edits=[("            let socket = catalog.socket(ofStation: firstRef.station, at: $0)\n",
+                "            let socket = firstRef.socket - Int32(first) + Int32($0)\n")],
+    ),
+    dict(
         name="pg-catalog-of-the-instance",
         describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",

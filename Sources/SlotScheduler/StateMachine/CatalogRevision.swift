@@ -81,6 +81,7 @@ package struct CatalogRevision {
         let overridden = Set(kept.overrides.map { OverrideKey(station: $0.station, socket: $0.socket, date: $0.date) })
         kept.holds = snapshot.holds.filter { isOpen($0.slot, in: rules.catalog, overridden: overridden) }
         let dropped = snapshot.holds.filter { !isOpen($0.slot, in: rules.catalog, overridden: overridden) }
+            .sorted { $0.slot < $1.slot }
         return (kept, dropped)
     }
 

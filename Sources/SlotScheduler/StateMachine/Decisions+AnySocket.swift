@@ -90,9 +90,10 @@ extension Rules {
                 slot: Slot(
                     station: request.station, socket: station.sockets[first].id, date: request.date,
                     hour: request.hour), user: request.user, requestID: request.requestID))
-        let base = firstRef.socket - Int32(first)
+        // A station's flat socket indices are not contiguous after a catalog change added one.
         return station.sockets.indices.filter { $0 >= first && matches(station.sockets[$0]) }.map {
-            SlotRef(station: firstRef.station, socket: base + Int32($0), day: firstRef.day, hour: firstRef.hour)
+            let socket = catalog.socket(ofStation: firstRef.station, at: $0)
+            return SlotRef(station: firstRef.station, socket: socket, day: firstRef.day, hour: firstRef.hour)
         }
     }
 

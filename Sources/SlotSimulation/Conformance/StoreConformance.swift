@@ -97,10 +97,14 @@ package struct StoreConformance {
     ]
 
     /// Runs `steps` commands, each followed by a query, on `store` and on the model; returns
-    /// what it found. Errors other than refusals (a lost connection) are thrown.
-    package static func run(_ store: any BookingService, seed: UInt64, steps: Int) async throws -> Result {
+    /// what it found. With `changeCatalog`, catalog changes too (see `StoreConformance+Catalog.swift`).
+    /// Errors other than refusals (a lost connection) are thrown.
+    package static func run(
+        _ store: any BookingService, seed: UInt64, steps: Int, changeCatalog: CatalogChanger? = nil
+    ) async throws -> Result {
         var run = StoreConformance(store: store, seed: seed)
         for _ in 0..<steps {
+            if let changeCatalog { try await run.changeCatalogIfDue(changeCatalog) }
             // Minutes mostly (holds live 15), now and then hours.
             let hours = run.random.chance(0.03) ? Int64(run.random.below(12) * 3_600) : 0
             run.now = run.now + .seconds(Int64(run.random.below(300)) + hours)
@@ -124,7 +128,7 @@ package struct StoreConformance {
         let kind = command.prefix { $0 != " " }
         switch model {
         case .refused(let reason): reached["\(kind) refused \(reason.rawValue)", default: 0] += 1
-        case .booking, .hold,
+        case .booking, .hold, .catalogChanged,
             .bookings where kind != "lookup" && kind != "every":
             reached["\(kind) accepted", default: 0] += 1
         default: break
@@ -146,6 +150,8 @@ enum Answer: Equatable, CustomStringConvertible {
     case page([Booking], hasMore: Bool)
     case statuses([SlotStatus?])
     case reminders([Reminder])
+    /// A catalog change: the bookings it displaced, by id, and the holds it dropped, by slot.
+    case catalogChanged(displaced: [Booking], dropped: [Hold])
     case none
 
     var description: String {
@@ -160,6 +166,8 @@ enum Answer: Equatable, CustomStringConvertible {
         case .page(let list, let more): "page \(list.map(\.id))\(more ? " and more" : "")"
         case .statuses(let list): "statuses \(list.map { $0?.rawValue ?? "nil" })"
         case .reminders(let list): "reminders \(list.map { "\($0.booking) at \($0.fireAt)" })"
+        case .catalogChanged(let displaced, let dropped):
+            "catalog changed, displaced \(displaced.map(\.id)), dropped \(dropped.map { "\($0.slot) user \($0.user)" })"
         case .none: "nothing"
         }
     }

@@ -28,7 +28,15 @@ package struct CatalogClock: ModelClock {
         self.catalog = catalog
         var index: [SocketKey: (station: Int, socket: Int)] = [:]
         var stationIndex: [StationID: Int32] = [:]
-        for (s, station) in catalog.stations.enumerated() {
+        for station in catalog.stations {
+            // The station's catalog index, which is not its place in `stations` once a catalog
+            // change retired a station before it.
+            guard let first = station.sockets.first,
+                let s =
+                    (try? catalog.resolve(
+                        Slot(station: station.id, socket: first.id, date: LocalDate(dayNumber: 0), hour: 0)))
+                    .map({ Int($0.station) })
+            else { continue }
             if stationIndex[station.id] == nil { stationIndex[station.id] = Int32(s) }
             for (k, socket) in station.sockets.enumerated() {
                 let key = SocketKey(station: station.id, socket: socket.id)

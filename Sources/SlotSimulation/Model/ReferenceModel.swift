@@ -24,31 +24,35 @@ extension ModelResult: Sendable where Success: Sendable {}
 /// - Complexity: the commands are O(1) expected, except the per-user counts, O(the user's active
 ///   bookings and holds), a change, O(the station's sockets × 24), and the queries, O(bookings).
 package struct ReferenceModel: Sendable {
-    package let stations: [Station]
+    /// The stations in service, in the order they first entered it (as `Catalog.stations`).
+    package internal(set) var stations: [Station]
     package let policy: Policy
-    let clock: any ModelClock
+    var clock: any ModelClock
     /// Every booking ever made; booking `i` has id `i + 1`.
     package private(set) var bookings: [Booking] = []
     /// Every hold ever made, in order.
-    package private(set) var holds: [ModelHold] = []
+    package internal(set) var holds: [ModelHold] = []
     /// Dates before this one are released (`Ledger.releaseDays`): their bookings are no longer
     /// held, their request ids are forgotten, and nothing on them can be booked or changed.
     package private(set) var releasedBefore: LocalDate?
 
     // Indexes over the state above (derived: each is updated where the state changes).
-    private let stationIndex: [StationID: Int]
+    var stationIndex: [StationID: Int]
+    /// Every station ever in service, in the order it first was: where one put back in service
+    /// returns to (``changeCatalog(_:rule:at:clock:)``).
+    var stationOrder: [StationID] = []
     /// Regular hours per (station, socket): also which sockets exist.
-    private let regular: [SocketKey: HourSet]
+    var regular: [SocketKey: HourSet]
     /// The rules that are functions of the policy alone (each user's limit among them).
     package let rules: ModelRules
     /// The last availability change of each socket-date.
-    private var overrides: [SocketDate: HourSet] = [:]
+    var overrides: [SocketDate: HourSet] = [:]
     /// The active booking at a slot.
     private var activeAt: [Slot: Int] = [:]
     /// Each user's active bookings (released or not), by start.
     private var activeOf: [UserID: TimeOrdered] = [:]
     /// The hold in state `held` (live or expired) at a slot.
-    private var heldAt: [Slot: Int] = [:]
+    var heldAt: [Slot: Int] = [:]
     /// Each user's holds that can still count (held or lapsed), by expiry.
     private var holdsOf: [UserID: TimeOrdered] = [:]
     /// The last hold of a user at a slot: what a confirm or release names.
@@ -118,6 +122,7 @@ package struct ReferenceModel: Sendable {
         }
         self.stationIndex = stationIndex
         self.regular = regular
+        stationOrder = stations.map(\.id)
         rules = ModelRules(policy: policy)
     }
 
@@ -312,7 +317,7 @@ package struct ReferenceModel: Sendable {
     }
 
     /// Ends an active booking (cancelled or displaced): its slot is free again.
-    private mutating func end(_ index: Int, as status: Booking.Status) {
+    mutating func end(_ index: Int, as status: Booking.Status) {
         bookings[index].status = status
         let booking = bookings[index]
         if activeAt[booking.slot] == index { activeAt[booking.slot] = nil }

@@ -1,0 +1,53 @@
+import SlotScheduler
+
+/// The catalog changes of a conformance run: at steps 50, 150, 250, … a change from a fixed
+/// rotation (it draws nothing from the sequence's generator, so the other commands are the same
+/// with and without them), sent to the store and to the model, the displaced bookings and the
+/// dropped holds compared.
+extension StoreConformance {
+    /// How a store applies a catalog change (`JournalStore.changeCatalog`,
+    /// `PostgresBookingService.changeCatalog`); a run without one sends none.
+    package typealias CatalogChanger =
+        @Sendable (CatalogChange, DisplacementRule, Instant) async throws -> CatalogChangeResult
+
+    /// The rotation: north's socket 3 retired, a socket 4 and a station added, south's B
+    /// changed; south moved to another time zone (refused while it holds bookings); the first
+    /// list again, under `.refuse` (nothing it brings back is booked); north's hours narrowed to
+    /// 08–20; the first list again.
+    static let catalogRotation: [(stations: [Station], rule: DisplacementRule)] = {
+        var north = stations[0]
+        north.sockets = [
+            north.sockets[0], north.sockets[1], north.sockets[3], Socket(id: "4", connector: .ccs, powerKW: 300),
+        ]
+        var south = stations[1]
+        south.sockets[1].powerKW = 60
+        let east = Station(
+            id: "east", name: "East", city: "Hull", timeZone: "Europe/London",
+            sockets: [Socket(id: "1", connector: .type2, powerKW: 22)])
+        var moved = stations
+        moved[1].timeZone = "Europe/Paris"
+        var narrow = stations
+        narrow[0].openingHours = HourSet(8..<20)
+        return [
+            ([north, south, east], .displace), (moved, .displace), (stations, .refuse), (narrow, .displace),
+            (stations, .displace),
+        ]
+    }()
+
+    /// The change due at this step, if any.
+    mutating func changeCatalogIfDue(_ changer: CatalogChanger) async throws {
+        guard step % 100 == 50 else { return }
+        let (stations, rule) = Self.catalogRotation[(step / 100) % Self.catalogRotation.count]
+        let change = CatalogChange(stations: stations)
+        let now = now
+        let mine = try await Answer.store({ try await changer(change, rule, now) }) { result in
+            .catalogChanged(
+                displaced: result.displaced.map(ids.model).sorted { $0.id < $1.id }, dropped: result.droppedHolds)
+        }
+        let clock = CatalogClock(store.rules.catalog)
+        let theirs = Answer.model(model.changeCatalog(change, rule: rule, at: now, clock: clock)) {
+            .catalogChanged(displaced: $0.displaced, dropped: $0.dropped)
+        }
+        expect("catalog \(stations.map(\.id.rawValue)) (\(rule.rawValue))", store: mine, model: theirs)
+    }
+}
