@@ -76,4 +76,21 @@ for ((k = 0; k <= KILLS; k++)); do
         "${histories[@]}" --report "$WORK/report-$k.json" | sed 's/^/  /'
 done
 ((killed > 0)) || { echo "no kill landed while a run was booking: raise OPERATIONS" >&2; exit 1; }
+
+# A catalog change on the journal the runs left (the first station's first socket retired, from
+# the scenario's start on), then verify-store again with its history: the displacements it made
+# are the ones the store holds, and the directory reopens with the new catalog.
+python3 - "$SCENARIO" "$WORK/catalog.json" <<'PY'
+import json, sys
+stations = json.load(open(sys.argv[1]))["stations"]
+stations[0]["sockets"] = stations[0]["sockets"][1:] or stations[0]["sockets"]
+json.dump({"stations": stations}, open(sys.argv[2], "w"))
+PY
+start=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clock"]["start"])' "$SCENARIO")
+"$BIN" catalog apply "$WORK/catalog.json" --store "$STORE" --scenario "$SCENARIO" --at "$start" \
+    --history "$WORK/catalog.jsonl" | sed -n '1p;/^displaced/p' | sed 's/^/  /'
+echo "after the catalog change; verify-store over $((${#histories[@]} / 2 + 1)) histories:"
+timeout 300 "$BIN" verify-store --store "$STORE" --scenario "$SCENARIO" --operations "$OPERATIONS" \
+    "${histories[@]}" --history "$WORK/catalog.jsonl" --report "$WORK/report-catalog.json" | sed 's/^/  /'
+ls "$WORK/journal" | grep -q '\.snap$' || { echo "no snapshot holds the changed catalog" >&2; exit 1; }
 echo "journal kill test (seed $SEED): $killed kills, every verify-store passed"

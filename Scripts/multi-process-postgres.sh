@@ -98,8 +98,9 @@ PY
 start=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["clock"]["start"])' "$SCENARIO")
 status=0
 "$BIN" catalog apply "$WORK/catalog.json" --store "$URL" --scenario "$SCENARIO" --at "$start" --refuse-if-booked \
-    >"$WORK/refused.txt" 2>&1 || status=$?
-"$BIN" catalog apply "$WORK/catalog.json" --store "$URL" --scenario "$SCENARIO" --at "$start" | tee "$WORK/applied.txt"
+    --history "$WORK/catalog-1.jsonl" >"$WORK/refused.txt" 2>&1 || status=$?
+"$BIN" catalog apply "$WORK/catalog.json" --store "$URL" --scenario "$SCENARIO" --at "$start" \
+    --history "$WORK/catalog-2.jsonl" | tee "$WORK/applied.txt"
 displaced=$(sed -n 's/^displaced \([0-9]*\) bookings$/\1/p' "$WORK/applied.txt")
 if ((displaced > 0)); then
     [[ $status -eq 1 ]] && grep -q "holding $displaced bookings" "$WORK/refused.txt" ||
@@ -108,6 +109,11 @@ else
     [[ $status -eq 0 ]] || { echo "a change displacing nothing was refused" >&2; exit 1; }
 fi
 grep -qx 'catalog revision [12]' "$WORK/applied.txt" || { echo "no catalog revision printed" >&2; exit 1; }
+# The runs' histories and the change's (its displacements, after their operations): verify-store
+# holds the store to both.
+for h in "$WORK"/catalog-*.jsonl; do histories+=(--history "$h"); done
+"$BIN" verify-store --store "$URL" --scenario "$SCENARIO" "${histories[@]}" "${extra[@]}" \
+    --report "$WORK/report-after-catalog.json" | tail -3
 "$BIN" catalog apply "$SCENARIO" --store "$URL" --scenario "$SCENARIO" --at "$start" | grep -q '^sockets added: ' ||
     { echo "the first list applied again did not bring the socket back" >&2; exit 1; }
 echo "multi-process run passed"

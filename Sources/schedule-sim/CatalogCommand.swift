@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import SlotScheduler
 import SlotSchedulerJournal
@@ -32,7 +33,7 @@ extension ScheduleSim {
             @Argument(help: "The station list to put in service.")
             var catalog: String
 
-            @Option(help: "The store: journal:DIR (the PostgreSQL store's catalog changes are not yet here).")
+            @Option(help: "The store: journal:DIR, a postgres:// URL or env (SLOTSCHEDULER_DATABASE_URL).")
             var store: String
 
             @Option(help: "The scenario the store was created with: its policy, and its stations until a change.")
@@ -44,16 +45,22 @@ extension ScheduleSim {
             @Option(help: "The instant of the change (ISO 8601, UTC); now by default.")
             var at: String?
 
+            @Option(
+                help: """
+                    Write the change as a history file (JSON lines) for verify-store, with the runs' \
+                    histories: the bookings it displaced, after their operations.
+                    """)
+            var history: String?
+
             func validate() throws {
-                guard case .journal = try StoreChoice(store) else {
-                    throw ValidationError("--store: catalog changes apply to a journal:DIR store here")
-                }
+                _ = try StoreChoice(store)
                 if let at, Instant(iso8601: at) == nil {
                     throw ValidationError("--at \(at): expected an instant like 2026-12-01T03:00:00Z")
                 }
             }
 
             func run() async throws {
+                try checkOutputs([history], inputs: [catalog, scenario], store: store)
                 let stations = try Self.stations(at: catalog)
                 let prepared = try load(scenario)
                 let now =
@@ -76,7 +83,9 @@ extension ScheduleSim {
                     await database.shutdown()
                 }
                 switch outcome {
-                case .success(let result): Self.print(result)
+                case .success(let result):
+                    Self.print(result)
+                    if let history { try writeAtomically(Self.history(of: result, at: now), to: history) }
                 case .failure(let rejection as Rejection):
                     FileHandle.standardError.write(Data("refused: \(rejection)\n".utf8))
                     throw ExitCode(1)
@@ -106,6 +115,25 @@ extension ScheduleSim {
                                 .utf8))
                     throw ExitCode(65)
                 }
+            }
+
+            /// The change as a threads-mode history: one operation (a change of process -1, as
+            /// scripted steps are) that displaced `result.displaced`, timed on the machine's
+            /// monotonic clock, the one histories of several processes share, so after every run
+            /// that finished before it.
+            static func history(of result: CatalogChangeResult, at now: Instant) -> Data {
+                var line = HistoryLine(op: "changeAvailability", user: 0)
+                line.process = -1
+                line.index = 0
+                line.now = now.secondsSinceEpoch
+                line.detail = "catalog revision \(result.revision)"
+                line.type = "invoke"
+                line.time = Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds)
+                var done = line
+                done.type = "ok"
+                done.time = Int64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds)
+                done.displaced = result.displaced.map(\.id.rawValue)
+                return Data((line.text + "\n" + done.text + "\n").utf8)
             }
 
             static func print(_ result: CatalogChangeResult) {
