@@ -27,7 +27,7 @@ extension ScheduleSim {
 
                     Example:
                       schedule-sim catalog apply stations-2026-12.json --store journal:/var/lib/bookings \\
-                        --scenario Scenarios/smoke.json --at 2026-12-01T03:00:00Z
+                        --scenario Scenarios/rush-hour.json --at 2026-12-01T03:00:00Z
                     """)
 
             @Argument(help: "The station list to put in service.")
