@@ -8,7 +8,7 @@
 /// every station's index and every socket's flat index; new stations and sockets get the next
 /// ones, and a retired station or socket keeps its index, closed every hour and unknown to
 /// ``resolve(_:)``, so the bookings it held (past ones stay history) still name it. Flat socket
-/// indices of one station are therefore not always contiguous: ``socket(ofStation:at:)`` maps.
+/// indices of one station are therefore not always contiguous: `socket(ofStation:at:)` maps.
 public struct Catalog: Sendable {
     /// The stations in service, in index order (a retired station is left out, and a retired
     /// socket from its station).
