@@ -640,6 +640,15 @@ MUTANTS = [
                 "            let socket = firstRef.socket - Int32(first) + Int32($0)\n")],
     ),
     dict(
+        name="pg-policy-columns-not-written",
+        describe="updatePolicy writes the policy's JSON but not the check-in columns the SQL functions read: the old window stays in force",
+        file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",
+        filter="PostgresTests",
+        quick="CheckInTests",
+        needs="Postgres",
+        edits=[("                if self.writesPolicyColumns {\n", "                if self.writesPolicyColumns && false {\n")],
+    ),
+    dict(
         name="pg-catalog-of-the-instance",
         describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",

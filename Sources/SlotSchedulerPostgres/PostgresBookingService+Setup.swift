@@ -35,6 +35,9 @@ extension PostgresBookingService {
                     connection, catalog: catalog, catalogJSON: catalogJSON, policyJSON: policyJSON,
                     configuration: configuration, logger: logger)
                 let (policy, version) = try await readPolicy(connection, logger: logger)
+                if writesPolicyColumns(migrations) {
+                    try await writePolicyColumns(policy, on: connection, logger: logger)
+                }
                 return (policy, version, stored)
             }
         }
@@ -49,6 +52,25 @@ extension PostgresBookingService {
             }
         }
         return (storedPolicy, version, storedCatalog)
+    }
+
+    /// Whether the schema `migrations` end in keeps the policy's check-in columns as plain
+    /// columns the store writes (migration 12; before it they were generated from `policy_json`).
+    static func writesPolicyColumns(_ migrations: [Schema.Migration]) -> Bool {
+        migrations.contains { $0.version == 12 }
+    }
+
+    /// Writes the check-in and no-show rules of `policy` (the one `policy_json` holds) into the
+    /// deployment row's columns, which the SQL functions read: the core's `Policy` is the only
+    /// statement of their defaults.
+    static func writePolicyColumns(_ policy: Policy, on connection: PostgresConnection, logger: Logger) async throws {
+        let limit = policy.noShowLimit
+        try await connection.allRows(
+            """
+            UPDATE deployment SET early_check_in = \(policy.earlyCheckInSeconds),
+                no_show_grace = \(policy.noShowGraceSeconds), no_show_count = \(limit.map { Int32($0.noShows) }),
+                no_show_window = \(limit.map { Int64($0.days) * 86_400 }), no_show_limit = \(limit.map { Int32($0.limit) })
+            """, logger: logger)
     }
 
     /// The policy, its version and the catalog record (`nil` before a catalog change, or on a

@@ -29,6 +29,9 @@ public final class PostgresBookingService: BookingService, Service {
     let logger: Logger
     /// The calls in flight, which a shutdown lets finish.
     let admission = Admission()
+    /// Whether the schema keeps the policy's check-in columns as the store writes them
+    /// (migration 12): ``updatePolicy(_:)`` writes them with the policy.
+    let writesPolicyColumns: Bool
 
     struct RulesState {
         var rules: Rules
@@ -129,6 +132,7 @@ public final class PostgresBookingService: BookingService, Service {
         self.configuration = configuration
         self.pool = pool
         self.logger = logger
+        writesPolicyColumns = Self.writesPolicyColumns(migrations)
     }
 
     /// Says, at `warning`, that this instance runs with the database's catalog, not its own, and
@@ -336,12 +340,16 @@ public final class PostgresBookingService: BookingService, Service {
         let json = try Self.json(policy)
         let version: Int32? = try await retrying("updatePolicy", idempotent: true) {
             let rows = try await self.transaction { connection in
-                try await connection.allRows(
+                let rows = try await connection.allRows(
                     """
                     UPDATE deployment SET policy_json = \(json), policy_version = policy_version + 1
                     RETURNING policy_version
                     """, logger: self.logger
                 )
+                if self.writesPolicyColumns {
+                    try await Self.writePolicyColumns(policy, on: connection, logger: self.logger)
+                }
+                return rows
             }
             return try rows.first.map { row in
                 try CatalogLayout.decoding("updatePolicy") { try row.decode(Int32.self) }

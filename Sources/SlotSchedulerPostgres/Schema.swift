@@ -41,6 +41,9 @@ enum Schema {
         Migration(
             version: 11, name: "catalog changes: the catalog record, retired flags, a guard on bookings and holds",
             sql: sql(PackageResources.v11_sql)),
+        Migration(
+            version: 12, name: "the policy's check-in columns written by the store, without defaults of their own",
+            sql: sql(PackageResources.v12_sql)),
     ]
 
     /// A migration file's text.

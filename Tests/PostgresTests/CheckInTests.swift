@@ -1,5 +1,6 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import Foundation
+import PostgresNIO
 import SlotScheduler
 import Testing
 
@@ -44,6 +45,33 @@ struct CheckInTests {
             Issue.record("not a refusal: \(error)")
             return nil
         }
+    }
+
+    /// The check-in window follows the policy the store writes (migration 12): after
+    /// `updatePolicy` with 5 minutes early and 2 minutes' grace, the database refuses and accepts
+    /// at those bounds; no column of the deployment row is generated (with defaults of its own).
+    @Test func theWindowFollowsAnUpdatedPolicy() async throws {
+        let store = try await store("checkinpolicy")
+        var policy = CheckInFixture.policy
+        policy.earlyCheckInSeconds = 300
+        policy.noShowGraceSeconds = 120
+        try await store.updatePolicy(policy)
+        let booking = try await store.reserve(
+            ReservationRequest(slot: CheckInFixture.slot("1", hoursFrom: now, 3), user: 1), at: now)
+        let early = await refusal { try await store.checkIn(booking.id, by: 1, at: booking.start - .seconds(301)) }
+        #expect(early?.reason == .checkInNotOpen)
+        let late = await refusal { try await store.checkIn(booking.id, by: 1, at: booking.start + .seconds(120)) }
+        #expect(late?.reason == .checkInClosed)
+        let inTime = try await store.checkIn(booking.id, by: 1, at: booking.start - .seconds(300))
+        #expect(inTime.checkedInAt == booking.start - .seconds(300))
+        let generated = try await store.rows(
+            """
+            SELECT count(*)::integer FROM pg_attribute
+            WHERE attrelid = 'deployment'::regclass AND attgenerated <> '' AND NOT attisdropped
+            """
+        ).first.map { try $0.decode(Int32.self) }
+        #expect(generated == 0)
+        await store.shutdown()
     }
 
     /// The window, the repeat, the owner, a cancelled booking, an unknown one, and a move that
