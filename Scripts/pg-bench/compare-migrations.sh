@@ -32,8 +32,7 @@ install() { # name upto
     done
     "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $1 CASCADE; CREATE SCHEMA $1;"
     PGOPTIONS="-c search_path=$1" "${PSQL[@]}" -f "$sql"
-    PGOPTIONS="-c search_path=$1" "${PSQL[@]}" -c \
-        "INSERT INTO deployment (catalog_json, policy_json, policy_version) VALUES ('[]', '{}', 1);"
+    PGOPTIONS="-c search_path=$1" "${PSQL[@]}" -f "$HERE/deployment.sql"
 }
 install bench_old "$OLD"
 install bench_new "$LAST"

@@ -31,8 +31,7 @@ for v in $versions; do
 done
 "${PSQL[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench;"
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "$SCHEMA_SQL"
-PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c \
-    "INSERT INTO deployment (catalog_json, policy_json, policy_version) VALUES ('[]', '{}', 1);"
+PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -f "$HERE/deployment.sql"
 # The raw table: the same key, no rules.
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c "
     CREATE TABLE raw_bookings (socket_idx integer, day integer, hour integer, user_id bigint,
