@@ -89,6 +89,12 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         }
     }
 
+    public func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant)
+        async throws -> CatalogChangeResult
+    {
+        try await observer.call(.changeCatalog) { try await base.changeCatalog(change, onBookings: rule, at: now) }
+    }
+
     // MARK: Queries
 
     public func bookings(of user: UserID, at now: Instant) async throws -> UserBookings {

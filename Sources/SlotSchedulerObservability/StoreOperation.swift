@@ -11,6 +11,7 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case cancel
     case checkIn = "check_in"
     case changeAvailability = "change_availability"
+    case changeCatalog = "change_catalog"
     case bookings
     case booking
     case stationBookings = "station_bookings"

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import SlotScheduler
-import SlotSchedulerJournal
 import SlotSimulation
 
 extension ScheduleSim {
@@ -68,20 +67,11 @@ extension ScheduleSim {
                     ?? Instant(secondsSinceEpoch: Int64(Date().timeIntervalSince1970))
                 let change = CatalogChange(stations: stations)
                 let rule: DisplacementRule = refuseIfBooked ? .refuse : .displace
-                let outcome: Result<CatalogChangeResult, any Error>
-                switch try StoreChoice(store) {
-                case .journal(let directory):
-                    let journal: JournalStore
-                    do { journal = try JournalStore(directory: directory, rules: prepared.rules) } catch {
-                        throw StoreFailure("cannot open the store: \(error)").exit()
-                    }
-                    outcome = await Self.result { try await journal.changeCatalog(change, onBookings: rule, at: now) }
-                    await journal.close()
-                case .database:
-                    let database = try await connect(store, rules: prepared.rules)
-                    outcome = await Self.result { try await database.changeCatalog(change, onBookings: rule, at: now) }
-                    await database.shutdown()
+                let opened = try await openStore(store, rules: prepared.rules)
+                let outcome = await Self.result {
+                    try await opened.service.changeCatalog(change, onBookings: rule, at: now)
                 }
+                await opened.close()
                 switch outcome {
                 case .success(let result):
                     Self.print(result)

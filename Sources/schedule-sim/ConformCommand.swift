@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SlotScheduler
-import SlotSchedulerJournal
 import SlotSimulation
 
 extension ScheduleSim {
@@ -33,18 +32,6 @@ extension ScheduleSim {
         @Option(help: "Commands in the sequence (1...100000), each followed by a query.")
         var steps = 400
 
-        /// How `service` changes its catalog: the durable stores do; the in-memory scheduler's
-        /// catalog is fixed, so a run on it sends no catalog change.
-        static func catalogChanger(of service: any BookingService) -> StoreConformance.CatalogChanger? {
-            if let journal = service as? JournalStore {
-                return { try await journal.changeCatalog($0, onBookings: $1, at: $2) }
-            }
-            if let database = service as? any DatabaseStore {
-                return { try await database.changeCatalog($0, onBookings: $1, at: $2) }
-            }
-            return nil
-        }
-
         func validate() throws {
             guard (1...100_000).contains(steps) else {
                 throw ValidationError("--steps must be 1...100000; found \(steps)")
@@ -66,7 +53,7 @@ extension ScheduleSim {
             let result: StoreConformance.Result
             do {
                 result = try await StoreConformance.run(
-                    opened.service, seed: seed, steps: steps, changeCatalog: Self.catalogChanger(of: opened.service))
+                    opened.service, seed: seed, steps: steps, catalogChanges: !(opened.service is Scheduler))
             } catch {
                 await opened.close()
                 throw StoreFailure("the store failed: \(error)").exit()

@@ -10,8 +10,6 @@ import SlotSchedulerPostgres
 /// close its connections.
 protocol DatabaseStore: BookingService {
     func shutdown() async
-    func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant) async throws
-        -> CatalogChangeResult
 }
 
 #if Postgres

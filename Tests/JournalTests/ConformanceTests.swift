@@ -35,9 +35,7 @@ import Testing
             let dir = JournalFixture.temporaryDirectory("conformance-\(seed)")
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let store = try JournalStore(directory: dir, rules: Self.rules, shards: 4)
-            let result = try await StoreConformance.run(store, seed: seed, steps: 400) {
-                try await store.changeCatalog($0, onBookings: $1, at: $2)
-            }
+            let result = try await StoreConformance.run(store, seed: seed, steps: 400, catalogChanges: true)
             #expect(result.reached["catalog accepted", default: 0] >= 2, "seed \(seed): \(result.reached)")
             #expect(result.disagreements.isEmpty, "seed \(seed): \(result.disagreements.prefix(3))")
             #expect(result.commandsNeverAccepted.isEmpty, "seed \(seed)")

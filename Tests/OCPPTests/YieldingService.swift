@@ -55,6 +55,13 @@ struct YieldingService: BookingService {
         for _ in 0..<3 { await Task.yield() }
     }
 
+    func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant) async throws
+        -> CatalogChangeResult
+    {
+        await pause()
+        return try await inner.changeCatalog(change, onBookings: rule, at: now)
+    }
+
     func book(_ request: ReservationRequest, at now: Instant) async throws -> Reservation {
         await pause()
         return try inner.book(request, at: now)

@@ -17,9 +17,7 @@ struct ConformanceTests {
             let store = try await TestDatabase.store(
                 schema: TestDatabase.freshSchema("conform"), stations: StoreConformance.stations,
                 policy: StoreConformance.policy)
-            let result = try await StoreConformance.run(store, seed: seed, steps: 400) {
-                try await store.changeCatalog($0, onBookings: $1, at: $2)
-            }
+            let result = try await StoreConformance.run(store, seed: seed, steps: 400, catalogChanges: true)
             #expect(result.reached["catalog accepted", default: 0] >= 2, "seed \(seed): \(result.reached)")
             #expect(result.disagreements.isEmpty, "seed \(seed): \(result.disagreements.prefix(3))")
             #expect(result.commandsNeverAccepted.isEmpty, "seed \(seed)")

@@ -119,6 +119,9 @@ extension ForwardingService {
         try inner.dayView(of: station, on: date, at: now)
     }
     func allBookingsByID() async throws -> [Booking] { inner.allBookings }
+    func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant) async throws
+        -> CatalogChangeResult
+    { try await inner.changeCatalog(change, onBookings: rule, at: now) }
     func remindersDue(in window: Range<Instant>) async throws -> [Reminder] { inner.remindersDue(in: window) }
     func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot] {
         inner.earliestFreeSlots(matching: filter, at: now)

@@ -62,6 +62,13 @@ public protocol BookingService: Sendable {
     func earliestFreeSlots(matching filter: SlotFilter, at now: Instant) async throws -> [FreeSlot]
     /// Every booking ever made, by id.
     func allBookingsByID() async throws -> [Booking]
+    /// Puts a new station list in service (see ``Ledger/changeCatalog(_:onBookings:at:)`` and
+    /// <doc:ChangingTheCatalog>); the durable stores do, and every later call runs under it. A
+    /// ``Scheduler`` serves one catalog for its life: it refuses with
+    /// ``Rejection/Reason/catalogFixed`` (``Scheduler/changingCatalog(_:onBookings:at:)`` builds
+    /// the next one).
+    func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant) async throws
+        -> CatalogChangeResult
 }
 
 extension BookingService {
@@ -92,4 +99,15 @@ extension BookingService {
 
 extension Scheduler: BookingService {
     public func allBookingsByID() async throws -> [Booking] { allBookings }
+
+    /// Refuses with ``Rejection/Reason/catalogFixed``: a scheduler serves one catalog for its life
+    /// (``changingCatalog(_:onBookings:at:)`` builds the next scheduler).
+    public func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant)
+        async throws -> CatalogChangeResult
+    {
+        switch apply(.changeCatalog(change, onBookings: rule), at: now) {
+        case .refused(let rejection): throw rejection
+        default: preconditionFailure("a scheduler's apply refuses a catalog change")
+        }
+    }
 }

@@ -5,11 +5,6 @@ import SlotScheduler
 /// with and without them), sent to the store and to the model, the displaced bookings and the
 /// dropped holds compared.
 extension StoreConformance {
-    /// How a store applies a catalog change (`JournalStore.changeCatalog`,
-    /// `PostgresBookingService.changeCatalog`); a run without one sends none.
-    package typealias CatalogChanger =
-        @Sendable (CatalogChange, DisplacementRule, Instant) async throws -> CatalogChangeResult
-
     /// The rotation: north's socket 3 retired, a socket 4 and a station added, south's B
     /// changed; south moved to another time zone (refused while it holds bookings); the first
     /// list again, under `.refuse` (nothing it brings back is booked); north's hours narrowed to
@@ -35,12 +30,13 @@ extension StoreConformance {
     }()
 
     /// The change due at this step, if any.
-    mutating func changeCatalogIfDue(_ changer: CatalogChanger) async throws {
+    mutating func changeCatalogIfDue() async throws {
         guard step % 100 == 50 else { return }
         let (stations, rule) = Self.catalogRotation[(step / 100) % Self.catalogRotation.count]
         let change = CatalogChange(stations: stations)
         let now = now
-        let mine = try await Answer.store({ try await changer(change, rule, now) }) { result in
+        let mine = try await Answer.store({ try await store.changeCatalog(change, onBookings: rule, at: now) }) {
+            result in
             .catalogChanged(
                 displaced: result.displaced.map(ids.model).sorted { $0.id < $1.id }, dropped: result.droppedHolds)
         }

@@ -97,14 +97,15 @@ package struct StoreConformance {
     ]
 
     /// Runs `steps` commands, each followed by a query, on `store` and on the model; returns
-    /// what it found. With `changeCatalog`, catalog changes too (see `StoreConformance+Catalog.swift`).
-    /// Errors other than refusals (a lost connection) are thrown.
+    /// what it found. With `catalogChanges`, catalog changes too (see `StoreConformance+Catalog.swift`):
+    /// not for a `Scheduler`, whose catalog is fixed. Errors other than refusals (a lost
+    /// connection) are thrown.
     package static func run(
-        _ store: any BookingService, seed: UInt64, steps: Int, changeCatalog: CatalogChanger? = nil
+        _ store: any BookingService, seed: UInt64, steps: Int, catalogChanges: Bool = false
     ) async throws -> Result {
         var run = StoreConformance(store: store, seed: seed)
         for _ in 0..<steps {
-            if let changeCatalog { try await run.changeCatalogIfDue(changeCatalog) }
+            if catalogChanges { try await run.changeCatalogIfDue() }
             // Minutes mostly (holds live 15), now and then hours.
             let hours = run.random.chance(0.03) ? Int64(run.random.below(12) * 3_600) : 0
             run.now = run.now + .seconds(Int64(run.random.below(300)) + hours)
