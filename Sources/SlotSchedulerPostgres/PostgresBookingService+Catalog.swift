@@ -22,12 +22,11 @@ extension PostgresBookingService {
     public func changeCatalog(
         _ change: CatalogChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) async throws -> CatalogChangeResult {
-        let policy = rules.policy
         let decided: (Result<CatalogRevision, Rejection>, Int32) = try await retrying(
             "changeCatalog", idempotent: false
         ) {
             try await self.transaction { connection in
-                try await self.changeCatalog(change, rule: rule, policy: policy, at: now, on: connection)
+                try await self.changeCatalog(change, rule: rule, at: now, on: connection)
             }
         }
         let revision = try decided.0.get()
@@ -44,7 +43,7 @@ extension PostgresBookingService {
     /// The change, in the caller's transaction: the decision, and when it changes the catalog,
     /// the new deployment version.
     private func changeCatalog(
-        _ change: CatalogChange, rule: DisplacementRule, policy: Policy, at now: Instant, on c: PostgresConnection
+        _ change: CatalogChange, rule: DisplacementRule, at now: Instant, on c: PostgresConnection
     ) async throws -> (Result<CatalogRevision, Rejection>, Int32) {
         let rows = try await c.allRows(
             """
