@@ -225,9 +225,11 @@ public struct Catalog: Sendable {
         return index
     }
 
-    /// The slot of the `socket`-th socket (in declaration order) of the `station`-th station, as
+    /// The slot of the `socket`-th socket (in declaration order) of the station with catalog index
+    /// `station` (its place in ``stations`` until a catalog change retires a station), as
     /// ``resolve(_:)`` interns it, without looking either up: for callers that walk the catalog
-    /// (every cell of a simulation's domain). `nil` for an index, hour or date out of range.
+    /// (every cell of a simulation's domain). `nil` for an index, hour or date out of range, or a
+    /// retired station.
     /// - Complexity: O(1), where ``resolve(_:)`` searches the station's sockets.
     public func slot(station: Int, socket: Int, date: LocalDate, hour: Int) -> SlotRef? {
         guard layout.indices.contains(station), !isRetired[station], layout[station].sockets.indices.contains(socket),
