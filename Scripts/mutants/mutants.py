@@ -659,7 +659,7 @@ MUTANTS = [
     ),
     dict(
         name="pg-rows-streamed",
-        describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2)",
+        describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2; its test runs with SLOTSCHEDULER_ROW_STREAM_CUTS=1)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",
         filter="PostgresTests",
         quick="RowStreamCrashTests",

