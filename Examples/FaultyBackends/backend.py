@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
-    python3 backend.py --port 0 --limit 2 [--fault check-then-insert|limit-outside-lock|ack-not-stored|ignored-keys]
+    python3 backend.py --port 0 --limit 2 [--notice 900] [--zone Europe/London] [--fault FAULT]
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
 
     PUT    /slots/{station}/{socket}/{date}/{hour}   X-User: 17   {"key": "..."}
-           201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key; 409 {"error": "taken"|"limit"}
+           201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key;
+           409 {"error": "taken"|"limit"}; 422 {"error": "past"|"too soon"} (the hour starts before now + notice)
     DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"}
     GET    /people/{user}/reservations              200 [{"ref", "where": {station, socket, date, hour}, "state"}]
 
@@ -15,7 +16,10 @@ Each fault is one classic bug, a line or two away from the correct code:
 - check-then-insert: the slot is checked, then booked in a second step (Cal.com #13397);
 - limit-outside-lock: the user's count is read before the lock is taken;
 - ack-not-stored: one reservation in 40 is answered 201 and never stored;
-- ignored-keys: the idempotency key is not looked at, so a retry is a new request.
+- ignored-keys: the idempotency key is not looked at, so a retry is a new request;
+- ignores-notice: the time rule is not applied, so an hour already begun (or gone) is booked;
+- cancel-keeps-slot: a cancel frees the booking but not its slot, which is refused as taken after.
+The last two break no invariant of `--check safety`; `--check rules` finds them.
 """
 
 import argparse
@@ -24,12 +28,14 @@ import re
 import sys
 import threading
 import time
+from datetime import date, datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault):
-        self.limit, self.fault = limit, fault
+    def __init__(self, limit, fault, notice, zone):
+        self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
         self.holder = {}  # slot -> ref
@@ -39,6 +45,15 @@ class Ledger:
     def live(self, user):
         return sum(1 for b in self.bookings.values() if b["user"] == user and b["state"] == "booked")
 
+    def too_late(self, where):
+        """Why the slot's hour cannot be booked now (it starts before now + notice), or None."""
+        local = datetime.combine(date.fromisoformat(where["date"]), datetime.min.time()).replace(hour=where["hour"])
+        start = local.replace(tzinfo=self.zone).timestamp()
+        now = datetime.now(timezone.utc).timestamp()
+        if start < now:
+            return "past"
+        return "too soon" if start < now + self.notice else None
+
     def reserve(self, user, where, key):
         slot = tuple(where.values())
         if self.fault == "limit-outside-lock":
@@ -47,6 +62,8 @@ class Ledger:
         with self.lock:
             if self.fault != "ignored-keys" and (user, key) in self.keys:
                 return 200, self.bookings[self.keys[(user, key)]]
+            if self.fault != "ignores-notice" and self.too_late(where):
+                return 422, self.too_late(where)
             if slot in self.holder:
                 return 409, "taken"
             if self.fault == "limit-outside-lock":
@@ -72,7 +89,8 @@ class Ledger:
             if booking is None or booking["user"] != user or booking["state"] != "booked":
                 return 404
             booking["state"] = "cancelled"
-            self.holder.pop(tuple(booking["where"].values()), None)
+            if self.fault != "cancel-keeps-slot":
+                self.holder.pop(tuple(booking["where"].values()), None)
             return 204
 
 
@@ -103,8 +121,8 @@ class Handler(BaseHTTPRequestHandler):
         where = dict(zip(("station", "socket", "date", "hour"), match.groups()))
         where["hour"] = int(where["hour"])
         status, result = self.ledger.reserve(self.user(), where, body.get("key"))
-        if status == 409:
-            return self.answer(409, {"error": result})
+        if status in (409, 422):
+            return self.answer(status, {"error": result})
         self.answer(status, {"reservation": {"ref": result["ref"]}})
 
     def do_DELETE(self):
@@ -125,9 +143,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--limit", type=int, default=2)
-    parser.add_argument("--fault", choices=["check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys"])
+    parser.add_argument("--notice", type=int, default=900, help="seconds of notice a booking needs")
+    parser.add_argument("--zone", default="Europe/London", help="the station's time zone")
+    parser.add_argument(
+        "--fault",
+        choices=[
+            "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
+            "cancel-keeps-slot",
+        ],
+    )
     args = parser.parse_args()
-    Handler.ledger = Ledger(args.limit, args.fault)
+    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone)
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True

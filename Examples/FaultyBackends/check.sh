@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs schedule-sim against each teaching backend (backend.py): the correct one must pass, and each
-# faulty one must fail naming its invariant. A race is a matter of timing, so a faulty backend
+# Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
+# levels of checks, and each faulty one must fail naming its invariant (the first four under
+# `--check safety`, the two that break only the rules under `--check rules`). A race is a matter of timing, so a faulty backend
 # gets up to three runs to show its bug (each run of race.json takes about two seconds); the
 # correct one gets one, and any finding there is a false alarm.
 #
@@ -15,10 +16,10 @@ WORK=$(mktemp -d -t faulty-backends.XXXXXX)
 BACKEND=
 trap '[ -n "$BACKEND" ] && kill "$BACKEND" 2>/dev/null; rm -rf "$WORK"' EXIT
 
-# run FAULT: starts the backend (FAULT none: the correct one), runs the simulator against it;
-# its output in $WORK/out, its exit status returned.
+# run FAULT [LEVEL]: starts the backend (FAULT none: the correct one), runs the simulator against
+# it with `--check LEVEL` (safety by default); its output in $WORK/out, its exit status returned.
 run() {
-    local fault=$1 args=() address=
+    local fault=$1 level=${2:-safety} args=() address=
     [ "$fault" != none ] && args=(--fault "$fault")
     python3 backend.py --port 0 --limit 2 "${args[@]}" >"$WORK/backend.log" 2>&1 &
     BACKEND=$!
@@ -29,7 +30,7 @@ run() {
     done
     local status=0
     "$SIM" run race.json --target "http://$address" --adapter adapter.json --concurrency 64 \
-        --history "$WORK/$fault.jsonl" --html "$WORK/$fault.html" >"$WORK/out" 2>&1 || status=$?
+        --check "$level" --history "$WORK/$fault.jsonl" --html "$WORK/$fault.html" >"$WORK/out" 2>&1 || status=$?
     kill "$BACKEND"
     wait "$BACKEND" 2>/dev/null || true
     BACKEND=
@@ -40,20 +41,25 @@ run() {
 check-jsonschema --schemafile ../../Scenarios/adapter.schema.json adapter.json ../BookingService/schedule-sim-adapter.json
 
 failed=0
-if run none; then
-    echo "correct backend: passes ($(grep -c . "$WORK/none.jsonl") history lines)"
-else
-    cat "$WORK/out"
-    echo "FAIL: the correct backend was flagged (a false alarm)"
-    failed=1
-fi
-for pair in "check-then-insert:no double booking" "limit-outside-lock:per-user limit" \
-    "ack-not-stored:acknowledged bookings kept" "ignored-keys:idempotent retries"; do
-    fault=${pair%%:*} invariant=${pair#*:} caught=
+for level in safety rules; do
+    if run none "$level"; then
+        echo "correct backend: passes --check $level ($(grep -c . "$WORK/none.jsonl") history lines)"
+    else
+        cat "$WORK/out"
+        echo "FAIL: the correct backend was flagged under --check $level (a false alarm)"
+        failed=1
+    fi
+done
+# FAULT:LEVEL:INVARIANT:EXIT
+for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:safety:per-user limit:1" \
+    "ack-not-stored:safety:acknowledged bookings kept:1" "ignored-keys:safety:idempotent retries:1" \
+    "ignores-notice:rules:bookable when made:1" "cancel-keeps-slot:rules:linearizable per slot:2"; do
+    IFS=: read -r fault level invariant expected <<<"$quad"
+    caught=
     for attempt in 1 2 3; do
         status=0
-        run "$fault" || status=$?
-        if [ "$status" = 1 ] && grep -q "^FINDING $invariant:" "$WORK/out"; then
+        run "$fault" "$level" || status=$?
+        if [ "$status" = "$expected" ] && grep -q "^FINDING $invariant:" "$WORK/out"; then
             caught=$attempt
             break
         fi
@@ -66,7 +72,7 @@ for pair in "check-then-insert:no double booking" "limit-outside-lock:per-user l
         fi
     else
         cat "$WORK/out"
-        echo "FAIL: $fault was not caught as \"$invariant\" in 3 runs"
+        echo "FAIL: $fault was not caught as \"$invariant\" (exit $expected) under --check $level in 3 runs"
         failed=1
     fi
 done

@@ -649,6 +649,22 @@ MUTANTS = [
         edits=[("                if self.writesPolicyColumns {\n", "                if self.writesPolicyColumns && false {\n")],
     ),
     dict(
+        name="rules-check-taken-unjudged",
+        describe="schedule-sim's --check rules drops a reservation refused as taken from its slot's history: an API that keeps a cancelled booking's slot passes",
+        file="Sources/SlotSimulation/Target/RulesCheck.swift",
+        filter="SimulationTests",
+        quick="RulesCheckTests",
+        edits=[("            case .slotTaken, .slotHeld, .noMatchingSocketFree: op.kind = .refusedTaken\n", "            case .slotTaken, .slotHeld, .noMatchingSocketFree: return\n")],
+    ),
+    dict(
+        name="rules-check-time-rules-unjudged",
+        describe="schedule-sim's --check rules never finds a slot refused by the time rules throughout its request: an API that books past hours passes",
+        file="Sources/SlotSimulation/Target/RulesCheck.swift",
+        filter="SimulationTests",
+        quick="RulesCheckTests",
+        edits=[("        guard let early = refusal(slot, at: moments.first), let late = refusal(slot, at: moments.last) else {\n", "        guard let early = refusal(slot, at: moments.first), let late = refusal(slot, at: moments.last), false else {\n")],
+    ),
+    dict(
         name="pg-catalog-of-the-instance",
         describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",

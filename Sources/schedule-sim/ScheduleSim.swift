@@ -288,7 +288,11 @@ extension ScheduleSim {
         @Option(help: "With --target: requests in flight at once (default 256).")
         var concurrency: Int = 256
 
-        @Option(help: "With --target: the checks, `safety` (the invariants any booking API must keep).")
+        @Option(
+            help: """
+                With --target: the checks, `safety` (the invariants any booking API must keep) or `rules` \
+                (those, and linearizability against SlotScheduler's rules, for an API that claims them).
+                """)
         var check: String = "safety"
 
         func validate() throws {
@@ -299,8 +303,8 @@ extension ScheduleSim {
                         "--target drives the API itself: no --store, --threads, --shrink or processes")
                 }
                 guard (1...4096).contains(concurrency) else { throw ValidationError("--concurrency must be 1...4096") }
-                guard check == "safety" else {
-                    throw ValidationError("--check \(check): only safety is implemented for a target")
+                guard check == "safety" || check == "rules" else {
+                    throw ValidationError("--check \(check): a target is checked with safety or rules")
                 }
             }
             if let threads, !(1...1024).contains(threads) {

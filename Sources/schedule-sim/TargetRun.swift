@@ -10,13 +10,15 @@ import FoundationNetworking
 /// `schedule-sim run SCENARIO --target URL --adapter FILE`: the scenario's users and workload
 /// sent to a live booking API, `concurrency` requests truly in flight (URLSession tasks, not
 /// bounded by cores), recorded as a history (``TargetEvent``), then the users' bookings read back
-/// and the history checked (``SafetyCheck``).
+/// and the history checked (``SafetyCheck``; with `rules`, ``RulesCheck`` too).
 ///
 /// The workload: reservations of the scenario's slots (half of them its hot ones, when it has
 /// some) with fresh idempotency keys, repeats of earlier reservations with their key, and
 /// cancels of bookings the API answered as made, by their owners. The scenario's calendar is
 /// shifted so that it starts two days after the target's date (its `Date` header), so a
-/// scenario written for 2018 runs against a service on today's clock.
+/// scenario written for 2018 runs against a service on today's clock. With `rules`, the users'
+/// bookings are read before the run too, and one reservation in twenty probes the rules: a slot
+/// of yesterday or today, beyond a rolling horizon, or in a socket's closed hours.
 struct TargetRun {
     let prepared: PreparedScenario
     let adapter: Adapter
@@ -25,6 +27,8 @@ struct TargetRun {
     let concurrency: Int
     let seed: UInt64
     let operations: Int
+    /// Whether the run is checked against the rules (`--check rules`): it then probes them.
+    var rules = false
 
     /// What a run recorded and read back.
     struct Outcome {
@@ -33,6 +37,10 @@ struct TargetRun {
         var shiftDays: Int
         var seconds: Double
         var users: Int
+        /// The users' bookings before the run (read with `rules` only).
+        var before: [ListedBooking] = []
+        /// The run's start on the target's clock.
+        var clock: RulesCheck.TargetClock
     }
 
     /// What the workers share: the history and the bookings the API answered as made.
@@ -50,35 +58,76 @@ struct TargetRun {
         let session = Self.session(concurrency: concurrency)
         let firstUser = prepared.scenario.users.firstID ?? 1
         let userCount = max(1, prepared.scenario.users.count)
-        let shift = try await shiftDays(session, user: firstUser)
+        let (shift, offset) = try await shiftDays(session, user: firstUser)
         let (all, hot) = prepared.workloadSlots
         let slots = all.map { shifted($0, by: shift) }
         let hotSlots = hot.map { shifted($0, by: shift) }
         guard !slots.isEmpty else { throw TargetFailure("the scenario's workload aims at no slot") }
+        let users = (0..<UInt64(userCount)).map { firstUser &+ $0 }
+        let before = rules ? try await readBack(session, users: users) : []
+        let probes = rules ? probeSlots(slots, shift: shift) : []
         let shared = Shared()
         let started = ContinuousClock.now
+        let clock = RulesCheck.TargetClock(
+            start: Date().timeIntervalSince1970 + offset.seconds, tolerance: offset.error)
         await withTaskGroup(of: Void.self) { group in
             for process in 0..<concurrency {
                 group.addTask {
                     await worker(
                         process, session: session, shared: shared, started: started, firstUser: firstUser,
-                        userCount: userCount, slots: slots, hot: hotSlots)
+                        userCount: userCount, slots: slots, hot: hotSlots, probes: probes)
                 }
             }
         }
         let seconds = Self.seconds(ContinuousClock.now - started)
         let touched = Set(shared.state.withLock { $0.history.map(\.user) }).sorted()
-        var listed: [ListedBooking] = []
-        for user in touched { listed += try await readBack(session, user: user) }
+        let listed = try await readBack(session, users: touched)
         let history = shared.state.withLock { $0.history }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
-        return Outcome(history: history, listed: listed, shiftDays: shift, seconds: seconds, users: touched.count)
+        return Outcome(
+            history: history, listed: listed, shiftDays: shift, seconds: seconds, users: touched.count, before: before,
+            clock: clock)
+    }
+
+    /// Slots the rules refuse, or may (the check decides with the model): yesterday's and
+    /// today's hours at the workload's first socket, dates beyond a rolling horizon, and the
+    /// closed hours of the workload's sockets on its first date.
+    func probeSlots(_ slots: [Slot], shift: Int) -> [Slot] {
+        guard let first = slots.first else { return [] }
+        let start = prepared.scenario.clock.start.instant.secondsSinceEpoch
+        let startDay = start / 86_400 - (start % 86_400 < 0 ? 1 : 0)
+        let today = LocalDate(dayNumber: Int32(clamping: startDay + Int64(shift) - 2))
+        var probes: [Slot] = []
+        for day in [-1, 0] {
+            for hour in 0..<24 {
+                probes.append(
+                    Slot(station: first.station, socket: first.socket, date: today.adding(days: day), hour: hour))
+            }
+        }
+        if case .rollingDays(let days) = prepared.rules.policy.horizon {
+            for extra in 1...3 {
+                probes.append(
+                    Slot(station: first.station, socket: first.socket, date: today.adding(days: days + extra), hour: 12)
+                )
+            }
+        }
+        var seen = Set<String>()
+        for slot in slots where seen.insert("\(slot.station)/\(slot.socket)").inserted {
+            guard let station = prepared.rules.catalog.stations.first(where: { $0.id == slot.station }),
+                let socket = station.sockets.first(where: { $0.id == slot.socket })
+            else { continue }
+            let open = socket.openingHours ?? station.openingHours
+            for hour in 0..<24 where !open.contains(hour) {
+                probes.append(Slot(station: slot.station, socket: slot.socket, date: first.date, hour: hour))
+            }
+        }
+        return probes
     }
 
     // MARK: The workload
 
     private func worker(
         _ process: Int, session: URLSession, shared: Shared, started: ContinuousClock.Instant, firstUser: UInt64,
-        userCount: Int, slots: [Slot], hot: [Slot]
+        userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot]
     ) async {
         while true {
             let index = shared.state.withLock { state -> Int in
@@ -98,7 +147,7 @@ struct TargetRun {
                     return .reserve(user: user, key: key, slot: slot)
                 }
                 let user = firstUser &+ UInt64(rng.below(userCount))
-                let pool = !hot.isEmpty && rng.chance(0.5) ? hot : slots
+                let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: "sim-\(seed)-\(index)", slot: pool[rng.below(pool.count)])
             }
             await perform(pick, index: index, process: process, session: session, shared: shared, started: started)
@@ -169,6 +218,25 @@ struct TargetRun {
 
     // MARK: Reading back
 
+    /// The bookings of `users`, read `concurrency` users at a time, in user order.
+    private func readBack(_ session: URLSession, users: [UInt64]) async throws -> [ListedBooking] {
+        var found: [[ListedBooking]] = []
+        var start = 0
+        while start < users.count {
+            let batch = users[start..<min(users.count, start + max(1, concurrency))]
+            start += batch.count
+            found += try await withThrowingTaskGroup(of: (Int, [ListedBooking]).self) { group in
+                for (k, user) in batch.enumerated() {
+                    group.addTask { (k, try await readBack(session, user: user)) }
+                }
+                var lists = [[ListedBooking]](repeating: [], count: batch.count)
+                for try await (k, list) in group { lists[k] = list }
+                return lists
+            }
+        }
+        return found.flatMap { $0 }
+    }
+
     private func readBack(_ session: URLSession, user: UInt64) async throws -> [ListedBooking] {
         let list = adapter.answers.list
         var found: [ListedBooking] = []
@@ -238,18 +306,30 @@ struct TargetRun {
     // MARK: The calendar
 
     /// Days to add to the scenario's dates: its clock's date moves to two days after the
-    /// target's (from the `Date` header of a first read; the local clock if it sends none).
-    private func shiftDays(_ session: URLSession, user: UInt64) async throws -> Int {
+    /// target's (from the `Date` header of a first read; the local clock if it sends none). And
+    /// how far the target's clock is ahead of this one, in seconds, with the estimate's error:
+    /// the header's second is truncated, and the answer took its round trip to come.
+    private func shiftDays(_ session: URLSession, user: UInt64) async throws -> (
+        days: Int, offset: (seconds: Double, error: Double)
+    ) {
+        let sent = Date()
         let answer = await send(
             session, adapter.render(adapter.operations.bookings, Adapter.Values(user: user), token: token(for: user)))
+        let received = Date()
         guard answer.status != nil else { throw TargetFailure("the target \(target) does not answer") }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        let targetNow = answer.date.flatMap(formatter.date(from:)) ?? Date()
+        let header = answer.date.flatMap(formatter.date(from:))
+        let targetNow = header ?? received
         let targetDay = Int((targetNow.timeIntervalSince1970 / 86_400).rounded(.down))
         let scenarioDay = Int((Double(prepared.scenario.clock.start.instant.secondsSinceEpoch) / 86_400).rounded(.down))
-        return targetDay + 2 - scenarioDay
+        let roundTrip = received.timeIntervalSince(sent)
+        // The target's second began between `sent` and `received`: its clock reads header + ½ s at
+        // about their middle, off by at most half a second plus half the round trip (and a
+        // second of margin for the clocks' drift over the run).
+        let offset = header.map { $0.timeIntervalSince1970 + 0.5 - (sent.timeIntervalSince1970 + roundTrip / 2) } ?? 0
+        return (targetDay + 2 - scenarioDay, (offset, 1.5 + roundTrip / 2))
     }
 
     private func shifted(_ slot: Slot, by days: Int) -> Slot {

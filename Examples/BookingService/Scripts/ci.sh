@@ -103,9 +103,9 @@ if [ ! -x "$SIM" ]; then
     swift build --package-path ../.. --product schedule-sim
 fi
 simulate() {
-    echo "--- schedule-sim run --target (safety: no double booking, limits, acknowledged changes kept, keys): $1"
+    echo "--- schedule-sim run --target --check rules (safety, and linearizable against the rules): $1"
     timeout 300 "$SIM" run Scenarios/service.json --target "$URL" --adapter schedule-sim-adapter.json \
-        --secret "$SECRET" --concurrency 64 ${SIMULATE_OPERATIONS:+--operations "$SIMULATE_OPERATIONS"}
+        --secret "$SECRET" --concurrency 64 --check rules ${SIMULATE_OPERATIONS:+--operations "$SIMULATE_OPERATIONS"}
 }
 
 # The load checks come from one address, as many users at once: no rate limits there (the

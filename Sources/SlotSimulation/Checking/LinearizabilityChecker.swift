@@ -161,11 +161,15 @@ public struct BookingOperation: Sendable, Hashable {
     }
 }
 
-/// One slot: free, or held by one booking.
+/// One slot: free (0), or held by one booking.
 public struct SlotSpecification: SequentialSpecification {
     public let ops: [BookingOperation]
-    public init(_ ops: [BookingOperation]) { self.ops = ops }
-    public var initial: UInt64 { 0 }
+    /// The slot's holder before the first operation (0: free).
+    public let initial: UInt64
+    public init(_ ops: [BookingOperation], initial: UInt64 = 0) {
+        self.ops = ops
+        self.initial = initial
+    }
     public func step(_ state: UInt64, _ i: Int) -> UInt64? {
         let op = ops[i]
         switch op.kind {
@@ -184,10 +188,22 @@ public struct UserSpecification: SequentialSpecification {
     public struct Held: Hashable, Sendable {
         var ids: [UInt64] = []
         var starts: [Int64] = []
+
+        /// Bookings held before the first operation: their ids and starts, by id.
+        public init(_ bookings: [(id: UInt64, start: Int64)] = []) {
+            for booking in bookings.sorted(by: { $0.id < $1.id }) {
+                ids.append(booking.id)
+                starts.append(booking.start)
+            }
+        }
     }
     public let ops: [BookingOperation]
-    public init(_ ops: [BookingOperation]) { self.ops = ops }
-    public var initial: Held { Held() }
+    /// What the user held before the first operation.
+    public let initial: Held
+    public init(_ ops: [BookingOperation], initial: Held = Held()) {
+        self.ops = ops
+        self.initial = initial
+    }
     public func step(_ state: Held, _ i: Int) -> Held? {
         let op = ops[i]
         switch op.kind {

@@ -54,6 +54,10 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var retry: [Int]?
         /// JSON pointer to the refusal's reason in a refused answer.
         public var reason: String?
+        /// The API's refusal reasons in SlotScheduler's names (`Rejection.Reason`), for
+        /// `--check rules`: `{"taken": "slotTaken"}`. A reason not named here is read as
+        /// SlotScheduler's own name.
+        public var reasons: [String: String]?
         /// JSON pointer to the booking id in an accepted reservation's answer.
         public var booking: String
         /// How to read a page of the user's bookings.
@@ -111,6 +115,11 @@ public struct Adapter: Codable, Sendable, Equatable {
                 throw AdapterError(file: file, problem: "operations.\(name).path must start with /")
             }
         }
+        for (theirs, ours) in (answers.reasons ?? [:]).sorted(by: { $0.key < $1.key })
+        where Rejection.Reason(rawValue: ours) == nil {
+            throw AdapterError(
+                file: file, problem: "answers.reasons.\(theirs): \(ours) is not a reason of SlotScheduler's")
+        }
         let overlap = Set(answers.accepted).intersection(answers.refused).union(
             Set(answers.accepted + answers.refused).intersection(answers.retry ?? []))
         guard overlap.isEmpty else {
@@ -127,6 +136,13 @@ public struct Adapter: Codable, Sendable, Equatable {
         case retryLater
         /// Maybe made (another 5xx, no answer): Jepsen's `info`.
         case unknown
+    }
+
+    /// A refusal's reason in SlotScheduler's names: mapped by ``Answers/reasons``, else read as
+    /// one of its names; `nil` for none or one the rules do not know.
+    public func reason(_ text: String?) -> Rejection.Reason? {
+        guard let text else { return nil }
+        return Rejection.Reason(rawValue: answers.reasons?[text] ?? text)
     }
 
     public func verdict(status: Int?) -> Verdict {

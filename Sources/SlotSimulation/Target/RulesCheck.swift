@@ -1,0 +1,362 @@
+import SlotScheduler
+
+/// The checks of `--check rules`, for an API that claims SlotScheduler's rules, over a history
+/// recorded against it (after ``SafetyCheck``'s, which hold whatever the rules):
+/// - **bookable when made**: no reservation is answered as made when the reference model
+///   refuses its slot (unknown, in the past, too soon, beyond the horizon, closed) at every
+///   moment the request was in flight;
+/// - **refusals justified**: no reservation is refused for such a reason when the model allows
+///   the slot at every such moment, nor for a reason the rules do not have;
+/// - **linearizable per slot** and **per user**: each slot's operations, and each user's, have
+///   an order within their real-time intervals that the model's rules accept (a slot is held by
+///   one booking at a time; a user's limit is counted at each reservation; a refusal as taken
+///   or at the limit is true when it is made; a cancel refused as inactive is).
+///
+/// The time rules are the model's (`ReferenceModel.slotCheck`) with the
+/// calendar shifted as the run shifted it, at the target's clock (``TargetClock``). The model
+/// knows the scenario's catalog: the target must serve the same stations, opening hours and
+/// policy. Operations with unknown outcomes are resolved as Jepsen does: a reservation by the
+/// bookings read back (one of its user's at its slot that no answer named), a cancel by whether
+/// its booking is still live. A slot may be held from before the run by someone outside it.
+///
+/// Cost: linear in the history to partition it (O(*n* log *n*) with the sort), plus the search
+/// in each partition (``LinearizabilityChecker``, bounded by `budget` steps each).
+public struct RulesCheck {
+    /// The target's clock at the run's start, estimated from its `Date` header.
+    public struct TargetClock: Sendable, Equatable {
+        /// The run's start on the target's clock, in seconds since the epoch.
+        public var start: Double
+        /// How far the estimate may be off, either way, in seconds.
+        public var tolerance: Double
+
+        public init(start: Double, tolerance: Double) {
+            self.start = start
+            self.tolerance = tolerance
+        }
+    }
+
+    /// What the check found, and how many partitions it searched.
+    public struct Result: Sendable {
+        public var findings: [SafetyCheck.Finding] = []
+        public var partitions = 0
+        /// Partitions whose search reached its budget undecided.
+        public var unknownPartitions = 0
+    }
+
+    /// One operation in a partition, and the history's operation it came from.
+    struct Entry {
+        var operation: BookingOperation
+        var call: Int
+    }
+
+    let adapter: Adapter
+    let clock: TargetClock
+    /// The reference model with nothing booked: its answer to a reservation is the static rules'.
+    let model: ReferenceModel
+    let catalogClock: CatalogClock
+    let calls: [Call]
+    var result = Result()
+    /// Booking numbers (1, 2, …) by the API's id, in the order first seen.
+    var numbers: [String: UInt64] = [:]
+    /// Each booking's slot and owner.
+    var bookings: [UInt64: (slot: Slot, user: UInt64)] = [:]
+    var bySlot: [Slot: [Entry]] = [:]
+    var byUser: [UInt64: [Entry]] = [:]
+
+    /// An operation's invocation and its completion (none: it never completed).
+    struct Call {
+        var invoke: TargetEvent
+        var done: TargetEvent?
+        var slot: Slot?
+    }
+
+    /// Checks `history` (with `before`, the users' bookings read before the run, and `listed`,
+    /// after it) against the scenario's rules, its calendar shifted by `shiftDays`.
+    public static func check(
+        history: [TargetEvent], before: [ListedBooking], listed: [ListedBooking], prepared: PreparedScenario,
+        shiftDays: Int, adapter: Adapter, clock: TargetClock, budget: Int = 200_000
+    ) -> Result {
+        var check = RulesCheck(
+            history: history, prepared: prepared, shiftDays: shiftDays, adapter: adapter, clock: clock)
+        check.run(before: before, listed: listed, budget: budget)
+        return check.result
+    }
+
+    init(history: [TargetEvent], prepared: PreparedScenario, shiftDays: Int, adapter: Adapter, clock: TargetClock) {
+        var policy = prepared.rules.policy
+        if case .lastDate(let last) = policy.horizon { policy.horizon = .lastDate(last.adding(days: shiftDays)) }
+        let catalog = prepared.rules.catalog
+        catalogClock = CatalogClock(catalog)
+        model = ReferenceModel(stations: catalog.stations, policy: policy, clock: catalogClock)
+        self.adapter = adapter
+        self.clock = clock
+        var invocations: [Int: TargetEvent] = [:]
+        var completions: [Int: TargetEvent] = [:]
+        for event in history {
+            if event.kind == .invoke { invocations[event.index] = event } else { completions[event.index] = event }
+        }
+        let model = model
+        calls = invocations.sorted { ($0.value.time, $0.key) < ($1.value.time, $1.key) }.map {
+            Call(invoke: $0.value, done: completions[$0.key], slot: $0.value.slot.flatMap { Self.slot($0, in: model) })
+        }
+    }
+
+    /// A slot key `station/socket/date/hour` read back, the station and socket found in the
+    /// catalog (either may hold a `/`).
+    static func slot(_ key: String, in model: ReferenceModel) -> Slot? {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 4, let hour = Int(parts[parts.count - 1]),
+            let date = try? LocalDate(parsing: parts[parts.count - 2])
+        else { return nil }
+        let names = parts[..<(parts.count - 2)]
+        var fallback: Slot?
+        for cut in 1..<names.count {
+            let slot = Slot(
+                station: StationID(names[..<(names.startIndex + cut)].joined(separator: "/")),
+                socket: SocketID(names[(names.startIndex + cut)...].joined(separator: "/")), date: date, hour: hour)
+            if model.unresolved(slot) == nil { return slot }
+            fallback = fallback ?? slot
+        }
+        return fallback
+    }
+
+    mutating func number(_ id: String) -> UInt64 {
+        if let n = numbers[id] { return n }
+        let n = UInt64(numbers.count + 1)
+        numbers[id] = n
+        return n
+    }
+
+    mutating func run(before: [ListedBooking], listed: [ListedBooking], budget: Int) {
+        var initialHolder: [Slot: UInt64] = [:]
+        var initialHeld: [UInt64: [(id: UInt64, start: Int64)]] = [:]
+        for booking in before where booking.live {
+            guard let slot = Self.slot(booking.slot, in: model) else { continue }
+            let n = number(booking.id)
+            bookings[n] = (slot, booking.user)
+            initialHolder[slot] = n
+            initialHeld[booking.user, default: []].append((n, catalogClock.start(of: slot) ?? 0))
+        }
+        let resolved = resolutions(listed: listed)
+        for (k, call) in calls.enumerated() {
+            switch call.invoke.operation {
+            case "reserve": reserve(k, call, resolved: resolved[k])
+            case "cancel": cancel(k, call, live: listed)
+            default: break
+            }
+        }
+        for (slot, entries) in bySlot.sorted(by: { $0.key < $1.key }) {
+            let initial = initialHolder[slot] ?? 0
+            search(entries, name: "slot \(slot)", invariant: "linearizable per slot") { ops in
+                let verdict = Self.verdict(SlotSpecification(ops, initial: initial), ops, budget: budget)
+                // Free at the start, or held from before the run by someone outside it.
+                guard verdict == .notLinearizable, initial == 0 else { return verdict }
+                return Self.verdict(SlotSpecification(ops, initial: Self.outsider), ops, budget: budget)
+            }
+        }
+        for (user, entries) in byUser.sorted(by: { $0.key < $1.key }) {
+            let initial = UserSpecification.Held(initialHeld[user] ?? [])
+            search(entries, name: "user \(user)", invariant: "linearizable per user") { ops in
+                Self.verdict(UserSpecification(ops, initial: initial), ops, budget: budget)
+            }
+        }
+    }
+
+    // MARK: Operations
+
+    /// The model's static refusal of `slot` at `now` (seconds on the target's clock), if any.
+    func refusal(_ slot: Slot, at now: Int64) -> Rejection.Reason? { model.slotCheck(slot, reminder: nil, now: now).0 }
+
+    /// The moments the call may have taken effect at, on the target's clock: from its invocation
+    /// to its completion, widened by the clock's tolerance.
+    func moments(_ call: Call) -> (first: Int64, last: Int64) {
+        let first = clock.start + Double(call.invoke.time) / 1e9 - clock.tolerance
+        let last = clock.start + Double(call.done?.time ?? call.invoke.time) / 1e9 + clock.tolerance
+        return (Int64(first.rounded(.down)), Int64(last.rounded(.up)))
+    }
+
+    /// The rules' answer to `slot` over the moments: refused at every one (the time rules are
+    /// monotone in `now`: past and notice refuse from some moment on, the horizon until one).
+    func refusedThroughout(_ slot: Slot, _ moments: (first: Int64, last: Int64)) -> Rejection.Reason? {
+        guard let early = refusal(slot, at: moments.first), let late = refusal(slot, at: moments.last) else {
+            return nil
+        }
+        let horizon: Set<Rejection.Reason> = [.beyondHorizon]
+        return horizon.contains(early) == horizon.contains(late) || early == late ? early : nil
+    }
+
+    mutating func reserve(_ k: Int, _ call: Call, resolved: String?) {
+        guard let slot = call.slot else { return }
+        let user = call.invoke.user
+        let (first, last) = moments(call)
+        var op = BookingOperation(
+            kind: .neutral, user: user, now: last, start: catalogClock.start(of: slot) ?? 0,
+            limit: Int32(clamping: model.rules.limit(for: UserID(user))), invoke: call.invoke.time,
+            complete: call.done?.time ?? .max)
+        guard let done = call.done, done.kind != .info else {
+            // Unknown: made, with the booking read back that no answer named, or not at all.
+            guard let resolved else { return }
+            op.booking = number(resolved)
+            op.kind = .reserved
+            op.complete = .max
+            bookings[op.booking] = (slot, user)
+            add(op, call: k, slot: slot, user: user)
+            return
+        }
+        switch done.kind {
+        case .ok:
+            guard let id = done.booking else { return }
+            let known = numbers[id] != nil
+            op.booking = number(id)
+            op.kind = known ? .repeated : .reserved
+            if !known {
+                bookings[op.booking] = (slot, user)
+                if let reason = refusedThroughout(slot, (first, last)) {
+                    result.findings.append(
+                        finding(
+                            "bookable when made",
+                            "booking \(id) of \(slot) was answered as made, but the rules refuse it (\(reason.rawValue)) at every moment the request was in flight",
+                            [k]))
+                }
+            }
+        case .fail where done.reason == TargetEvent.retryLater: return
+        case .fail:
+            guard let reason = adapter.reason(done.reason) else {
+                result.findings.append(
+                    finding(
+                        "refusals justified",
+                        "the reservation of \(slot) was refused (\(done.reason ?? "status \(done.status.map(String.init) ?? "?")")) for a reason the rules do not have",
+                        [k]))
+                return
+            }
+            switch reason {
+            case .slotTaken, .slotHeld, .noMatchingSocketFree: op.kind = .refusedTaken
+            case .userLimitReached:
+                op.kind = .refusedLimit
+                op.now = first
+            case _ where Self.isStatic(reason):
+                if refusal(slot, at: first) == nil, refusal(slot, at: last) == nil {
+                    result.findings.append(
+                        finding(
+                            "refusals justified",
+                            "the reservation of \(slot) was refused as \(reason.rawValue), but the rules allow it at every moment the request was in flight",
+                            [k]))
+                }
+                return
+            default: return
+            }
+        case .invoke, .info: return
+        }
+        add(op, call: k, slot: slot, user: user)
+    }
+
+    /// Reasons that depend on the slot and the clock alone, not on what is booked.
+    static func isStatic(_ reason: Rejection.Reason) -> Bool {
+        switch reason {
+        case .unknownStation, .unknownSocket, .invalidHour, .unsupportedDate, .nonexistentLocalTime, .slotInPast,
+            .tooSoon, .beyondHorizon, .socketClosed, .outsideOpeningHours:
+            true
+        default: false
+        }
+    }
+
+    mutating func cancel(_ k: Int, _ call: Call, live listed: [ListedBooking]) {
+        guard let id = call.invoke.booking, let n = numbers[id], let (slot, owner) = bookings[n],
+            owner == call.invoke.user
+        else { return }
+        var op = BookingOperation(
+            kind: .released, booking: n, user: owner, now: moments(call).last, invoke: call.invoke.time,
+            complete: call.done?.time ?? .max)
+        op.start = catalogClock.start(of: slot) ?? 0
+        switch call.done?.kind {
+        case .ok: break
+        case .fail where call.done?.reason == TargetEvent.retryLater: return
+        case .fail:
+            guard let reason = adapter.reason(call.done?.reason), [.alreadyCancelled, .unknownBooking].contains(reason)
+            else { return }
+            op.kind = .refusedInactive
+        case nil, .info, .invoke:
+            // Unknown: it happened if the booking is not live at the end.
+            guard !listed.contains(where: { $0.id == id && $0.live }) else { return }
+            op.complete = .max
+        }
+        add(op, call: k, slot: slot, user: owner)
+    }
+
+    /// For each reservation with an unknown outcome (by its place in ``calls``), the booking read
+    /// back that it made: one of its user's at its slot that no answer named, the earliest
+    /// reservation taking the first.
+    func resolutions(listed: [ListedBooking]) -> [Int: String] {
+        var named = Set<String>()
+        for call in calls { if let id = call.done?.booking { named.insert(id) } }
+        var unnamed: [String: [String]] = [:]
+        for booking in listed where !named.contains(booking.id) && numbers[booking.id] == nil {
+            unnamed["\(booking.user) \(booking.slot)", default: []].append(booking.id)
+        }
+        var resolved: [Int: String] = [:]
+        for (k, call) in calls.enumerated()
+        where call.invoke.operation == "reserve" && (call.done == nil || call.done?.kind == .info) {
+            let key = "\(call.invoke.user) \(call.invoke.slot ?? "")"
+            guard var ids = unnamed[key], !ids.isEmpty else { continue }
+            resolved[k] = ids.removeFirst()
+            unnamed[key] = ids
+        }
+        return resolved
+    }
+
+    mutating func add(_ op: BookingOperation, call: Int, slot: Slot, user: UInt64) {
+        bySlot[slot, default: []].append(Entry(operation: op, call: call))
+        byUser[user, default: []].append(Entry(operation: op, call: call))
+    }
+
+    // MARK: Search
+
+    /// The holder of a slot booked from before the run by someone outside it, whose booking the
+    /// run never names.
+    static let outsider = UInt64.max
+
+    static func verdict<S: SequentialSpecification>(_ spec: S, _ ops: [BookingOperation], budget: Int)
+        -> LinearizabilityVerdict
+    {
+        LinearizabilityChecker.check(spec, intervals: ops.map { ($0.invoke, $0.complete) }, budget: budget)
+    }
+
+    /// Searches one partition; when no order fits, finds the shortest prefix (in invocation
+    /// order) that has none, and reports its last operations.
+    mutating func search(
+        _ entries: [Entry], name: String, invariant: String,
+        _ verdict: ([BookingOperation]) -> LinearizabilityVerdict
+    ) {
+        result.partitions += 1
+        let ops = entries.map(\.operation)
+        switch verdict(ops) {
+        case .linearizable: return
+        case .unknown:
+            result.unknownPartitions += 1
+            return
+        case .notLinearizable: break
+        }
+        // Not linearizable is kept by every longer prefix: the shortest one is found by halving.
+        var (low, high) = (1, ops.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if verdict(Array(ops[..<middle])) == .notLinearizable { high = middle } else { low = middle + 1 }
+        }
+        let shown = entries[max(0, high - 8)..<high].map(\.call)
+        let earlier = max(0, high - 8)
+        result.findings.append(
+            finding(
+                invariant,
+                "the operations of \(name) have no order the rules accept"
+                    + " (the shortest such beginning: \(high) operations; its last \(shown.count) shown"
+                    + (earlier > 0 ? ", \(earlier) earlier ones not" : "") + ")",
+                shown))
+    }
+
+    func finding(_ invariant: String, _ explanation: String, _ indexes: [Int]) -> SafetyCheck.Finding {
+        let events = indexes.flatMap { [calls[$0].invoke, calls[$0].done].compactMap { $0 } }.sorted {
+            ($0.time, $0.index) < ($1.time, $1.index)
+        }
+        return SafetyCheck.Finding(invariant: invariant, explanation: explanation, events: events)
+    }
+}
