@@ -31,7 +31,8 @@ struct ScheduleSim: AsyncParsableCommand {
                 --time-zone America/Los_Angeles   (see import --help)
             """,
         subcommands: [
-            Run.self, VerifyStore.self, Check.self, Import.self, Conform.self, Database.self, CatalogCommand.self,
+            Run.self, VerifyStore.self, VerifyTarget.self, Check.self, Import.self, Conform.self, Database.self,
+            CatalogCommand.self,
         ],
         defaultSubcommand: nil)
 }

@@ -10,11 +10,7 @@ extension ScheduleSim.Run {
     /// exits 1 when an invariant broke, 2 when the only findings are histories no order of the
     /// rules explains (69 when the target cannot be used).
     func runTarget(_ target: String, adapter path: String, prepared: PreparedScenario) async throws {
-        let adapter: Adapter
-        do { adapter = try Adapter.load(path: path) } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(65)
-        }
+        let adapter = try loadAdapter(path)
         let secret = try readSecret(adapter: adapter, path: path)
         var run = TargetRun(
             prepared: prepared, adapter: adapter, target: target.hasSuffix("/") ? String(target.dropLast()) : target,
@@ -25,30 +21,21 @@ extension ScheduleSim.Run {
         do { outcome = try await run.run() } catch {
             throw StoreFailure("\(error)").exit()
         }
-        if let history {
-            let text = outcome.history.map(\.jsonLine).joined(separator: "\n") + "\n"
-            try writeAtomically(Data(text.utf8), to: history)
-        }
-        var findings = SafetyCheck.check(
-            history: outcome.history, listed: outcome.listed, limit: prepared.rules.policy.maxUpcomingBookings)
-        var rules: RulesCheck.Result?
-        if run.rules {
-            rules = RulesCheck.check(
-                history: outcome.history, before: outcome.before, listed: outcome.listed, prepared: prepared,
-                shiftDays: outcome.shiftDays, adapter: adapter, clock: outcome.clock)
-            findings += rules?.findings ?? []
-        }
-        let summary = Self.summary(
-            outcome, target: target, adapter: adapter, concurrency: concurrency, findings: findings, rules: rules)
-        print(summary)
-        if let html {
-            let verdict = findings.isEmpty ? "PASS" : "FAIL"
-            let title = "schedule-sim: \(prepared.scenario.name) against \(target), \(verdict)"
-            let page = FindingsPage.html(title: title, summary: summary, findings: findings)
-            try writeAtomically(Data(page.utf8), to: html)
-        }
-        if findings.contains(where: { !$0.invariant.hasPrefix("linearizable") }) { throw ExitCode(1) }
-        if !findings.isEmpty { throw ExitCode(2) }
+        let record = TargetRecord(
+            setup: .init(
+                scenario: prepared.scenario.name, target: target, shiftDays: outcome.shiftDays, clock: outcome.clock),
+            history: outcome.history, before: outcome.before, listed: outcome.listed)
+        if let history { try writeAtomically(Data(record.text.utf8), to: history) }
+        let completed = outcome.history.count { $0.kind != .invoke }
+        let speed = String(
+            format: "%d operations in %.2f s (%.0f/s), %d in flight", completed, outcome.seconds,
+            Double(completed) / max(outcome.seconds, 1e-9), concurrency)
+        try judgeTarget(
+            record, prepared: prepared, adapter: adapter, rules: run.rules, html: html,
+            heading: [
+                "target: \(target) (\(adapter.name ?? "adapter")), calendar shifted by \(outcome.shiftDays) days",
+                speed,
+            ])
     }
 
     /// The adapter's HS256 secret: `--secret`, else its `secretFile` beside the adapter.
@@ -67,27 +54,68 @@ extension ScheduleSim.Run {
         }
         return Array(data.reversed().drop { Character(UnicodeScalar($0)).isWhitespace }.reversed())
     }
+}
 
-    static func summary(
-        _ outcome: TargetRun.Outcome, target: String, adapter: Adapter, concurrency: Int,
-        findings: [SafetyCheck.Finding], rules: RulesCheck.Result? = nil
-    ) -> String {
-        let completions = outcome.history.filter { $0.kind != .invoke }
-        func count(_ kind: TargetEvent.Kind) -> Int { completions.filter { $0.kind == kind }.count }
-        var lines = [
-            "target: \(target) (\(adapter.name ?? "adapter")), calendar shifted by \(outcome.shiftDays) days",
-            String(
-                format: "%d operations in %.2f s (%.0f/s), %d in flight: %d ok, %d fail, %d info (unknown)",
-                completions.count, outcome.seconds, Double(completions.count) / max(outcome.seconds, 1e-9), concurrency,
-                count(.ok), count(.fail), count(.info)),
-            "read back: \(outcome.listed.count) bookings of \(outcome.users) users, \(outcome.listed.filter(\.live).count) live",
+/// Prints a run's summary and findings, draws them with `--html`, and exits 1 when an
+/// invariant broke, 2 when the only findings are partitions no order of the rules explains.
+func judgeTarget(
+    _ record: TargetRecord, prepared: PreparedScenario, adapter: Adapter, rules: Bool, html: String?,
+    heading: [String]
+) throws {
+    let judged = TargetJudgement(record, prepared: prepared, adapter: adapter, rules: rules)
+    let summary = (heading + judged.lines).joined(separator: "\n")
+    print(summary)
+    if let html {
+        let verdict = judged.findings.isEmpty ? "PASS" : "FAIL"
+        let title = "schedule-sim: \(prepared.scenario.name) against \(record.setup.target), \(verdict)"
+        let page = FindingsPage.html(title: title, summary: summary, findings: judged.findings)
+        try writeAtomically(Data(page.utf8), to: html)
+    }
+    if judged.exitCode != 0 { throw ExitCode(judged.exitCode) }
+}
+
+/// `--target URL --adapter FILE`: the adapter, or exit 65 naming what is wrong with it.
+func loadAdapter(_ path: String) throws -> Adapter {
+    do { return try Adapter.load(path: path) } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode(65)
+    }
+}
+
+/// The checks of a run against a target, over its record: their findings, the summary's lines,
+/// and the exit code.
+struct TargetJudgement {
+    var findings: [SafetyCheck.Finding]
+    var lines: [String]
+
+    init(_ record: TargetRecord, prepared: PreparedScenario, adapter: Adapter, rules: Bool) {
+        let started = ContinuousClock.now
+        findings = SafetyCheck.check(
+            history: record.history, listed: record.listed, limit: prepared.rules.policy.maxUpcomingBookings)
+        var result: RulesCheck.Result?
+        if rules {
+            result = RulesCheck.check(
+                history: record.history, before: record.before, listed: record.listed, prepared: prepared,
+                shiftDays: record.setup.shiftDays, adapter: adapter, clock: record.setup.clock)
+            findings += result?.findings ?? []
+        }
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        let completions = record.history.filter { $0.kind != .invoke }
+        func count(_ kind: TargetEvent.Kind) -> Int { completions.count { $0.kind == kind } }
+        lines = [
+            "answers: \(count(.ok)) ok, \(count(.fail)) fail, \(count(.info)) info (unknown)",
+            "read back: \(record.listed.count) bookings of \(Set(record.listed.map(\.user)).count) users, \(record.listed.count(where: \.live)) live",
             "checks (safety): no double booking, per-user limit, acknowledged bookings kept, acknowledged cancels applied, idempotent retries",
         ]
-        if let rules {
+        if let result {
             lines.append(
-                "checks (rules): bookable when made, refusals justified, linearizable per slot and per user (\(rules.partitions) partitions, \(rules.unknownPartitions) undecided within the search budget; clock ±\(String(format: "%.1f", outcome.clock.tolerance)) s)"
+                "checks (rules): bookable when made, refusals justified, linearizable per slot and per user (\(result.partitions) partitions, \(result.unknownPartitions) undecided within the search budget; clock ±\(String(format: "%.1f", record.setup.clockTolerance)) s)"
             )
         }
+        lines.append(
+            String(
+                format: "checked %d operations in %.3f s", completions.count,
+                Double(seconds) + Double(attoseconds) / 1e18))
         // At most three findings of each invariant, each with the history that shows it.
         var shown: [String: Int] = [:]
         for finding in findings {
@@ -100,6 +128,62 @@ extension ScheduleSim.Run {
             lines.append("(\(count - 3) more findings of \(invariant))")
         }
         lines.append("verdict: \(findings.isEmpty ? "PASS" : "FAIL (\(findings.count) findings)")")
-        return lines.joined(separator: "\n")
+    }
+
+    /// 1 when an invariant broke, 2 when the only findings are of linearizability, else 0.
+    var exitCode: Int32 {
+        if findings.contains(where: { !$0.invariant.hasPrefix("linearizable") }) { return 1 }
+        return findings.isEmpty ? 0 : 2
+    }
+}
+
+extension ScheduleSim {
+    struct VerifyTarget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-target",
+            abstract: "Check a run against a booking API again, from its record.",
+            discussion: """
+                Reads the record `run --target URL --adapter FILE --history RECORD` wrote (the run's \
+                setup, its history and the bookings read back) and runs the checks again, without the \
+                API: with another --check level, a newer schedule-sim, or to draw --html. Exit codes as \
+                for `run --target`; 65 for a record, scenario or adapter that cannot be used.
+                """)
+
+        @Argument(help: "The record: a file written by `run --target … --history FILE`.")
+        var record: String
+
+        @Option(help: "The scenario file the run used.")
+        var scenario: String
+
+        @Option(help: "The adapter file the run used (for the refusal reasons' names).")
+        var adapter: String
+
+        @Option(help: "The checks: `safety` or `rules` (rules needs a run made with --check rules).")
+        var check: String = "safety"
+
+        @Option(help: "Write the findings' timelines as an HTML page to this file.")
+        var html: String?
+
+        func validate() throws {
+            guard check == "safety" || check == "rules" else {
+                throw ValidationError("--check \(check): a target is checked with safety or rules")
+            }
+        }
+
+        func run() async throws {
+            try checkOutputs([html], inputs: [record, scenario, adapter])
+            let prepared = try load(scenario, seed: nil, operations: nil)
+            let adapter = try loadAdapter(adapter)
+            let loaded: TargetRecord
+            do { loaded = try TargetRecord.read(path: record) } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                throw ExitCode(65)
+            }
+            let heading = [
+                "record: \(record), a run of \(loaded.setup.scenario) against \(loaded.setup.target), calendar shifted by \(loaded.setup.shiftDays) days"
+            ]
+            try judgeTarget(
+                loaded, prepared: prepared, adapter: adapter, rules: check == "rules", html: html, heading: heading)
+        }
     }
 }
