@@ -665,6 +665,22 @@ MUTANTS = [
         edits=[("        guard let early = refusal(slot, at: moments.first), let late = refusal(slot, at: moments.last) else {\n", "        guard let early = refusal(slot, at: moments.first), let late = refusal(slot, at: moments.last), false else {\n")],
     ),
     dict(
+        name="rules-check-move-keeps-its-slot",
+        describe="schedule-sim's --check rules does not free the slot a booking was moved out of: an API that double-books the old slot after a move passes, and a correct one is flagged",
+        file="Sources/SlotSimulation/Target/RulesCheck.swift",
+        filter="SimulationTests",
+        quick="TargetLifecycleCheckTests",
+        edits=[("        bySlot[from, default: []].append(Entry(operation: leaving, call: k))\n", "")],
+    ),
+    dict(
+        name="safety-reads-unchecked",
+        describe="schedule-sim's safety checks ignore reads of one booking: an API that loses an acknowledged booking for a while and brings it back passes",
+        file="Sources/SlotSimulation/Target/SafetyCheck.swift",
+        filter="SimulationTests",
+        quick="TargetLifecycleCheckTests",
+        edits=[("        findings += readsRefused(made: made, cancels: cancels, invocations, completions, evidence)\n", "")],
+    ),
+    dict(
         name="pg-catalog-of-the-instance",
         describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",

@@ -14,7 +14,10 @@ import FoundationNetworking
 ///
 /// The workload: reservations of the scenario's slots (half of them its hot ones, when it has
 /// some) with fresh idempotency keys, repeats of earlier reservations with their key, and
-/// cancels of bookings the API answered as made, by their owners. The scenario's calendar is
+/// cancels of bookings the API answered as made, by their owners; and, when the adapter names
+/// them, any-socket requests, moves of bookings to another slot of their station, and reads of
+/// one booking. A booking is in one change at a time: it leaves the pool while it is cancelled
+/// or moved. The scenario's calendar is
 /// shifted so that it starts two days after the target's date (its `Date` header), so a
 /// scenario written for 2018 runs against a service on today's clock. With `rules`, the users'
 /// bookings are read before the run too, and one reservation in twenty probes the rules: a slot
@@ -48,7 +51,9 @@ struct TargetRun {
         struct State {
             var history: [TargetEvent] = []
             var next = 0
-            var booked: [(user: UInt64, booking: String)] = []
+            var booked: [(user: UInt64, booking: String, slot: Slot)] = []
+            /// Every booking ever put in `booked`: a repeat's answer does not put it there twice.
+            var known = Set<String>()
             var sent: [(user: UInt64, key: String, slot: Slot)] = []
         }
         let state = Mutex(State())
@@ -75,7 +80,8 @@ struct TargetRun {
                 group.addTask {
                     await worker(
                         process, session: session, shared: shared, started: started, firstUser: firstUser,
-                        userCount: userCount, slots: slots, hot: hotSlots, probes: probes)
+                        userCount: userCount, slots: slots, hot: hotSlots, probes: probes,
+                        run: Int64(clock.start.rounded(.down)))
                 }
             }
         }
@@ -127,7 +133,7 @@ struct TargetRun {
 
     private func worker(
         _ process: Int, session: URLSession, shared: Shared, started: ContinuousClock.Instant, firstUser: UInt64,
-        userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot]
+        userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot], run: Int64
     ) async {
         while true {
             let index = shared.state.withLock { state -> Int in
@@ -139,7 +145,7 @@ struct TargetRun {
             let roll = rng.below(100)
             let pick = shared.state.withLock { state -> Planned in
                 if roll < 25, !state.booked.isEmpty {
-                    let (user, booking) = state.booked.remove(at: rng.below(state.booked.count))
+                    let (user, booking, _) = state.booked.remove(at: rng.below(state.booked.count))
                     return .cancel(user: user, booking: booking)
                 }
                 if roll < 40, !state.sent.isEmpty {
@@ -147,8 +153,26 @@ struct TargetRun {
                     return .reserve(user: user, key: key, slot: slot)
                 }
                 let user = firstUser &+ UInt64(rng.below(userCount))
+                // The run's start on the target's clock makes its keys its own: a target keeps a
+                // key's booking, and a second run with the same seed must not be answered with
+                // the first's bookings.
+                let key = "sim-\(seed)-\(run)-\(index)"
+                let ops = adapter.operations
+                if (40..<48).contains(roll), ops.anySocket != nil {
+                    return .anySocket(user: user, key: key, slot: slots[rng.below(slots.count)])
+                }
+                if (48..<54).contains(roll), ops.reschedule != nil, !state.booked.isEmpty {
+                    let (owner, booking, from) = state.booked.remove(at: rng.below(state.booked.count))
+                    let here = slots.filter { $0.station == from.station }
+                    return .reschedule(
+                        user: owner, booking: booking, from: from, to: here[rng.below(here.count)], key: key)
+                }
+                if (54..<58).contains(roll), ops.booking != nil, !state.booked.isEmpty {
+                    let (owner, booking, _) = state.booked[rng.below(state.booked.count)]
+                    return .read(user: owner, booking: booking)
+                }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
-                return .reserve(user: user, key: "sim-\(seed)-\(index)", slot: pool[rng.below(pool.count)])
+                return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])
             }
             await perform(pick, index: index, process: process, session: session, shared: shared, started: started)
         }
@@ -156,7 +180,11 @@ struct TargetRun {
 
     private enum Planned {
         case reserve(user: UInt64, key: String, slot: Slot)
+        /// Any free socket of `slot`'s station with its socket's connector, at its date and hour.
+        case anySocket(user: UInt64, key: String, slot: Slot)
         case cancel(user: UInt64, booking: String)
+        case reschedule(user: UInt64, booking: String, from: Slot, to: Slot, key: String)
+        case read(user: UInt64, booking: String)
     }
 
     private func perform(
@@ -167,26 +195,9 @@ struct TargetRun {
             let (seconds, attoseconds) = (ContinuousClock.now - started).components
             return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
-        var event: TargetEvent
-        var values: Adapter.Values
-        let template: Adapter.Request
-        switch planned {
-        case .reserve(let user, let key, let slot):
-            values = Self.values(user: user, slot: slot)
-            values.requestID = key
-            template = adapter.operations.reserve
-            event = TargetEvent(
-                index: index, process: process, kind: .invoke, operation: "reserve", user: user,
-                slot: Self.key(slot), requestID: key, time: 0)
-        case .cancel(let user, let booking):
-            guard let cancel = adapter.operations.cancel else { return }
-            values = Adapter.Values(user: user)
-            values.booking = booking
-            template = cancel
-            event = TargetEvent(
-                index: index, process: process, kind: .invoke, operation: "cancel", user: user, booking: booking,
-                time: 0)
-        }
+        let (invocation, values, template) = request(planned, index: index, process: process)
+        guard let template else { return }
+        var event = invocation
         event.time = now()
         shared.state.withLock { $0.history.append(event) }
         let answer = await send(session, adapter.render(template, values, token: token(for: values.user)))
@@ -204,16 +215,87 @@ struct TargetRun {
         if let pointer = adapter.answers.reason, done.kind == .fail, done.reason == nil {
             done.reason = answer.body?.at(pointer)?.text
         }
-        if case .reserve(let user, let key, let slot) = planned, done.kind == .ok {
+        switch planned {
+        case .reserve(let user, let key, let slot) where done.kind == .ok:
             done.booking = answer.body?.at(adapter.answers.booking)?.text
             if let booking = done.booking {
                 shared.state.withLock { state in
-                    state.booked.append((user, booking))
+                    guard state.known.insert(booking).inserted else { return }
+                    state.booked.append((user, booking, slot))
                     state.sent.append((user, key, slot))
                 }
             }
+        case .anySocket(let user, _, let slot) where done.kind == .ok:
+            done.booking = answer.body?.at(adapter.answers.booking)?.text
+            let socket = adapter.answers.socket.flatMap { answer.body?.at($0)?.text }
+            if let booking = done.booking, let socket {
+                let booked = Slot(station: slot.station, socket: SocketID(socket), date: slot.date, hour: slot.hour)
+                done.slot = Self.key(booked)
+                shared.state.withLock { state in
+                    if state.known.insert(booking).inserted { state.booked.append((user, booking, booked)) }
+                }
+            }
+        case .reschedule(let user, let booking, let from, let to, _):
+            // Back in the pool where it now is; with an unknown outcome, out of it.
+            if done.kind != .info {
+                shared.state.withLock { $0.booked.append((user, booking, done.kind == .ok ? to : from)) }
+            }
+        default: break
         }
         shared.state.withLock { $0.history.append(done) }
+    }
+
+    /// The invocation, the placeholders' values and the template of a planned request (no
+    /// template: the adapter does not name the operation).
+    private func request(_ planned: Planned, index: Int, process: Int) -> (
+        TargetEvent, Adapter.Values, Adapter.Request?
+    ) {
+        let operations = adapter.operations
+        switch planned {
+        case .reserve(let user, let key, let slot):
+            var values = Self.values(user: user, slot: slot)
+            values.requestID = key
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "reserve", user: user, slot: Self.key(slot),
+                requestID: key, time: 0)
+            return (event, values, operations.reserve)
+        case .anySocket(let user, let key, let slot):
+            var values = Self.values(user: user, slot: slot)
+            values.requestID = key
+            values.connector = connector(of: slot)
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "anySocket", user: user,
+                slot: "\(slot.station.rawValue)/*/\(slot.date)/\(slot.hour)", requestID: key, time: 0)
+            return (event, values, operations.anySocket)
+        case .cancel(let user, let booking):
+            var values = Adapter.Values(user: user)
+            values.booking = booking
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "cancel", user: user, booking: booking,
+                time: 0)
+            return (event, values, operations.cancel)
+        case .reschedule(let user, let booking, _, let to, let key):
+            var values = Self.values(user: user, slot: to)
+            values.booking = booking
+            values.requestID = key
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "reschedule", user: user,
+                slot: Self.key(to), requestID: key, booking: booking, time: 0)
+            return (event, values, operations.reschedule)
+        case .read(let user, let booking):
+            var values = Adapter.Values(user: user)
+            values.booking = booking
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "read", user: user, booking: booking,
+                time: 0)
+            return (event, values, operations.booking)
+        }
+    }
+
+    /// The connector of `slot`'s socket in the scenario's catalog.
+    private func connector(of slot: Slot) -> String {
+        let station = prepared.rules.catalog.stations.first { $0.id == slot.station }
+        return station?.sockets.first { $0.id == slot.socket }?.connector.rawValue ?? ""
     }
 
     // MARK: Reading back

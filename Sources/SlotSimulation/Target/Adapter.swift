@@ -7,7 +7,8 @@ import SlotScheduler
 /// `Scenarios/adapter.schema.json`, and the DocC article *Checking a booking API* shows one.
 ///
 /// Placeholders: `{user}`, `{station}`, `{socket}`, `{date}` (YYYY-MM-DD), `{hour}` (0-23),
-/// `{requestID}`, `{booking}` (an id the API returned) and `{page}` (0, 1, … for a list). In a
+/// `{requestID}`, `{booking}` (an id the API returned), `{page}` (0, 1, … for a list) and
+/// `{connector}` (the connector of the socket named, for an any-socket request). In a
 /// body, a string that is exactly one placeholder becomes that value, as a number for `{user}`,
 /// `{hour}` and `{page}`; elsewhere each placeholder is replaced by its text (in a path,
 /// percent-encoded).
@@ -36,6 +37,22 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var cancel: Request?
         /// One page (`{page}`) of the user's bookings, read at the end to check what was kept.
         public var bookings: Request
+        /// Optional: book any free socket of `{station}` with `{connector}` at `{date}` `{hour}`,
+        /// key `{requestID}`; the answer names the socket (``Answers/socket``).
+        public var anySocket: Request?
+        /// Optional: move the user's booking `{booking}` to `{station}` `{socket}` `{date}`
+        /// `{hour}`, key `{requestID}`.
+        public var reschedule: Request?
+        /// Optional: read the user's booking `{booking}`: answered as accepted while it exists.
+        public var booking: Request?
+
+        /// The operations the adapter names, by the name the history gives them.
+        var named: [(String, Request)] {
+            [("reserve", reserve), ("bookings", bookings)]
+                + [
+                    ("cancel", cancel), ("anySocket", anySocket), ("reschedule", reschedule), ("booking", booking),
+                ].compactMap { name, request in request.map { (name, $0) } }
+        }
     }
 
     public struct Request: Codable, Sendable, Equatable {
@@ -60,6 +77,8 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var reasons: [String: String]?
         /// JSON pointer to the booking id in an accepted reservation's answer.
         public var booking: String
+        /// JSON pointer to the socket an accepted any-socket request booked (needed with `anySocket`).
+        public var socket: String?
         /// How to read a page of the user's bookings.
         public var list: BookingList
     }
@@ -104,9 +123,10 @@ public struct Adapter: Codable, Sendable, Equatable {
                     file: file, problem: "auth.type must be header (with header and value) or jwt-hs256")
             }
         }
-        for (name, request) in [("reserve", operations.reserve), ("bookings", operations.bookings)]
-            + (operations.cancel.map { [("cancel", $0)] } ?? [])
-        {
+        if operations.anySocket != nil, answers.socket == nil {
+            throw AdapterError(file: file, problem: "operations.anySocket needs answers.socket, the socket it booked")
+        }
+        for (name, request) in operations.named {
             guard ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(request.method) else {
                 throw AdapterError(
                     file: file, problem: "operations.\(name).method \(request.method) is not an HTTP method")

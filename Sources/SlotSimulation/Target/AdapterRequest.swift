@@ -26,6 +26,8 @@ extension Adapter {
         public var requestID = ""
         public var booking = ""
         public var page = 0
+        /// The connector of the socket a request names (an any-socket request asks for it).
+        public var connector = ""
 
         public init(user: UInt64) { self.user = user }
 
@@ -39,6 +41,7 @@ extension Adapter {
             case "requestID": requestID
             case "booking": booking
             case "page": String(page)
+            case "connector": connector
             default: nil
             }
         }

@@ -140,7 +140,8 @@ public struct RulesCheck {
         let resolved = resolutions(listed: listed)
         for (k, call) in calls.enumerated() {
             switch call.invoke.operation {
-            case "reserve": reserve(k, call, resolved: resolved[k])
+            case "reserve", "anySocket": reserve(k, call, resolved: resolved[k])
+            case "reschedule": reschedule(k, call)
             case "cancel": cancel(k, call, live: listed)
             default: break
             }
@@ -185,8 +186,12 @@ public struct RulesCheck {
         return horizon.contains(early) == horizon.contains(late) || early == late ? early : nil
     }
 
-    mutating func reserve(_ k: Int, _ call: Call, resolved: String?) {
-        guard let slot = call.slot else { return }
+    /// A reservation, or an any-socket request (its slot the one its answer names, or for an
+    /// unknown outcome the booking read back).
+    mutating func reserve(_ k: Int, _ call: Call, resolved: (id: String, slot: Slot)?) {
+        let anySocket = call.invoke.operation == "anySocket"
+        let answered = call.done?.kind == .ok ? call.done?.slot.flatMap { Self.slot($0, in: model) } : nil
+        guard let slot = resolved?.slot ?? (anySocket ? answered : call.slot) else { return }
         let user = call.invoke.user
         let (first, last) = moments(call)
         var op = BookingOperation(
@@ -196,7 +201,7 @@ public struct RulesCheck {
         guard let done = call.done, done.kind != .info else {
             // Unknown: made, with the booking read back that no answer named, or not at all.
             guard let resolved else { return }
-            op.booking = number(resolved)
+            op.booking = number(resolved.id)
             op.kind = .reserved
             op.complete = .max
             bookings[op.booking] = (slot, user)
@@ -220,6 +225,9 @@ public struct RulesCheck {
                 }
             }
         case .fail where done.reason == TargetEvent.retryLater: return
+        case .fail where anySocket:
+            // Refused for a station, date and hour, not for one slot: nothing to hold a slot to.
+            return
         case .fail:
             guard let reason = adapter.reason(done.reason) else {
                 result.findings.append(
@@ -283,25 +291,92 @@ public struct RulesCheck {
         add(op, call: k, slot: slot, user: owner)
     }
 
-    /// For each reservation with an unknown outcome (by its place in ``calls``), the booking read
-    /// back that it made: one of its user's at its slot that no answer named, the earliest
-    /// reservation taking the first.
-    func resolutions(listed: [ListedBooking]) -> [Int: String] {
+    /// For each reservation or any-socket request with an unknown outcome (by its place in
+    /// ``calls``), the booking read back that it made: one of its user's at its slot (any socket
+    /// of its station, for an any-socket request) that no answer named, the earliest request
+    /// taking the first.
+    func resolutions(listed: [ListedBooking]) -> [Int: (id: String, slot: Slot)] {
         var named = Set<String>()
         for call in calls { if let id = call.done?.booking { named.insert(id) } }
-        var unnamed: [String: [String]] = [:]
-        for booking in listed where !named.contains(booking.id) && numbers[booking.id] == nil {
-            unnamed["\(booking.user) \(booking.slot)", default: []].append(booking.id)
+        struct Place: Hashable {
+            var user: UInt64
+            var station: StationID
+            var socket: SocketID?
+            var date: LocalDate
+            var hour: Int
         }
-        var resolved: [Int: String] = [:]
+        var unnamed: [Place: [(id: String, slot: Slot)]] = [:]
+        for booking in listed where !named.contains(booking.id) && numbers[booking.id] == nil {
+            guard let slot = Self.slot(booking.slot, in: model) else { continue }
+            for socket in [slot.socket, nil] {
+                let place = Place(
+                    user: booking.user, station: slot.station, socket: socket, date: slot.date, hour: slot.hour)
+                unnamed[place, default: []].append((booking.id, slot))
+            }
+        }
+        var taken = Set<String>()
+        var resolved: [Int: (id: String, slot: Slot)] = [:]
         for (k, call) in calls.enumerated()
-        where call.invoke.operation == "reserve" && (call.done == nil || call.done?.kind == .info) {
-            let key = "\(call.invoke.user) \(call.invoke.slot ?? "")"
-            guard var ids = unnamed[key], !ids.isEmpty else { continue }
-            resolved[k] = ids.removeFirst()
-            unnamed[key] = ids
+        where ["reserve", "anySocket"].contains(call.invoke.operation) && (call.done == nil || call.done?.kind == .info)
+        {
+            guard let slot = call.slot else { continue }
+            let anySocket = call.invoke.operation == "anySocket"
+            let place = Place(
+                user: call.invoke.user, station: slot.station, socket: anySocket ? nil : slot.socket, date: slot.date,
+                hour: slot.hour)
+            guard let found = unnamed[place]?.first(where: { !taken.contains($0.id) }) else { continue }
+            taken.insert(found.id)
+            resolved[k] = found
         }
         return resolved
+    }
+
+    /// A move of a booking to another slot: out of its slot and into the new one (a `moved`
+    /// operation, limited by the user's other bookings), or with an unknown outcome both maybe.
+    /// The workload moves a booking only while nothing else changes it, so its slot before the
+    /// move is where the moves answered before it left it.
+    mutating func reschedule(_ k: Int, _ call: Call) {
+        guard let id = call.invoke.booking, let n = numbers[id], let (from, owner) = bookings[n],
+            owner == call.invoke.user, let to = call.slot
+        else { return }
+        let (first, last) = moments(call)
+        let unknown = call.done == nil || call.done?.kind == .info
+        var op = BookingOperation(
+            kind: .moved, booking: n, user: owner, now: last, start: catalogClock.start(of: to) ?? 0,
+            limit: Int32(clamping: model.rules.limit(for: UserID(owner))), invoke: call.invoke.time,
+            complete: unknown ? .max : call.done?.time ?? .max)
+        if let done = call.done, done.kind == .fail {
+            guard done.reason != TargetEvent.retryLater, let reason = adapter.reason(done.reason) else { return }
+            switch reason {
+            case .slotTaken, .slotHeld:
+                op.kind = .refusedTaken
+                bySlot[to, default: []].append(Entry(operation: op, call: k))
+            case _ where Self.isStatic(reason):
+                if refusal(to, at: first) == nil, refusal(to, at: last) == nil {
+                    result.findings.append(
+                        finding(
+                            "refusals justified",
+                            "the move of booking \(id) to \(to) was refused as \(reason.rawValue), but the rules allow it at every moment the request was in flight",
+                            [k]))
+                }
+            default: break
+            }
+            return
+        }
+        if !unknown, let reason = refusedThroughout(to, (first, last)) {
+            result.findings.append(
+                finding(
+                    "bookable when made",
+                    "booking \(id) was moved to \(to), but the rules refuse that slot (\(reason.rawValue)) at every moment the request was in flight",
+                    [k]))
+        }
+        guard from != to else { return }
+        var leaving = op
+        leaving.kind = .released
+        bySlot[from, default: []].append(Entry(operation: leaving, call: k))
+        bySlot[to, default: []].append(Entry(operation: op, call: k))
+        byUser[owner, default: []].append(Entry(operation: op, call: k))
+        if !unknown { bookings[n] = (to, owner) }
     }
 
     mutating func add(_ op: BookingOperation, call: Int, slot: Slot, user: UInt64) {

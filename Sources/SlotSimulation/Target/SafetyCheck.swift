@@ -4,7 +4,8 @@
 /// - **per-user limit**: no user with more live bookings than the limit, at the end or at any
 ///   moment of the run when bookings answered as made were live together;
 /// - **acknowledged bookings kept**: a booking answered as made is live at the end, unless a
-///   cancel of it was answered as made or got no answer;
+///   cancel of it was answered as made or got no answer; and a read of it during the run is not
+///   refused unless a cancel of it was sent before the read was answered;
 /// - **acknowledged cancels applied**: a booking whose cancel was answered as made is not live;
 /// - **idempotent retries**: a key repeated by one user never makes a second booking, and a
 ///   repeat sent after the first was answered as made is not refused.
@@ -38,7 +39,7 @@ public enum SafetyCheck {
         var keys: [String: [Int]] = [:]  // user/key -> reservations answered ok
         for (index, event) in completions.sorted(by: { $0.key < $1.key }) {
             switch event.operation {
-            case "reserve" where event.kind == .ok:
+            case "reserve" where event.kind == .ok, "anySocket" where event.kind == .ok:
                 if let booking = event.booking { made[booking] = made[booking] ?? index }
                 if let key = event.requestID { keys["\(event.user)/\(key)", default: []].append(index) }
             case "cancel":
@@ -80,6 +81,7 @@ public enum SafetyCheck {
                         "booking \(booking) was answered as made, no cancel of it was, and it is not live at the end",
                     events: evidence([index] + tried.map(\.index))))
         }
+        findings += readsRefused(made: made, cancels: cancels, invocations, completions, evidence)
         for (booking, tried) in cancels.sorted(by: { $0.key < $1.key }) where liveIDs.contains(booking) {
             guard let done = tried.first(where: { $0.kind == .ok }) else { continue }
             findings.append(
@@ -113,6 +115,29 @@ public enum SafetyCheck {
                     explanation:
                         "key \(event.user)/\(key) was answered as made, then its repeat was refused (\(event.reason ?? "status \(event.status.map(String.init) ?? "?")"))",
                     events: evidence([first, index])))
+        }
+        return findings
+    }
+
+    /// Reads of a booking answered as made that were refused while no cancel of it had been sent.
+    static func readsRefused(
+        made: [String: Int], cancels: [String: [(index: Int, kind: TargetEvent.Kind)]],
+        _ invocations: [Int: TargetEvent], _ completions: [Int: TargetEvent], _ evidence: ([Int]) -> [TargetEvent]
+    ) -> [Finding] {
+        var findings: [Finding] = []
+        for (index, read) in completions.sorted(by: { $0.key < $1.key })
+        where read.operation == "read" && read.kind == .fail && read.reason != TargetEvent.retryLater {
+            guard let booking = read.booking, let madeAt = made[booking], let answered = completions[madeAt],
+                answered.time < (invocations[index]?.time ?? .min)
+            else { continue }
+            let cancelled = (cancels[booking] ?? []).contains { (invocations[$0.index]?.time ?? .max) < read.time }
+            guard !cancelled else { continue }
+            findings.append(
+                Finding(
+                    invariant: "acknowledged bookings kept",
+                    explanation:
+                        "booking \(booking) was answered as made and no cancel of it was sent, but a read of it was refused (\(read.reason ?? "status \(read.status.map(String.init) ?? "?")"))",
+                    events: evidence([madeAt, index])))
         }
         return findings
     }

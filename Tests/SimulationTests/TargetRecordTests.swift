@@ -1,0 +1,47 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+import Testing
+
+/// The record `run --target --history` writes and `verify-target` reads.
+@Suite("A target run's record")
+struct TargetRecordTests {
+    static func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString).jsonl")
+            .path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aRecordReadsBackAsItWasWritten() throws {
+        let record = TargetRecord(
+            setup: .init(
+                scenario: "rules", target: "http://127.0.0.1:1", shiftDays: 3,
+                clock: .init(start: 1_796_112_000.25, tolerance: 1.5)),
+            history: RulesCheckTests.reserve(0, user: 1, RulesCheckTests.tomorrow, .ok, booking: "b1", at: 0)
+                + RulesCheckTests.reserve(1, user: 2, RulesCheckTests.tomorrow, .fail, reason: "taken", at: 1)
+                + RulesCheckTests.cancel(2, user: 1, "b1", .info, at: 2),
+            before: [ListedBooking(id: "old", user: 2, slot: "S/A/2026-12-03/9", live: true)],
+            listed: [
+                ListedBooking(id: "b1", user: 1, slot: RulesCheckTests.tomorrow, live: false),
+                ListedBooking(id: "old", user: 2, slot: "S/A/2026-12-03/9", live: true),
+            ])
+        let path = try Self.file(record.text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try TargetRecord.read(path: path) == record)
+    }
+
+    @Test func aRecordWithoutItsSetupOrWithABadLineIsRefusedByLine() throws {
+        let noSetup = try Self.file(
+            #"{"index":0,"kind":"invoke","operation":"reserve","process":0,"time":1,"user":1}"# + "\n")
+        defer { try? FileManager.default.removeItem(atPath: noSetup) }
+        let error = #expect(throws: TargetRecordError.self) { try TargetRecord.read(path: noSetup) }
+        #expect(error?.description.contains("line 1: the first line must be the run's setup") == true)
+        let setup =
+            #"{"clockStart":1,"clockTolerance":1,"kind":"run","scenario":"s","shiftDays":0,"target":"t","version":1}"#
+        let badEvent = try Self.file(setup + "\n" + #"{"kind":"ok","operation":"reserve"}"# + "\n")
+        defer { try? FileManager.default.removeItem(atPath: badEvent) }
+        let second = #expect(throws: TargetRecordError.self) { try TargetRecord.read(path: badEvent) }
+        #expect(second?.description.contains("line 2: an event needs") == true)
+    }
+}
