@@ -7,6 +7,7 @@
 # - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
 #   faults, check-in, reconnections, refused upgrades and bad frames; hostile clients again;
 # - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
+# - traces exported over OTLP/HTTP (--otlp-endpoint) to a receiver here (PyPI opentelemetry-proto);
 # - a durable journal: load, a live hold, `kill -9`, a restart, every 201 (and the hold) kept;
 # - abuse limits (429 with Retry-After, per user and per address);
 # - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
@@ -185,6 +186,10 @@ python3 Scripts/identity_check.py --make-jwks "$WORK/jwks"
 AUTH="jwks:$WORK/jwks/jwks.json" start "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/identity_check.py --url "$URL" --jwks-key "$WORK/jwks/private.pem"
 stop
+
+echo "--- traces: --otlp-endpoint to an OTLP/HTTP receiver (swift-otel); a request's span, the store's under it, the caller's trace continued"
+timeout 300 python3 -m pip install --quiet "opentelemetry-proto==1.45.2"
+timeout 120 python3 Scripts/otlp_check.py --service "$SERVICE" --scenario "$SCENARIO" --secret "$SECRET"
 
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"

@@ -93,6 +93,13 @@ struct BookingServer: AsyncParsableCommand {
     @OptionGroup
     var chargerOptions: ChargerOptions
 
+    @Option(
+        help: """
+            Export traces over OTLP/HTTP (protobuf) to this endpoint, such as \
+            http://127.0.0.1:4318/v1/traces: a span per request, the store's spans under it.
+            """)
+    var otlpEndpoint: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0...65535, not \(port)") }
         guard (1...3_600).contains(idleTimeout) else {
@@ -119,6 +126,11 @@ struct BookingServer: AsyncParsableCommand {
         logger.logLevel = .info
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        var tracing: [any Service] = []
+        if let otlpEndpoint {
+            tracing.append(try TraceExport.bootstrap(endpoint: otlpEndpoint))
+            logger.info("traces", metadata: ["otlp": "\(otlpEndpoint)"])
+        }
         let store: ServiceStore
         do {
             store = try await ServiceStore.open(
@@ -171,9 +183,10 @@ struct BookingServer: AsyncParsableCommand {
             logger: logger)
         // On SIGTERM or SIGINT the group shuts down in reverse order: the server first
         // (answering what it has read, closing the chargers' WebSockets), then the chargers'
-        // ticks, then the store (the journal closes, PostgreSQL lets its calls finish). A store
-        // that fails stops the server too.
-        let beforeServer: [any Service] = store.services + (chargers.map { [$0.ticker] } ?? [])
+        // ticks, then the store (the journal closes, PostgreSQL lets its calls finish), then the
+        // trace exporter (sending what it holds). A store that fails stops the server too.
+        // The trace exporter stops last, after the server's last spans.
+        let beforeServer: [any Service] = tracing + store.services + (chargers.map { [$0.ticker] } ?? [])
         let group = ServiceGroup(
             configuration: .init(
                 services: beforeServer.map {

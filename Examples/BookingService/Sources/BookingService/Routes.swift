@@ -104,6 +104,9 @@ struct Routes: Sendable {
         let operations = operations
         // Outermost: requests by route, method and status, and their durations, as answered.
         router.add(middleware: MetricsMiddleware())
+        // A span per request (the W3C traceparent of the caller continued); the store's calls are
+        // spans under it. Exported with --otlp-endpoint, else dropped by the no-op tracer.
+        router.add(middleware: TracingMiddleware())
         router.add(middleware: ErrorMiddleware(operations: operations))
         let perAddress = RateLimitMiddleware.perAddress(limits.address)
         let anyone = router.group().add(middleware: perAddress)
