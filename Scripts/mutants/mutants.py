@@ -681,6 +681,15 @@ MUTANTS = [
         edits=[("        findings += readsRefused(made: made, cancels: cancels, invocations, completions, evidence)\n", "")],
     ),
     dict(
+        name="pg-repeat-compared-with-moved-slot",
+        describe="slot_take compares a repeated reservation's request id with the slot its booking was moved to, not the one it asked for: the repeat after a move is refused as conflictingRequestID",
+        file="Sources/SlotSchedulerPostgres/Migrations/v13.sql",
+        filter="PostgresTests",
+        quick="ConformanceTests",
+        needs="Postgres",
+        edits=[("                IF coalesce(r.requested_socket_idx, r.socket_idx) = ANY (p_sockets)\n", "                IF r.socket_idx = ANY (p_sockets) AND r.requested_day IS NULL\n")],
+    ),
+    dict(
         name="pg-catalog-of-the-instance",
         describe="an instance started with another catalog file than the database's runs with its own stations: its socket indices name other sockets' rows",
         file="Sources/SlotSchedulerPostgres/PostgresBookingService.swift",

@@ -66,6 +66,9 @@ extension PostgresBookingService {
             else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserveAny", message: "incomplete booking row")
             }
+            if isRepeat == true {
+                return try await repeated(BookingID(UInt64(bitPattern: id)), operation: "reserveAny")
+            }
             let booking = Booking(
                 id: BookingID(UInt64(bitPattern: id)),
                 slot: try layout.slot(socket: chosen, day: first.day, hour: first.hour, operation: "reserveAny"),

@@ -240,6 +240,7 @@ public final class PostgresBookingService: BookingService, Service {
             else {
                 throw PostgresStoreError(.unexpectedRow, operation: "reserve", message: "incomplete booking row")
             }
+            if isRepeat == true { return try await repeated(BookingID(UInt64(bitPattern: id)), operation: "reserve") }
             let booking = Booking(
                 id: BookingID(UInt64(bitPattern: id)), slot: request.slot, user: request.user,
                 start: Instant(secondsSinceEpoch: storedStart), createdAt: Instant(secondsSinceEpoch: createdAt),
@@ -542,6 +543,15 @@ public final class PostgresBookingService: BookingService, Service {
     public func allBookingsByID() async throws -> [Booking] {
         try await selectBookings(
             "SELECT \(unescaped: CatalogLayout.columns) FROM bookings ORDER BY id", operation: "allBookingsByID")
+    }
+
+    /// A repeated request's answer: the booking its request id made, as it is now (moved, perhaps,
+    /// since: then not at the slot the request names, as the in-memory stores answer it).
+    func repeated(_ id: BookingID, operation: String) async throws -> Reservation {
+        guard let booking = try await booking(id) else {
+            throw PostgresStoreError(.unexpectedRow, operation: operation, message: "repeated booking \(id) not found")
+        }
+        return Reservation(booking: booking, isReplay: true)
     }
 
     /// The booking with `id`, if the database has it.

@@ -44,6 +44,9 @@ enum Schema {
         Migration(
             version: 12, name: "the policy's check-in columns written by the store, without defaults of their own",
             sql: sql(PackageResources.v12_sql)),
+        Migration(
+            version: 13, name: "a repeated reservation compared with the slot it asked for, not where it moved",
+            sql: sql(PackageResources.v13_sql)),
     ]
 
     /// A migration file's text.

@@ -159,6 +159,26 @@ struct LifecycleTests {
         await store.shutdown()
     }
 
+    /// A reservation's repeat after its booking moved is answered with the booking, as the
+    /// scheduler answers it: its request id is compared with the slot it asked for (migration 13;
+    /// before it, `conflictingRequestID`, found by `schedule-sim run --target --check rules`).
+    @Test func aReservationRepeatedAfterAMoveReturnsTheBooking() async throws {
+        let store = try await store("repeat_after_move")
+        let scheduler = Scheduler(rules: store.rules)
+        let first = ReservationRequest(slot: LifecycleFixture.slot("1", hour: 9), user: 1, requestID: "r1")
+        let target = LifecycleFixture.slot("1", hour: 11)
+        for service in [store, scheduler] as [any BookingService] {
+            let made = try await service.reserve(first, at: now)
+            _ = try await service.reschedule(RescheduleRequest(booking: made.id, user: 1, to: target), at: now)
+            let repeated = try await service.reserve(first, at: now)
+            #expect(repeated.id == made.id && repeated.slot == target, "\(type(of: service))")
+        }
+        // Still a conflict: the same id for another slot than the one it asked for.
+        let other = ReservationRequest(slot: LifecycleFixture.slot("2", hour: 11), user: 1, requestID: "r1")
+        #expect(await reason { try await store.reserve(other, at: now) } == .conflictingRequestID)
+        await store.shutdown()
+    }
+
     /// Reschedule: atomic, not counted twice, request id replay, the scheduler's refusals.
     @Test func rescheduleMovesInOneStep() async throws {
         let store = try await store("move")

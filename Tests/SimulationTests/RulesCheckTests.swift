@@ -74,7 +74,7 @@ struct RulesCheckTests {
         ]
     }
 
-    static func check(_ history: [TargetEvent], listed: [ListedBooking], before: [ListedBooking] = []) throws
+    static func judge(_ history: [TargetEvent], listed: [ListedBooking], before: [ListedBooking] = []) throws
         -> RulesCheck.Result
     {
         RulesCheck.check(
@@ -100,7 +100,7 @@ struct RulesCheckTests {
             ListedBooking(id: "b1", user: 1, slot: Self.tomorrow, live: false),
             ListedBooking(id: "b2", user: 2, slot: Self.tomorrow, live: true),
         ]
-        let result = try Self.check(history, listed: listed)
+        let result = try Self.judge(history, listed: listed)
         #expect(result.findings.map(\.explanation) == [])
         // Slot tomorrow 9:00 and 10:00; users 1 and 2 (user 3's refusals are the time rules').
         #expect(result.partitions == 4)
@@ -111,7 +111,7 @@ struct RulesCheckTests {
             Self.reserve(0, user: 1, Self.tomorrow, .ok, booking: "b1", at: 0)
             + Self.cancel(1, user: 1, "b1", .ok, at: 1)
             + Self.reserve(2, user: 2, Self.tomorrow, .fail, reason: "taken", at: 2)
-        let result = try Self.check(
+        let result = try Self.judge(
             history, listed: [ListedBooking(id: "b1", user: 1, slot: Self.tomorrow, live: false)])
         #expect(result.findings.map(\.invariant) == ["linearizable per slot"])
         #expect(result.findings.first?.events.map(\.index) == [0, 0, 1, 1, 2, 2])
@@ -123,7 +123,7 @@ struct RulesCheckTests {
             Self.reserve(0, user: 1, Self.tomorrow, .ok, booking: "b1", at: 0)
             + Self.cancel(1, user: 1, "b1", .ok, at: 1)
             + Self.reserve(2, user: 1, "S/A/2026-12-02/10", .fail, reason: "userLimitReached", at: 2)
-        let result = try Self.check(
+        let result = try Self.judge(
             history, listed: [ListedBooking(id: "b1", user: 1, slot: Self.tomorrow, live: false)])
         #expect(result.findings.map(\.invariant) == ["linearizable per user"])
     }
@@ -137,7 +137,7 @@ struct RulesCheckTests {
             ListedBooking(id: "b1", user: 1, slot: Self.tomorrow, live: true),
             ListedBooking(id: "b2", user: 1, slot: "S/A/2026-12-02/10", live: true),
         ]
-        #expect(try Self.check(history, listed: listed).findings.map(\.invariant) == ["linearizable per user"])
+        #expect(try Self.judge(history, listed: listed).findings.map(\.invariant) == ["linearizable per user"])
     }
 
     @Test func theTimeRulesAreTheModelsAtTheTargetsClock() throws {
@@ -148,7 +148,7 @@ struct RulesCheckTests {
             + Self.reserve(2, user: 3, "S/A/2026-12-16/9", .ok, booking: "b3", at: 0)
             + Self.reserve(3, user: 1, "S/A/2026-12-03/9", .fail, reason: "tooSoon", at: 0)
             + Self.reserve(4, user: 2, "S/A/2026-12-03/9", .fail, reason: "closed for lunch", at: 0)
-        let result = try Self.check(history, listed: [])
+        let result = try Self.judge(history, listed: [])
         #expect(
             result.findings.map(\.invariant) == [
                 "bookable when made", "bookable when made", "bookable when made", "refusals justified",
@@ -166,19 +166,19 @@ struct RulesCheckTests {
         let history =
             Self.reserve(0, user: 1, "S/A/2026-12-01/8", .fail, reason: "tooSoon", at: 0)
             + Self.reserve(1, user: 2, "S/A/2026-12-01/9", .ok, booking: "b1", at: 2_699)
-        #expect(try Self.check(history, listed: []).findings.map(\.invariant) == [])
+        #expect(try Self.judge(history, listed: []).findings.map(\.invariant) == [])
     }
 
     @Test func aSlotHeldFromBeforeTheRunExplainsRefusalsAsTaken() throws {
         let refused = Self.reserve(0, user: 2, Self.tomorrow, .fail, reason: "taken", at: 0)
         // Someone outside the run: the slot is taken throughout.
-        #expect(try Self.check(refused, listed: []).findings.isEmpty)
+        #expect(try Self.judge(refused, listed: []).findings.isEmpty)
         // One of the run's users, read before it: their cancel frees it.
         let before = [ListedBooking(id: "old", user: 1, slot: Self.tomorrow, live: true)]
         let freed =
             refused + Self.cancel(1, user: 1, "old", .ok, at: 1)
             + Self.reserve(2, user: 2, Self.tomorrow, .fail, reason: "taken", at: 2)
-        let result = try Self.check(freed, listed: [], before: before)
+        let result = try Self.judge(freed, listed: [], before: before)
         #expect(result.findings.map(\.invariant) == ["linearizable per slot"])
     }
 
@@ -188,14 +188,14 @@ struct RulesCheckTests {
             + Self.reserve(1, user: 2, Self.tomorrow, .ok, booking: "b2", at: 1)
         // Not read back: it made nothing, and user 2's booking explains itself.
         #expect(
-            try Self.check(unknown, listed: [ListedBooking(id: "b2", user: 2, slot: Self.tomorrow, live: true)])
+            try Self.judge(unknown, listed: [ListedBooking(id: "b2", user: 2, slot: Self.tomorrow, live: true)])
                 .findings.isEmpty)
         // Read back: it made b1, which still holds the slot when b2 is made.
         let listed = [
             ListedBooking(id: "b1", user: 1, slot: Self.tomorrow, live: true),
             ListedBooking(id: "b2", user: 2, slot: Self.tomorrow, live: true),
         ]
-        #expect(try Self.check(unknown, listed: listed).findings.map(\.invariant) == ["linearizable per slot"])
+        #expect(try Self.judge(unknown, listed: listed).findings.map(\.invariant) == ["linearizable per slot"])
     }
 
     @Test func anAdapterMapsReasonsOnlyToTheRulesOwn() throws {

@@ -37,7 +37,7 @@ struct TargetLifecycleCheckTests {
             ListedBooking(id: "b1", user: 1, slot: Self.other, live: true),
             ListedBooking(id: "b2", user: 2, slot: R.tomorrow, live: true),
         ]
-        #expect(try R.check(history, listed: listed).findings.map(\.explanation) == [])
+        #expect(try R.judge(history, listed: listed).findings.map(\.explanation) == [])
     }
 
     @Test func aMoveIntoATakenSlotIsNotLinearizable() throws {
@@ -49,7 +49,7 @@ struct TargetLifecycleCheckTests {
             ListedBooking(id: "b1", user: 1, slot: Self.other, live: true),
             ListedBooking(id: "b2", user: 2, slot: Self.other, live: true),
         ]
-        let findings = try R.check(history, listed: listed).findings
+        let findings = try R.judge(history, listed: listed).findings
         #expect(findings.map(\.invariant) == ["linearizable per slot"])
         #expect(findings.first?.explanation.contains("2026-12-02 10:00") == true)
     }
@@ -60,7 +60,7 @@ struct TargetLifecycleCheckTests {
             + Self.move(1, user: 1, "b1", to: Self.other, .ok, at: 1)
             + R.reserve(2, user: 2, R.tomorrow, .fail, reason: "taken", at: 2)
         let listed = [ListedBooking(id: "b1", user: 1, slot: Self.other, live: true)]
-        #expect(try R.check(history, listed: listed).findings.map(\.invariant) == ["linearizable per slot"])
+        #expect(try R.judge(history, listed: listed).findings.map(\.invariant) == ["linearizable per slot"])
     }
 
     @Test func anAnySocketBookingHoldsTheSlotItsAnswerNames() throws {
@@ -77,7 +77,7 @@ struct TargetLifecycleCheckTests {
             ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true),
             ListedBooking(id: "b2", user: 2, slot: R.tomorrow, live: true),
         ]
-        let findings = try R.check(history, listed: listed).findings
+        let findings = try R.judge(history, listed: listed).findings
         #expect(findings.map(\.invariant) == ["linearizable per slot"])
         // Safety sees the same double booking, having counted the any-socket booking as made.
         #expect(SafetyCheck.check(history: history, listed: listed, limit: 5).map(\.invariant) == ["no double booking"])

@@ -82,7 +82,11 @@ extension StoreConformance {
             reminder: draw(Self.reminders))
         let now = now
         let mine = try await answer { try await store.book(request, at: now) }
-        compare("reserve \(request)", store: mine, model: modelAnswer { $0.reserve(request, at: now) })
+        let theirs = modelAnswer { $0.reserve(request, at: now) }
+        compare("reserve \(request)", store: mine, model: theirs)
+        if request.requestID != nil, case .booking(let made, isReplay: false) = theirs {
+            reservedWith[made.id] = request
+        }
     }
 
     mutating func reserveAny() async throws {
@@ -115,8 +119,16 @@ extension StoreConformance {
         let now = now
         // The model does not tell a repeated move from a new one.
         let mine = try await answer { try await store.reschedule(sent, at: now) }.withoutReplay
-        compare(
-            "reschedule \(request)", store: mine, model: modelAnswer { $0.reschedule(request, at: now) }.withoutReplay)
+        let theirs = modelAnswer { $0.reschedule(request, at: now) }.withoutReplay
+        compare("reschedule \(request)", store: mine, model: theirs)
+        // Its reservation sent again gives the booking where it is now (no draw: the run's
+        // sequence stays the same).
+        if case .booking = theirs, let original = reservedWith[id] {
+            let again = try await answer { try await store.book(original, at: now) }
+            compare(
+                "reserve \(original) again after its booking moved", store: again,
+                model: modelAnswer { $0.reserve(original, at: now) })
+        }
     }
 
     mutating func cancel() async throws {

@@ -59,6 +59,9 @@ package struct StoreConformance {
     var now = StoreConformance.start
     var step = 0
     var disagreements: [Disagreement] = []
+    /// The reservation with a request id that made each booking (the model's id): sent again
+    /// after the booking moves.
+    var reservedWith: [BookingID: ReservationRequest] = [:]
     /// How often the model accepted each command and refused it for each reason: what the run
     /// reached.
     var reached: [String: Int] = [:]
