@@ -194,6 +194,19 @@ if Context.environment["SLOTSCHEDULER_CI_GRAPH"] == "1" {
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "SpeedBaselines",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/BookingService/Sources/SpeedBaselines",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "SchedulerBenchmarks",
             dependencies: ["SlotScheduler", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/SchedulerBenchmarks",

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The example service's speed table: wrk, 64 connections, POST /reservations with a bearer token
+# of one of 1,000 users and a random slot of a catalog of 100 stations x 10 sockets x 24 hours x
+# 28 days (most requests are accepted), against each configuration in turn, ROUNDS rounds of
+# DURATION seconds each, alternating the configurations; then the median of each one's
+# requests a second, p50 and p99, and the ratios the README states.
+#
+#   Scripts/with-postgres.sh Examples/BookingService/Scripts/speed.sh     (from the root, after
+#   SLOTSCHEDULER_CI_GRAPH=1 swift build -c release --traits Postgres,Observability --product P
+#   for P = BookingService, then SpeedBaselines)
+#
+# Configurations: constant (SpeedBaselines: a constant answer), append (SpeedBaselines: a line
+# appended and fdatasync'ed per request), memory, memory with --auth none (no signature checked),
+# journal, insert (SpeedBaselines: one INSERT per request on the PostgreSQL database), postgres.
+# The service runs with --address-limit off and --user-limit off (a load test from one address);
+# identity (HS256) and /metrics are on. BIN (.build/release), ROUNDS (3), DURATION (10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(cd ../.. && pwd)
+BIN=${BIN:-$ROOT/.build/release}
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10}
+DATABASE=${SLOTSCHEDULER_DATABASE_URL:-}
+command -v wrk >/dev/null || { echo "error: wrk is not installed (apt-get install -y wrk)" >&2; exit 1; }
+WORK=$(mktemp -d -t speed.XXXXXX)
+PID=
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+head -c 48 /dev/urandom | base64 >"$WORK/secret"
+# The catalog, the users' tokens and wrk's script.
+python3 - "$WORK" <<'PY'
+import json, os, sys, time
+sys.path.insert(0, "Scripts")
+from tokens import Tokens, read_secret
+work = sys.argv[1]
+stations = [{"id": f"S{i}", "name": f"S{i}", "city": "London", "timeZone": "Europe/London",
+             "sockets": [{"id": str(k), "connector": "CCS", "powerKW": 50} for k in range(10)]} for i in range(100)]
+json.dump({"version": 1, "name": "speed", "seed": 1, "stations": stations,
+           "policy": {"maxUpcomingBookings": 100000, "rollingDays": 30},
+           "clock": {"start": "2026-01-01T00:00:00Z", "stepSeconds": 1}, "users": {"count": 1000, "firstID": 1}},
+          open(os.path.join(work, "speed.json"), "w"))
+tokens = Tokens(read_secret(os.path.join(work, "secret")), lifetime=86400)
+dates = [time.strftime("%Y-%m-%d", time.gmtime(time.time() + (2 + d) * 86400)) for d in range(28)]
+with open(os.path.join(work, "reservations.lua"), "w") as lua:
+    lua.write("local tokens = {" + ",".join(f'"{tokens.token(u)}"' for u in range(1, 1001)) + "}\n")
+    lua.write("local dates = {" + ",".join(f'"{d}"' for d in dates) + "}\n")
+    lua.write("""
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads) end
+function init(args) math.randomseed(id * 7919) end
+function request()
+  local body = string.format('{"station":"S%d","socket":"%d","date":"%s","hour":%d}',
+    math.random(0, 99), math.random(0, 9), dates[math.random(#dates)], math.random(0, 23))
+  return wrk.format("POST", "/reservations", {["Content-Type"] = "application/json",
+    ["Authorization"] = "Bearer " .. tokens[math.random(#tokens)]}, body)
+end
+""")
+PY
+
+# start NAME COMMAND...: starts it, waits for its "listening on", sets PID and URL.
+start() {
+    local name=$1
+    shift
+    "$@" >"$WORK/$name.log" 2>&1 &
+    PID=$!
+    URL=
+    for _ in $(seq 1 300); do
+        URL=$(sed -n 's/^listening on \([^ ]*\)$/http:\/\/\1/p' "$WORK/$name.log")
+        [ -n "$URL" ] && break
+        sleep 0.1
+    done
+    [ -n "$URL" ] || { cat "$WORK/$name.log"; echo "error: $name did not start" >&2; exit 1; }
+    # A first request until it is answered 201 (the insert baseline creates its table first).
+    for _ in $(seq 1 100); do
+        curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/reservations" -H 'Content-Type: application/json' \
+            -H "Authorization: Bearer $(sed -n 's/^local tokens = {"\([^"]*\)".*/\1/p' "$WORK/reservations.lua")" \
+            -d '{"station":"S0","socket":"0","date":"'"$(date -u -d '+40 days' +%F)"'","hour":1}' | grep -q '^20[01]$' && break
+        sleep 0.1
+    done
+}
+stop() {
+    kill "$PID" 2>/dev/null || true
+    wait "$PID" 2>/dev/null || true
+    PID=
+}
+# The database URL with a schema of its own for a round.
+schema_url() { case "$DATABASE" in *\?*) echo "$DATABASE&schema=$1" ;; *) echo "$DATABASE?schema=$1" ;; esac; }
+
+SERVICE=("$BIN/BookingService" --scenario "$WORK/speed.json" --port 0 --address-limit off --user-limit off)
+configurations=(constant append memory memory-auth-none journal)
+[ -n "$DATABASE" ] && configurations+=(insert postgres)
+: >"$WORK/results"
+for round in $(seq 1 "$ROUNDS"); do
+    for configuration in "${configurations[@]}"; do
+        case $configuration in
+        constant) start "$configuration" "$BIN/SpeedBaselines" --mode constant ;;
+        append) start "$configuration" "$BIN/SpeedBaselines" --mode "append:$WORK/append-$round.log" ;;
+        memory) start "$configuration" "${SERVICE[@]}" --auth "hs256:$WORK/secret" ;;
+        memory-auth-none) start "$configuration" "${SERVICE[@]}" --auth none ;;
+        journal) start "$configuration" "${SERVICE[@]}" --auth "hs256:$WORK/secret" --store "journal:$WORK/journal-$round" ;;
+        insert) start "$configuration" "$BIN/SpeedBaselines" --mode "insert:$DATABASE" ;;
+        postgres) start "$configuration" "${SERVICE[@]}" --auth "hs256:$WORK/secret" --store "$(schema_url "speed_${round}_$$")" ;;
+        esac
+        wrk -t2 -c64 -d"${DURATION}s" --latency -s "$WORK/reservations.lua" "$URL" >"$WORK/wrk.out" 2>&1 || true
+        stop
+        awk -v c="$configuration" -v r="$round" '
+            /^Requests\/sec:/ {rate = $2}
+            /^ +50%/ {p50 = $2} /^ +99%/ {p99 = $2}
+            / requests in / {total = $1}
+            /Non-2xx or 3xx responses:/ {errors = $5}
+            END {print c, r, rate, p50, p99, total, errors + 0}' "$WORK/wrk.out" | tee -a "$WORK/results"
+    done
+done
+python3 - "$WORK/results" "$ROUNDS" "$DURATION" <<'PY'
+import statistics, sys
+def ms(text):
+    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * factor
+    return float("nan")
+rows = {}
+for line in open(sys.argv[1]):
+    name, _, rate, p50, p99, total, errors = line.split()
+    rows.setdefault(name, []).append((float(rate), ms(p50), ms(p99), int(total), int(errors)))
+print(f"\n{sys.argv[2]} rounds of {sys.argv[3]} s, 64 connections; medians (non-2xx: all rounds' refusals)")
+print("| configuration | requests/s | p50 ms | p99 ms | non-2xx |")
+print("|---|---:|---:|---:|---:|")
+median = {}
+for name, values in rows.items():
+    median[name] = statistics.median(v[0] for v in values)
+    print(f"| {name} | {median[name]:,.0f} | {statistics.median(v[1] for v in values):.2f} | "
+          f"{statistics.median(v[2] for v in values):.2f} | {sum(v[4] for v in values):,} of {sum(v[3] for v in values):,} |")
+def ratio(a, b):
+    if a in median and b in median:
+        print(f"{a} / {b} = {median[a] / median[b]:.2f}")
+print()
+ratio("memory", "constant"); ratio("memory", "memory-auth-none"); ratio("journal", "append"); ratio("postgres", "insert")
+PY
