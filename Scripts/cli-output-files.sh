@@ -64,5 +64,19 @@ else
     echo "ok: SIGINT exits 130 and removes the partial history"
 fi
 
+# verify-target: its page over the record it reads is refused, the record kept.
+RECORD="$WORK/record.jsonl"
+echo '{"clockStart":1,"clockTolerance":1,"kind":"run","scenario":"teaching-race","shiftDays":0,"target":"t","version":1}' >"$RECORD"
+cp "$RECORD" "$WORK/record.copy"
+rc=0
+"$BIN" verify-target "$RECORD" --scenario Examples/FaultyBackends/race.json \
+    --adapter Examples/FaultyBackends/adapter.json --html "$RECORD" >/dev/null 2>"$WORK/err" || rc=$?
+if [[ $rc -ne 73 ]] || ! cmp -s "$RECORD" "$WORK/record.copy"; then
+    echo "FAILED: verify-target --html over its record: exit $rc, $(cat "$WORK/err")" >&2
+    failed=1
+else
+    echo "ok: verify-target --html over its record refused: $(cat "$WORK/err")"
+fi
+
 [[ $failed -eq 0 ]] && echo "output files: all refused or cleaned up as documented"
 exit $failed
