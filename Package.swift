@@ -14,6 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 /// needs the `Postgres` trait, and the benchmarks are their own package (Benchmarks/Package.swift).
 let postgres: TargetDependencyCondition? = .when(traits: ["Postgres"])
 let observability: TargetDependencyCondition? = .when(traits: ["Observability"])
+let asyncHTTP: TargetDependencyCondition? = .when(traits: ["AsyncHTTP"])
 
 let package = Package(
     name: "SlotScheduler",
@@ -37,6 +38,12 @@ let package = Package(
                 Off by default: `swift build --traits Postgres`.
                 """),
         .trait(
+            name: "AsyncHTTP",
+            description: """
+                schedule-sim run --target sends its requests with AsyncHTTPClient (on NIO) instead of \
+                Foundation's URLSession: eight times the requests a second here. Off by default.
+                """),
+        .trait(
             name: "Observability",
             description: """
                 Any store observed (SlotSchedulerObservability): swift-log, swift-metrics and \
@@ -55,6 +62,9 @@ let package = Package(
         // The Observability trait's (swift-metrics is also in postgres-nio's graph).
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // The AsyncHTTP trait's: schedule-sim's HTTP driver (swift-nio is in its graph).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The booking rules. No package dependencies, on purpose.
@@ -97,6 +107,9 @@ let package = Package(
             dependencies: [
                 "SlotSimulation", .target(name: "SlotSchedulerPostgres", condition: postgres), "SlotSchedulerJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: asyncHTTP),
+                .product(name: "NIOCore", package: "swift-nio", condition: asyncHTTP),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: asyncHTTP),
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,7 +175,6 @@ if Context.environment["SLOTSCHEDULER_CI_GRAPH"] == "1" {
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ]

@@ -4,7 +4,9 @@
 # machine, in one run, alternating: ROUNDS rounds of wrk then the driver, each about DURATION seconds long.
 # Prints each measurement, the medians and the ratio driver / wrk.
 #
-#   Scripts/target-throughput.sh [SCHEDULE_SIM]      (a release build: swift build -c release --product schedule-sim)
+#   Scripts/target-throughput.sh [SCHEDULE_SIM]
+#   (a release build: swift build -c release --product schedule-sim, with --traits AsyncHTTP for
+#   AsyncHTTPClient, without for URLSession)
 #
 # CONNECTIONS (64), ROUNDS (3), DURATION (10 s). Needs wrk and nginx (Debian: wrk, nginx-light).
 set -euo pipefail

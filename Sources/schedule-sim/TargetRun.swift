@@ -3,12 +3,8 @@ import SlotScheduler
 import SlotSimulation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `schedule-sim run SCENARIO --target URL --adapter FILE`: the scenario's users and workload
-/// sent to a live booking API, `concurrency` requests truly in flight (URLSession tasks, not
+/// sent to a live booking API, `concurrency` requests truly in flight (``TargetHTTP``: async, not
 /// bounded by cores), recorded as a history (``TargetEvent``), then the users' bookings read back
 /// and the history checked (``SafetyCheck``; with `rules`, ``RulesCheck`` too).
 ///
@@ -60,7 +56,18 @@ struct TargetRun {
     }
 
     func run() async throws -> Outcome {
-        let session = Self.session(concurrency: concurrency)
+        let session = TargetHTTP(concurrency: concurrency)
+        do {
+            let outcome = try await run(session)
+            await session.shutdown()
+            return outcome
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+    }
+
+    private func run(_ session: TargetHTTP) async throws -> Outcome {
         let firstUser = prepared.scenario.users.firstID ?? 1
         let userCount = max(1, prepared.scenario.users.count)
         let (shift, offset) = try await shiftDays(session, user: firstUser)
@@ -132,7 +139,7 @@ struct TargetRun {
     // MARK: The workload
 
     private func worker(
-        _ process: Int, session: URLSession, shared: Shared, started: ContinuousClock.Instant, firstUser: UInt64,
+        _ process: Int, session: TargetHTTP, shared: Shared, started: ContinuousClock.Instant, firstUser: UInt64,
         userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot], run: Int64
     ) async {
         while true {
@@ -188,7 +195,7 @@ struct TargetRun {
     }
 
     private func perform(
-        _ planned: Planned, index: Int, process: Int, session: URLSession, shared: Shared,
+        _ planned: Planned, index: Int, process: Int, session: TargetHTTP, shared: Shared,
         started: ContinuousClock.Instant
     ) async {
         func now() -> Int64 {
@@ -301,7 +308,7 @@ struct TargetRun {
     // MARK: Reading back
 
     /// The bookings of `users`, read `concurrency` users at a time, in user order.
-    private func readBack(_ session: URLSession, users: [UInt64]) async throws -> [ListedBooking] {
+    private func readBack(_ session: TargetHTTP, users: [UInt64]) async throws -> [ListedBooking] {
         var found: [[ListedBooking]] = []
         var start = 0
         while start < users.count {
@@ -319,7 +326,7 @@ struct TargetRun {
         return found.flatMap { $0 }
     }
 
-    private func readBack(_ session: URLSession, user: UInt64) async throws -> [ListedBooking] {
+    private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {
         let list = adapter.answers.list
         var found: [ListedBooking] = []
         for page in 0..<1_000 {
@@ -352,31 +359,9 @@ struct TargetRun {
 
     // MARK: HTTP
 
-    static func session(concurrency: Int) -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = concurrency
-        configuration.timeoutIntervalForRequest = 30
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
-    }
-
-    /// The answer's status, JSON body and `Date` header; no status when none came.
-    private func send(_ session: URLSession, _ rendered: RenderedRequest) async -> (
-        status: Int?, body: JSONValue?, date: String?
-    ) {
-        guard let url = URL(string: target + rendered.path) else { return (nil, nil, nil) }
-        var request = URLRequest(url: url)
-        request.httpMethod = rendered.method
-        for (name, value) in rendered.headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = rendered.body
-        do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return (nil, nil, nil) }
-            let body = data.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: data)
-            return (http.statusCode, body, http.value(forHTTPHeaderField: "Date"))
-        } catch {
-            return (nil, nil, nil)
-        }
+    /// `rendered` sent to the target.
+    private func send(_ session: TargetHTTP, _ rendered: RenderedRequest) async -> TargetHTTP.Answer {
+        await session.send(target + rendered.path, rendered)
     }
 
     private func token(for user: UInt64) -> String? {
@@ -391,7 +376,7 @@ struct TargetRun {
     /// target's (from the `Date` header of a first read; the local clock if it sends none). And
     /// how far the target's clock is ahead of this one, in seconds, with the estimate's error:
     /// the header's second is truncated, and the answer took its round trip to come.
-    private func shiftDays(_ session: URLSession, user: UInt64) async throws -> (
+    private func shiftDays(_ session: TargetHTTP, user: UInt64) async throws -> (
         days: Int, offset: (seconds: Double, error: Double)
     ) {
         let sent = Date()

@@ -1,0 +1,83 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+
+#if AsyncHTTP
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+#else
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#endif
+
+/// How `run --target` sends its requests: `concurrency` of them in flight over kept-alive
+/// connections. With the `AsyncHTTP` trait, AsyncHTTPClient on NIO (eight times the requests a
+/// second here: docs/performance/); without it, Foundation's URLSession, so that the default
+/// build of schedule-sim compiles neither NIO nor BoringSSL.
+final class TargetHTTP: Sendable {
+    /// An answer: its status, JSON body and `Date` header; no status when none came.
+    typealias Answer = (status: Int?, body: JSONValue?, date: String?)
+
+    #if AsyncHTTP
+    let client: HTTPClient
+
+    init(concurrency: Int) {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func send(_ url: String, _ rendered: RenderedRequest) async -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: rendered.method)
+        for (name, value) in rendered.headers { request.headers.add(name: name, value: value) }
+        if let body = rendered.body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 16 << 20)
+            let body =
+                bytes.readableBytes == 0
+                ? nil
+                : try? JSONDecoder().decode(
+                    JSONValue.self, from: Data(bytes.readableBytesView))
+            return (Int(response.status.code), body, response.headers.first(name: "Date"))
+        } catch {
+            return (nil, nil, nil)
+        }
+    }
+
+    func shutdown() async { try? await client.shutdown() }
+    #else
+    let session: URLSession
+
+    init(concurrency: Int) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = concurrency
+        configuration.timeoutIntervalForRequest = 30
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+    }
+
+    func send(_ url: String, _ rendered: RenderedRequest) async -> Answer {
+        guard let url = URL(string: url) else { return (nil, nil, nil) }
+        var request = URLRequest(url: url)
+        request.httpMethod = rendered.method
+        for (name, value) in rendered.headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = rendered.body
+        do {
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { return (nil, nil, nil) }
+            let body = data.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: data)
+            return (http.statusCode, body, http.value(forHTTPHeaderField: "Date"))
+        } catch {
+            return (nil, nil, nil)
+        }
+    }
+
+    func shutdown() async { session.finishTasksAndInvalidate() }
+    #endif
+}
