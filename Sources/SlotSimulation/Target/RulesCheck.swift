@@ -216,13 +216,7 @@ public struct RulesCheck {
             op.kind = known ? .repeated : .reserved
             if !known {
                 bookings[op.booking] = (slot, user)
-                if let reason = refusedThroughout(slot, (first, last)) {
-                    result.findings.append(
-                        finding(
-                            "bookable when made",
-                            "booking \(id) of \(slot) was answered as made, but the rules refuse it (\(reason.rawValue)) at every moment the request was in flight",
-                            [k]))
-                }
+                judgeMade(slot, "booking \(id) of \(slot) was answered as made", (first, last), call: k)
             }
         case .fail where done.reason == TargetEvent.retryLater: return
         case .fail where anySocket:
@@ -243,19 +237,37 @@ public struct RulesCheck {
                 op.kind = .refusedLimit
                 op.now = first
             case _ where Self.isStatic(reason):
-                if refusal(slot, at: first) == nil, refusal(slot, at: last) == nil {
-                    result.findings.append(
-                        finding(
-                            "refusals justified",
-                            "the reservation of \(slot) was refused as \(reason.rawValue), but the rules allow it at every moment the request was in flight",
-                            [k]))
-                }
+                judgeRefusal(reason, slot, "the reservation of \(slot)", (first, last), call: k)
                 return
             default: return
             }
         case .invoke, .info: return
         }
         add(op, call: k, slot: slot, user: user)
+    }
+
+    /// *Bookable when made*: `what` (a booking made or moved to `slot`) is a finding when the
+    /// rules refuse the slot at every one of the `moments`.
+    mutating func judgeMade(_ slot: Slot, _ what: String, _ moments: (first: Int64, last: Int64), call k: Int) {
+        guard let reason = refusedThroughout(slot, moments) else { return }
+        result.findings.append(
+            finding(
+                "bookable when made",
+                "\(what), but the rules refuse it (\(reason.rawValue)) at every moment the request was in flight",
+                [k]))
+    }
+
+    /// *Refusals justified*: `what`, refused for a static `reason`, is a finding when the rules
+    /// allow `slot` at both ends of the `moments` (so, being monotone, at every one between).
+    mutating func judgeRefusal(
+        _ reason: Rejection.Reason, _ slot: Slot, _ what: String, _ moments: (first: Int64, last: Int64), call k: Int
+    ) {
+        guard refusal(slot, at: moments.first) == nil, refusal(slot, at: moments.last) == nil else { return }
+        result.findings.append(
+            finding(
+                "refusals justified",
+                "\(what) was refused as \(reason.rawValue), but the rules allow it at every moment the request was in flight",
+                [k]))
     }
 
     /// Reasons that depend on the slot and the clock alone, not on what is booked.
@@ -352,24 +364,12 @@ public struct RulesCheck {
                 op.kind = .refusedTaken
                 bySlot[to, default: []].append(Entry(operation: op, call: k))
             case _ where Self.isStatic(reason):
-                if refusal(to, at: first) == nil, refusal(to, at: last) == nil {
-                    result.findings.append(
-                        finding(
-                            "refusals justified",
-                            "the move of booking \(id) to \(to) was refused as \(reason.rawValue), but the rules allow it at every moment the request was in flight",
-                            [k]))
-                }
+                judgeRefusal(reason, to, "the move of booking \(id) to \(to)", (first, last), call: k)
             default: break
             }
             return
         }
-        if !unknown, let reason = refusedThroughout(to, (first, last)) {
-            result.findings.append(
-                finding(
-                    "bookable when made",
-                    "booking \(id) was moved to \(to), but the rules refuse that slot (\(reason.rawValue)) at every moment the request was in flight",
-                    [k]))
-        }
+        if !unknown { judgeMade(to, "booking \(id) was moved to \(to)", (first, last), call: k) }
         guard from != to else { return }
         var leaving = op
         leaving.kind = .released
