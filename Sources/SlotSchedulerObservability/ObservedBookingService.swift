@@ -76,9 +76,17 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
             .cancel, booking: id, { try await base.cancel(id, by: user, at: now) }, describe: Self.booking)
     }
 
-    public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+    public func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws
+        -> Booking
+    {
         try await observer.call(
-            .checkIn, booking: id, { try await base.checkIn(id, by: user, at: now) }, describe: Self.booking)
+            .checkIn, booking: id, { try await base.checkIn(id, by: user, accessCode: accessCode, at: now) },
+            describe: Self.booking)
+    }
+
+    public func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await observer.call(
+            .checkOut, booking: id, { try await base.checkOut(id, by: user, at: now) }, describe: Self.booking)
     }
 
     public func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)

@@ -10,6 +10,7 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case reschedule
     case cancel
     case checkIn = "check_in"
+    case checkOut = "check_out"
     case changeAvailability = "change_availability"
     case changeCatalog = "change_catalog"
     case bookings

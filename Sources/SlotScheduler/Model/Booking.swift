@@ -14,9 +14,14 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     /// When its owner checked it in, if they did (see ``Ledger/checkIn(_:by:at:)``); `nil` in the
     /// `reserved` event that made it.
     public var checkedInAt: Instant?
+    /// When its owner checked it out, ending the session it checked in for (see
+    /// ``Ledger/checkOut(_:by:at:)``); `nil` until then. The booking is then ``Status/fulfilled``.
+    public var checkedOutAt: Instant?
 
     public enum Status: String, Hashable, Codable, Sendable, BitwiseCopyable {
         case active, cancelled, displaced
+        /// Checked in, then checked out by its owner: the session ended, its slot freed.
+        case fulfilled
     }
 
     public init(
@@ -32,10 +37,14 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
         self.reminderOffsetSeconds = reminderOffsetSeconds
         self.status = status
         self.checkedInAt = nil
+        self.checkedOutAt = nil
     }
 
     /// The length of every slot in seconds: one hour.
     public static let durationSeconds: Int64 = 3_600
+
+    /// Whether it was checked out (``checkedOutAt``, ``Status/fulfilled``).
+    var isCheckedOut: Bool { checkedOutAt != nil || status == .fulfilled }
 
     /// The instant the slot ends: one hour after ``start``.
     public var end: Instant {

@@ -46,12 +46,20 @@ public struct Socket: Hashable, Codable, Sendable, Identifiable {
     public var powerKW: Double
     /// Regular hours of this socket; `nil` means the station's ``Station/openingHours``.
     public var openingHours: HourSet?
+    /// The code shown on the socket (or printed on a vehicle as a QR code): a check-in of a
+    /// booking of this socket must present it (``Rejection/Reason/wrongAccessCode``); `nil` for
+    /// none. A refusal never says what the right code is.
+    public var accessCode: String?
 
-    public init(id: SocketID, connector: ConnectorType, powerKW: Double, openingHours: HourSet? = nil) {
+    public init(
+        id: SocketID, connector: ConnectorType, powerKW: Double, openingHours: HourSet? = nil,
+        accessCode: String? = nil
+    ) {
         self.id = id
         self.connector = connector
         self.powerKW = powerKW
         self.openingHours = openingHours
+        self.accessCode = accessCode
     }
 }
 

@@ -2,7 +2,8 @@
 /// NO_SHOW and CANCELED):
 /// - ``upcoming``: active, not checked in, and not (yet) a no-show: awaiting their check-in,
 ///   soonest first;
-/// - ``fulfilled``: active and checked in, most recent first;
+/// - ``fulfilled``: checked in (in session, or ended by a check-out: ``Booking/Status/fulfilled``),
+///   most recent first;
 /// - ``noShow``: active, not checked in, and `now` past their start + ``Policy/noShowGraceSeconds``
 ///   (decided by `now` alone), most recent first;
 /// - ``cancelled``: cancelled by their owner or displaced by an availability change (their
@@ -24,9 +25,10 @@ public struct UserBookings: Hashable, Codable, Sendable {
         let sorted = bookings.sorted { ($0.start, $0.slot, $0.id) < ($1.start, $1.slot, $1.id) }
         let active = sorted.filter { $0.status == .active }
         upcoming = active.filter { $0.checkedInAt == nil && !$0.isNoShow(at: now, grace: grace) }
-        fulfilled = active.filter { $0.checkedInAt != nil }.reversed()
+        fulfilled = sorted.filter { $0.checkedInAt != nil && ($0.status == .active || $0.status == .fulfilled) }
+            .reversed()
         noShow = active.filter { $0.isNoShow(at: now, grace: grace) }.reversed()
-        cancelled = sorted.filter { $0.status != .active }.reversed()
+        cancelled = sorted.filter { $0.status == .cancelled || $0.status == .displaced }.reversed()
         ended = active.filter { !$0.isUpcoming(at: now) }.reversed()
     }
 

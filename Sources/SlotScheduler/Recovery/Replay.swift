@@ -11,7 +11,7 @@ enum Replay {
         case .reserved(let booking) where restoring && booking.status != .active:
             try restoreClosed(booking, index: index, rules: rules, slots: &slots, users: &users)
         case .reserved(let booking):
-            guard booking.status == .active, booking.checkedInAt == nil else {
+            guard booking.status == .active, booking.checkedInAt == nil, booking.checkedOutAt == nil else {
                 throw fail(
                     "booking \(booking.id) is made \(booking.status) or checked in; a reservation makes it active")
             }
@@ -53,6 +53,14 @@ enum Replay {
                 throw fail("booking \(id) is already checked in")
             }
             Decisions.commitCheckIn(record, now: at.secondsSinceEpoch, slots: &slots, users: &users)
+        case .checkedOut(let id, let user, let at):
+            guard let record = slots.record(of: id), slots.records[record].status == .active,
+                slots.records[record].user == user
+            else { throw fail("booking \(id) of user \(user) is not active") }
+            guard slots.checkIns[Int32(truncatingIfNeeded: record)] != nil else {
+                throw fail("booking \(id) is checked out but was never checked in")
+            }
+            Decisions.commitCheckOut(record, now: at.secondsSinceEpoch, slots: &slots, users: &users)
         case .held, .holdConfirmed, .holdReleased:
             try applyHold(event, index: index, rules: rules, slots: &slots, users: &users)
         case .catalogChanged:
@@ -244,6 +252,9 @@ extension Replay {
                 status: booking.status))
         Decisions.remember(request, booking: booking.id, record: record, slots: &slots, users: &users)
         if let at = booking.checkedInAt { slots.checkIns[Int32(truncatingIfNeeded: record)] = at.secondsSinceEpoch }
+        if let at = booking.checkedOutAt {
+            slots.checkOuts[Int32(truncatingIfNeeded: record)] = at.secondsSinceEpoch
+        }
         _ = users.findOrInsert(booking.user)
         users.close(booking.id, of: booking.user, day: ref.day)
     }

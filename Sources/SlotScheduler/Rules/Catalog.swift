@@ -158,6 +158,9 @@ public struct Catalog: Sendable {
                     expected: "a socket id unique within the station",
                     turkish: "istasyon içinde benzersiz bir soket kimliği")
             }
+            if let code = socket.accessCode {
+                try IdentifierRule.validate(code, field: "\(path).sockets[\(j)].accessCode")
+            }
             guard socket.powerKW.isFinite, socket.powerKW > 0, socket.powerKW <= 10_000 else {
                 throw InvalidValue(
                     field: "\(path).sockets[\(j)].powerKW", value: String(socket.powerKW),
@@ -241,6 +244,12 @@ public struct Catalog: Sendable {
 
     /// The public slot an interned reference names; for a reference another catalog issued, its
     /// date and hour with empty station and socket ids (which no catalog resolves).
+    /// The socket a slot reference names (retired or in service); `nil` for a reference another
+    /// catalog issued.
+    public func socket(_ ref: SlotRef) -> Socket? {
+        owns(ref) ? flatSockets[Int(ref.socket)] : nil
+    }
+
     public func slot(_ ref: SlotRef) -> Slot {
         guard owns(ref) else {
             return Slot(station: "", socket: "", date: LocalDate(dayNumber: ref.day), hour: Int(ref.hour))

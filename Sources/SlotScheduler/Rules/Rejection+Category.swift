@@ -20,12 +20,13 @@ extension Rejection.Reason {
         case .notOwner: .forbidden
         case .slotTaken, .noMatchingSocketFree, .userLimitReached, .conflictingRequestID, .alreadyCancelled,
             .cancellationCutoffPassed, .rescheduleCutoffPassed, .slotHasBookings, .released, .slotHeld,
-            .holdExpired, .holdLimitReached, .checkInNotOpen, .checkInClosed, .timeZoneHasBookings, .catalogFixed:
+            .holdExpired, .holdLimitReached, .checkInNotOpen, .checkInClosed, .timeZoneHasBookings, .catalogFixed,
+            .notCheckedIn, .alreadyCheckedOut:
             .conflict
         case .unknownStation, .unknownSocket, .rescheduleToOtherStation, .invalidHour, .unsupportedDate,
             .invalidRequestID,
             .nonexistentLocalTime, .slotInPast, .tooSoon, .beyondHorizon, .socketClosed, .outsideOpeningHours,
-            .invalidReminder, .reminderInPast, .invalidCatalog:
+            .invalidReminder, .reminderInPast, .invalidCatalog, .wrongAccessCode:
             .invalid
         }
     }

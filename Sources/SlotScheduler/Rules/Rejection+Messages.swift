@@ -136,6 +136,14 @@ extension Rejection {
         case (.turkish, .catalogFixed):
             return "Bu zamanlayıcının istasyon listesi sabit; listeyi bir defterde ya da depoda değiştirin "
                 + "veya sonraki zamanlayıcıyı changingCatalog ile kurun."
+        case (.english, .notCheckedIn): return "Booking \(booking) was not checked in, so it cannot be checked out."
+        case (.turkish, .notCheckedIn): return "\(booking) numaralı randevuya giriş yapılmadı; çıkış yapılamaz."
+        case (.english, .alreadyCheckedOut): return "Booking \(booking) is already checked out; its session ended."
+        case (.turkish, .alreadyCheckedOut): return "\(booking) numaralı randevudan zaten çıkış yapıldı; oturum bitti."
+        case (.english, .wrongAccessCode):
+            return "The code presented for booking \(booking) is not the code of its socket."
+        case (.turkish, .wrongAccessCode):
+            return "\(booking) numaralı randevu için girilen kod, soketin kodu değil."
         }
     }
 }

@@ -92,6 +92,13 @@ public struct Rejection: Error, Hashable, Codable, Sendable, CustomStringConvert
         /// A ``Scheduler`` serves one catalog for its life: a catalog change goes to a ``Ledger``,
         /// a store, or ``Scheduler/changingCatalog(_:onBookings:at:)``, which builds the next one.
         case catalogFixed
+        /// Check-out of a booking that was never checked in (``Ledger/checkOut(_:by:at:)``).
+        case notCheckedIn
+        /// The booking was checked out already: its session ended (``Booking/Status/fulfilled``).
+        case alreadyCheckedOut
+        /// A check-in did not present the code its socket carries (``Socket/accessCode``); the
+        /// refusal never says the right one.
+        case wrongAccessCode
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }

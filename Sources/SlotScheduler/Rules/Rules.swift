@@ -137,7 +137,7 @@ public struct Rules: Sendable {
         passed: Rejection.Reason
     ) -> Rejection.Reason? {
         guard owner == user else { return .notOwner }
-        guard status == .active else { return .alreadyCancelled }
+        if let reason = Self.endedReason(status) { return reason }
         guard now < start.saturatingSubtracting(cutoff) else { return passed }
         return nil
     }

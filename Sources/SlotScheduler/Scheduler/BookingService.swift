@@ -31,10 +31,13 @@ public protocol BookingService: Sendable {
     func reschedule(_ request: RescheduleRequest, at now: Instant) async throws -> Reservation
     func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     /// Checks a booking in, by its owner, from its start − ``Policy/earlyCheckInSeconds`` until its
-    /// start + ``Policy/noShowGraceSeconds``; a repeat returns the booking; see
-    /// ``Scheduler/checkIn(_:by:at:)``. One not checked in by then is a no-show
-    /// (``UserBookings/noShow``, from ``bookings(of:at:)``).
-    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
+    /// start + ``Policy/noShowGraceSeconds``, presenting its socket's ``Socket/accessCode`` when it
+    /// has one; a repeat returns the booking; see ``Scheduler/checkIn(_:by:accessCode:at:)``. One
+    /// not checked in by then is a no-show (``UserBookings/noShow``, from ``bookings(of:at:)``).
+    func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking
+    /// Ends a checked-in booking's session, by its owner: fulfilled, its slot freed; see
+    /// ``Scheduler/checkOut(_:by:at:)``.
+    func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     func bookings(of user: UserID, at now: Instant) async throws -> UserBookings
@@ -72,6 +75,11 @@ public protocol BookingService: Sendable {
 }
 
 extension BookingService {
+    /// Checks a booking in without an access code: ``checkIn(_:by:accessCode:at:)``.
+    public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await checkIn(id, by: user, accessCode: nil, at: now)
+    }
+
     /// ``earliestFreeSlots(matching:at:)`` read from ``dayView(of:on:at:)``: each matching
     /// station's dates from its local date at `now`, one day view each, until a free slot or the
     /// horizon. The same search as the ``Scheduler``'s, over the statuses the store reports.

@@ -1,8 +1,16 @@
 extension Scheduler {
-    /// Checks a booking in; see ``Ledger/checkIn(_:by:at:)``. Runs under the booking's shard
-    /// lock, then the user's stripe, like ``cancel(_:by:at:)``.
+    /// Checks a booking in; see ``Ledger/checkIn(_:by:accessCode:at:)``. Runs under the booking's
+    /// shard lock, then the user's stripe, like ``cancel(_:by:at:)``.
     @discardableResult
-    public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
-        try apply(.checkIn(id, user: user), at: now).booking()
+    public func checkIn(_ id: BookingID, by user: UserID, accessCode: String? = nil, at now: Instant)
+        throws(Rejection) -> Booking
+    {
+        try apply(.checkIn(id, user: user, accessCode: accessCode), at: now).booking()
+    }
+
+    /// Checks a booking out; see ``Ledger/checkOut(_:by:at:)``. Locks as ``checkIn(_:by:accessCode:at:)``.
+    @discardableResult
+    public func checkOut(_ id: BookingID, by user: UserID, at now: Instant) throws(Rejection) -> Booking {
+        try apply(.checkOut(id, user: user), at: now).booking()
     }
 }

@@ -170,7 +170,8 @@ extension Scheduler {
         case .reserved(let booking):
             target = rules.catalog.stationIndex[booking.slot.station].map { self.shard(of: $0) } ?? 0
             user = booking.user
-        case .cancelled(let id, let who, _), .displaced(let id, let who, _), .checkedIn(let id, let who, _):
+        case .cancelled(let id, let who, _), .displaced(let id, let who, _), .checkedIn(let id, let who, _),
+            .checkedOut(let id, let who, _):
             target = shard(of: id)
             user = who
         case .rescheduled(let move, _):

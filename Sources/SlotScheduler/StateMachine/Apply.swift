@@ -58,8 +58,10 @@ extension Decisions {
             }
         case .cancel(let id, let user):
             return cancel(id, by: user, now: now, rules: rules, slots: &slots, users: &users)
-        case .checkIn(let id, let user):
-            return checkIn(id, by: user, now: now, rules: rules, slots: &slots, users: &users)
+        case .checkIn(let id, let user, let code):
+            return checkIn(id, by: user, accessCode: code, now: now, rules: rules, slots: &slots, users: &users)
+        case .checkOut(let id, let user):
+            return checkOut(id, by: user, now: now, rules: rules, slots: &slots, users: &users)
         case .changeAvailability(let change, let rule, _):
             let decided = changeAvailability(change, rule: rule, now: now, rules: rules, slots: &slots, users: &users)
             return decided.outcome { records in
@@ -82,18 +84,31 @@ extension Decisions {
 
     /// The check-in of booking `id` by `user`, as an outcome (a repeat when it already was).
     private static func checkIn(
-        _ id: BookingID, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout some UserBooks
+        _ id: BookingID, by user: UserID, accessCode: String?, now: Int64, rules: Rules, slots: inout SlotBook,
+        users: inout some UserBooks
     ) -> Outcome {
         guard let record = slots.record(of: id) else { return .refused(missing(id, by: user, slots: slots)) }
         let isRepeat = slots.checkIns[Int32(truncatingIfNeeded: record)] != nil
         let reason = users.withBook(of: user) {
-            checkIn(record: record, by: user, now: now, rules: rules, slots: &slots, users: &$0)
+            checkIn(
+                record: record, by: user, accessCode: accessCode, now: now, rules: rules, slots: &slots, users: &$0)
         }
         if let reason {
             let r = slots.records[record]
             return .refused(rules.checkInRejection(reason, ref: r.ref, start: r.start, id: id, by: user, now: now))
         }
         return .checkedIn(slots.booking(record: record, catalog: rules.catalog), isRepeat: isRepeat)
+    }
+
+    /// The check-out of booking `id` by `user`, as an outcome.
+    private static func checkOut(
+        _ id: BookingID, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout some UserBooks
+    ) -> Outcome {
+        guard let record = slots.record(of: id) else { return .refused(missing(id, by: user, slots: slots)) }
+        if let reason = checkOut(record: record, by: user, now: now, slots: &slots, users: &users) {
+            return .refused(Rejection(reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user))
+        }
+        return .checkedOut(slots.booking(record: record, catalog: rules.catalog))
     }
 
     /// The refusal of a command on booking `id` this book does not hold: released, or unknown.

@@ -20,8 +20,11 @@ public enum Command: Hashable, Sendable {
     case reschedule(RescheduleRequest)
     /// Cancel a booking, by its owner; see ``Ledger/cancel(_:by:at:)``.
     case cancel(BookingID, user: UserID)
-    /// Check a booking in, by its owner; see ``Ledger/checkIn(_:by:at:)``.
-    case checkIn(BookingID, user: UserID)
+    /// Check a booking in, by its owner, presenting its socket's code when it has one
+    /// (``Socket/accessCode``); see ``Ledger/checkIn(_:by:accessCode:at:)``.
+    case checkIn(BookingID, user: UserID, accessCode: String? = nil)
+    /// End a checked-in booking's session, by its owner; see ``Ledger/checkOut(_:by:at:)``.
+    case checkOut(BookingID, user: UserID)
     /// Change a socket's (or a station's) hours on a date; see
     /// ``Ledger/changeAvailability(_:onBookings:at:)``.
     case changeAvailability(AvailabilityChange, onBookings: DisplacementRule = .displace)
@@ -40,7 +43,8 @@ enum ResolvedCommand: Sendable {
     case releaseHold(SlotRef, user: UserID)
     case reschedule(ResolvedReschedule, slot: Slot)
     case cancel(BookingID, user: UserID)
-    case checkIn(BookingID, user: UserID)
+    case checkIn(BookingID, user: UserID, accessCode: String?)
+    case checkOut(BookingID, user: UserID)
     /// `station` is the station's catalog index.
     case changeAvailability(AvailabilityChange, rule: DisplacementRule, station: Int32)
 
@@ -59,7 +63,8 @@ enum ResolvedCommand: Sendable {
         case .hold(let ref, let user, _), .confirm(let ref, let user), .releaseHold(let ref, let user):
             .slot(ref, user: user)
         case .reschedule(let r, _): .booking(r.booking, user: r.user)
-        case .cancel(let id, let user), .checkIn(let id, let user): .booking(id, user: user)
+        case .cancel(let id, let user), .checkIn(let id, let user, _), .checkOut(let id, let user):
+            .booking(id, user: user)
         case .changeAvailability(_, _, let station): .station(station)
         }
     }
@@ -68,7 +73,8 @@ enum ResolvedCommand: Sendable {
     var unknownBooking: Rejection {
         switch self {
         case .reschedule(let r, let slot): r.unknownBooking(slot: slot)
-        case .cancel(let id, let user), .checkIn(let id, let user): Rejection(.unknownBooking, booking: id, user: user)
+        case .cancel(let id, let user), .checkIn(let id, let user, _), .checkOut(let id, let user):
+            Rejection(.unknownBooking, booking: id, user: user)
         default: preconditionFailure("only a command on a booking names one")
         }
     }
@@ -86,7 +92,8 @@ extension Rules {
         case .releaseHold(let slot, let user): return .releaseHold(try catalog.resolve(slot), user: user)
         case .reschedule(let request): return .reschedule(try resolved(request), slot: request.slot)
         case .cancel(let id, let user): return .cancel(id, user: user)
-        case .checkIn(let id, let user): return .checkIn(id, user: user)
+        case .checkIn(let id, let user, let code): return .checkIn(id, user: user, accessCode: code)
+        case .checkOut(let id, let user): return .checkOut(id, user: user)
         case .changeAvailability(let change, let rule):
             return .changeAvailability(
                 change, rule: rule, station: try catalog.index(of: change.station, on: change.date))

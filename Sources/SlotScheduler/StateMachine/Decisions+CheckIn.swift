@@ -35,18 +35,21 @@ extension Decisions {
     }
 
     /// Checks in booking `record` for `user` at `now`, checking, in order: the owner
-    /// (``Rejection/Reason/notOwner``), active (``Rejection/Reason/alreadyCancelled``), a
-    /// check-in already made (then nothing changes and `nil` is returned: a repeat gives the
-    /// booking again), the window (``Rejection/Reason/checkInNotOpen``,
-    /// ``Rejection/Reason/checkInClosed``).
+    /// (``Rejection/Reason/notOwner``), active (``Rejection/Reason/alreadyCancelled``,
+    /// ``Rejection/Reason/alreadyCheckedOut``), the socket's access code when it has one
+    /// (``Rejection/Reason/wrongAccessCode``), a check-in already made (then nothing changes
+    /// and `nil` is returned: a repeat gives the booking again), the window
+    /// (``Rejection/Reason/checkInNotOpen``, ``Rejection/Reason/checkInClosed``).
     /// - Returns: why not, or `nil` when the booking is checked in.
     /// - Complexity: O(*k*) in the user's live list (to flag the booking's entry).
     static func checkIn(
-        record: Int, by user: UserID, now: Int64, rules: Rules, slots: inout SlotBook, users: inout UserBook
+        record: Int, by user: UserID, accessCode: String?, now: Int64, rules: Rules, slots: inout SlotBook,
+        users: inout UserBook
     ) -> Rejection.Reason? {
         let booking = slots.records[record]
         guard booking.user == user else { return .notOwner }
-        guard booking.status == .active else { return .alreadyCancelled }
+        if let reason = Rules.endedReason(booking.status) { return reason }
+        guard rules.acceptsAccessCode(accessCode, at: booking.ref) else { return .wrongAccessCode }
         if slots.checkIns[Int32(truncatingIfNeeded: record)] != nil { return nil }
         if let reason = rules.checkInReason(start: booking.start, now: now) { return reason }
         commitCheckIn(record, now: now, slots: &slots, users: &users)

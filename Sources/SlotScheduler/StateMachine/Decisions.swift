@@ -104,9 +104,9 @@ enum Decisions {
         return nil
     }
 
-    /// Closes active `record` at `now` with its final status (cancelled or displaced): its slot
-    /// freed, its user's entry closed, journalled. The commit of a cancel and of a displacement,
-    /// decided here or replayed (``Replay``).
+    /// Closes active `record` at `now` with its final status (cancelled, displaced or fulfilled):
+    /// its slot freed, its user's entry closed, journalled. The commit of a cancel, a displacement
+    /// and a check-out, decided here or replayed (``Replay``).
     static func close(
         _ record: Int, as status: Booking.Status, now: Int64, slots: inout SlotBook, users: inout some UserBooks
     ) {
@@ -114,7 +114,13 @@ enum Decisions {
         let id = slots.bookingID(record: record)
         release(record, as: status, slots: &slots)
         users.withBook(of: r.user) { $0.close(id, of: r.user, day: r.ref.day) }
-        slots.log(status == .cancelled ? .cancelled : .displaced, record, at: now)
+        let kind: JournalEntry.Kind =
+            switch status {
+            case .cancelled: .cancelled
+            case .fulfilled: .checkedOut
+            case .active, .displaced: .displaced
+            }
+        slots.log(kind, record, at: now)
     }
 
     /// Frees the slot of an active record and gives it its final status.

@@ -19,6 +19,9 @@ public enum Event: Hashable, Codable, Sendable {
     case holdReleased(Slot, user: UserID, at: Instant)
     /// Its owner checked a booking in (see ``Ledger/checkIn(_:by:at:)``).
     case checkedIn(BookingID, user: UserID, at: Instant)
+    /// Its owner checked a checked-in booking out, ending its session (see
+    /// ``Ledger/checkOut(_:by:at:)``): the booking is fulfilled, its slot freed.
+    case checkedOut(BookingID, user: UserID, at: Instant)
     /// A new station list went into service (``Catalog/changed(to:)``); the bookings it displaced
     /// follow as ``displaced(_:user:at:)``. A hold on a slot it closed is dropped with it.
     case catalogChanged(CatalogChange, at: Instant)
@@ -51,6 +54,7 @@ extension SlotBook {
             createdAt: Instant(r.createdAt), requestID: requestIDs[Int32(index)],
             reminderOffsetSeconds: r.reminder < 0 ? nil : Int64(r.reminder), status: asCreated ? .active : r.status)
         if !asCreated, !checkIns.isEmpty { booking.checkedInAt = checkIns[Int32(index)].map { Instant($0) } }
+        if !asCreated, !checkOuts.isEmpty { booking.checkedOutAt = checkOuts[Int32(index)].map { Instant($0) } }
         return booking
     }
 
@@ -74,6 +78,8 @@ extension SlotBook {
         case .holdReleased:
             return .holdReleased(catalog.slot(holds[index].ref), user: holds[index].user, at: Instant(entry.at))
         case .checkedIn: return .checkedIn(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
+        case .checkedOut:
+            return .checkedOut(bookingID(record: index), user: records[index].user, at: Instant(entry.at))
         }
     }
 

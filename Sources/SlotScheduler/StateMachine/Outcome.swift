@@ -17,6 +17,8 @@ public enum Outcome: Hashable, Sendable {
     case cancelled(Booking)
     /// A booking checked in; `isRepeat` when it already was (nothing changed).
     case checkedIn(Booking, isRepeat: Bool)
+    /// A booking checked out: fulfilled, its slot freed.
+    case checkedOut(Booking)
     /// Availability changed, displacing `displaced` (sorted by socket, then hour).
     case availabilityChanged(AvailabilityChange, displaced: [Booking])
     /// A new station list in service: what it changed and displaced.
@@ -36,6 +38,7 @@ public enum Outcome: Hashable, Sendable {
         case .cancelled(let booking): [.cancelled(booking.id, user: booking.user, at: now)]
         case .checkedIn(let booking, let isRepeat):
             isRepeat ? [] : [.checkedIn(booking.id, user: booking.user, at: now)]
+        case .checkedOut(let booking): [.checkedOut(booking.id, user: booking.user, at: now)]
         case .availabilityChanged(let change, let displaced):
             [.availabilityChanged(change, at: now)] + displaced.map { .displaced($0.id, user: $0.user, at: now) }
         case .catalogChanged(let r):
@@ -65,10 +68,10 @@ extension Outcome {
     }
 
     /// The booking of an outcome that names one: a reservation's, a confirm's, a reschedule's, a
-    /// cancel's or a check-in's.
+    /// cancel's, a check-in's or a check-out's.
     package func booking() throws(Rejection) -> Booking {
         switch self {
-        case .cancelled(let booking), .checkedIn(let booking, _): return booking
+        case .cancelled(let booking), .checkedIn(let booking, _), .checkedOut(let booking): return booking
         case .refused(let rejection): throw rejection
         case .booked(let r), .confirmed(let r), .rescheduled(let r, _): return r.booking
         default: preconditionFailure("\(self) names no booking")

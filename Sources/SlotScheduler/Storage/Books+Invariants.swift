@@ -147,7 +147,7 @@ extension SlotBook {
             let reference = Int(entry.reference)
             let bound: Int
             switch entry.kind {
-            case .reserved, .cancelled, .displaced, .holdConfirmed, .checkedIn: bound = records.count
+            case .reserved, .cancelled, .displaced, .holdConfirmed, .checkedIn, .checkedOut: bound = records.count
             case .availabilityChanged: bound = changes.count
             case .rescheduled: bound = moves.count
             case .held, .holdReleased: bound = holds.count

@@ -80,6 +80,7 @@ extension SlotBook {
                     key: UserBook.RequestKey(user: records[index].user, id: id), booking: bookingID(record: index)))
         }
         if !checkIns.isEmpty { checkIns = checkIns.filter { records[Int($0.key)].ref.day >= cutoff } }
+        if !checkOuts.isEmpty { checkOuts = checkOuts.filter { records[Int($0.key)].ref.day >= cutoff } }
         return requests
     }
 

@@ -69,6 +69,8 @@ struct SlotBook: Sendable {
     var lastHold: [HoldKey: Int32] = [:]
     /// Record → the `now` it was checked in at (see `Decisions+CheckIn.swift`).
     var checkIns: [Int32: Int64] = [:]
+    /// Record → the `now` it was checked out at (see `Decisions+CheckOut.swift`).
+    var checkOuts: [Int32: Int64] = [:]
     /// Hour → the records whose reminder fires in it (see `SlotBook+Reminders.swift`).
     var reminders: [Int64: [Int32]] = [:]
 
@@ -278,6 +280,7 @@ struct JournalEntry: Sendable, Equatable {
     enum Kind: UInt8, Sendable {
         case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
         case checkedIn
+        case checkedOut
     }
     var kind: Kind
     /// A record index (`reserved`, `cancelled`, `displaced`, `holdConfirmed`, `checkedIn`), an index into

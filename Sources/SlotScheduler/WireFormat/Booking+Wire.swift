@@ -22,11 +22,11 @@ extension Slot {
 
 extension Booking {
     enum WireKeys: String, CodingKey {
-        case id, slot, user, start, end, createdAt, requestID, reminderSeconds, status, checkedInAt
+        case id, slot, user, start, end, createdAt, requestID, reminderSeconds, status, checkedInAt, checkedOutAt
     }
 
     /// Decodes the wire form; `end` is derived and ignored when present; `checkedInAt` is
-    /// present only for a booking checked in.
+    /// present only for a booking checked in, `checkedOutAt` only for one checked out.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         self.init(
@@ -37,6 +37,7 @@ extension Booking {
             reminderOffsetSeconds: try c.decodeIfPresent(Int64.self, forKey: .reminderSeconds),
             status: try c.decode(Status.self, forKey: .status))
         checkedInAt = try c.decodeIfPresent(Instant.self, forKey: .checkedInAt)
+        checkedOutAt = try c.decodeIfPresent(Instant.self, forKey: .checkedOutAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -51,6 +52,7 @@ extension Booking {
         try c.encodeIfPresent(reminderOffsetSeconds, forKey: .reminderSeconds)
         try c.encode(status, forKey: .status)
         try c.encodeIfPresent(checkedInAt, forKey: .checkedInAt)
+        try c.encodeIfPresent(checkedOutAt, forKey: .checkedOutAt)
     }
 }
 

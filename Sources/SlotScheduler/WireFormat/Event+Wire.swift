@@ -8,10 +8,11 @@ extension Event {
     /// The newest event version this reader knows: version 2 added ``rescheduled(_:at:)`` and the
     /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``); version 3
     /// added ``checkedIn(_:user:at:)`` (and a booking's `checkedInAt` in snapshots); version 4
-    /// added ``catalogChanged(_:at:)``.
+    /// added ``catalogChanged(_:at:)``; version 5 added ``checkedOut(_:user:at:)`` (and a
+    /// booking's `checkedOutAt` and ``Booking/Status/fulfilled`` in snapshots).
     /// Every event is written with the oldest version that has its type, so a journal without
     /// them stays readable by version-1 readers.
-    public static let newestWireVersion = 4
+    public static let newestWireVersion = 5
 
     enum WireKeys: String, CodingKey {
         case version, type, booking, user, at, change, from, to, start, requestID, hold, slot, stations
@@ -21,6 +22,7 @@ extension Event {
         case reserved, cancelled, displaced, availabilityChanged, rescheduled, held, holdConfirmed, holdReleased
         case checkedIn
         case catalogChanged
+        case checkedOut
 
         /// The version this type is written with: the first that has it. A reader takes it and
         /// any later version it knows.
@@ -30,6 +32,7 @@ extension Event {
             case .rescheduled, .held, .holdConfirmed, .holdReleased: 2
             case .checkedIn: 3
             case .catalogChanged: 4
+            case .checkedOut: 5
             }
         }
     }
@@ -46,6 +49,7 @@ extension Event {
         case .holdReleased: .holdReleased
         case .checkedIn: .checkedIn
         case .catalogChanged: .catalogChanged
+        case .checkedOut: .checkedOut
         }
     }
 
@@ -75,6 +79,10 @@ extension Event {
         case .reserved: self = .reserved(try c.decode(Booking.self, forKey: .booking))
         case .checkedIn:
             self = .checkedIn(
+                try c.decode(BookingID.self, forKey: .booking), user: try c.decode(UserID.self, forKey: .user),
+                at: try c.decode(Instant.self, forKey: .at))
+        case .checkedOut:
+            self = .checkedOut(
                 try c.decode(BookingID.self, forKey: .booking), user: try c.decode(UserID.self, forKey: .user),
                 at: try c.decode(Instant.self, forKey: .at))
         case .cancelled:
@@ -118,7 +126,7 @@ extension Event {
             try c.encode(WireType.reserved, forKey: .type)
             try c.encode(booking, forKey: .booking)
         case .cancelled(let id, let user, let at), .displaced(let id, let user, let at),
-            .checkedIn(let id, let user, let at):
+            .checkedIn(let id, let user, let at), .checkedOut(let id, let user, let at):
             try c.encode(wireType, forKey: .type)
             try c.encode(id, forKey: .booking)
             try c.encode(user, forKey: .user)
@@ -195,9 +203,10 @@ extension Snapshot {
 
     /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
     /// `rescheduleRequests`, `holds`, or `releasedBefore` (a date) and `lastIDs` (booking ids)
-    /// after a release, or version 3 with bookings checked in (`checkedInAt`); a snapshot without
-    /// a version is read as version 1, one of version 1 with holds and one before version 3 with
-    /// a check-in are refused.
+    /// after a release, or version 3 with bookings checked in (`checkedInAt`), or version 5 with
+    /// bookings checked out (`checkedOutAt`, status `fulfilled`); a snapshot without a version is
+    /// read as version 1, one of version 1 with holds, one before version 3 with a check-in and
+    /// one before version 5 with a check-out are refused.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: WireKeys.self)
         let version = try c.decodeIfPresent(Int.self, forKey: .version) ?? Event.wireVersion
@@ -216,6 +225,10 @@ extension Snapshot {
             throw DecodingError.dataCorruptedError(
                 forKey: .bookings, in: c, debugDescription: "a snapshot with check-ins must be version 3")
         }
+        guard version >= 5 || bookings.allSatisfy({ !$0.isCheckedOut }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .bookings, in: c, debugDescription: "a snapshot with check-outs must be version 5")
+        }
         self.init(
             bookings: bookings,
             overrides: try c.decode([AvailabilityChange].self, forKey: .overrides),
@@ -228,10 +241,11 @@ extension Snapshot {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: WireKeys.self)
         // Version 2 only when it holds what version 1 has no place for.
-        // Version 3 only with a check-in.
+        // Version 3 only with a check-in, version 5 only with a check-out.
         let version1 = rescheduleRequests.isEmpty && releasedBefore == nil && holds.isEmpty
         let version3 = bookings.contains { $0.checkedInAt != nil }
-        try c.encode(version3 ? 3 : version1 ? Event.wireVersion : 2, forKey: .version)
+        let version5 = bookings.contains { $0.isCheckedOut }
+        try c.encode(version5 ? 5 : version3 ? 3 : version1 ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
         if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }

@@ -24,8 +24,9 @@ extension EventCoding {
                 w.string(socket.id.rawValue)
                 w.string(socket.connector.rawValue)
                 w.u64(socket.powerKW.bitPattern)
-                w.u8(socket.openingHours == nil ? 0 : 1)
+                w.u8((socket.openingHours == nil ? 0 : 1) | (socket.accessCode == nil ? 0 : 2))
                 if let hours = socket.openingHours { w.u32(hours.mask) }
+                if let code = socket.accessCode { w.string(code) }
             }
         }
     }
@@ -52,8 +53,12 @@ extension EventCoding {
                 let socketID = SocketID(try r.string("socket id"))
                 let connector = ConnectorType(try r.string("connector"))
                 let power = Double(bitPattern: try r.u64("power"))
-                let own = try r.u8("socket hours flag") == 0 ? nil : HourSet(mask: try r.u32("socket hours"))
-                sockets.append(Socket(id: socketID, connector: connector, powerKW: power, openingHours: own))
+                let flags = try r.u8("socket flags")
+                guard flags & ~3 == 0 else { throw r.fail("unknown socket flags \(flags)") }
+                let own = flags & 1 == 0 ? nil : HourSet(mask: try r.u32("socket hours"))
+                let code = flags & 2 == 0 ? nil : try r.string("socket access code")
+                sockets.append(
+                    Socket(id: socketID, connector: connector, powerKW: power, openingHours: own, accessCode: code))
             }
             stations.append(
                 Station(

@@ -13,6 +13,7 @@ enum EventCoding {
     static let holdReleasedTag: UInt8 = 8
     static let checkedInTag: UInt8 = 9
     static let catalogChangedTag: UInt8 = 10
+    static let checkedOutTag: UInt8 = 11
 
     static func encode(_ event: Event, into w: inout ByteWriter) {
         switch event {
@@ -31,11 +32,12 @@ enum EventCoding {
             if let r = b.reminderOffsetSeconds { w.i64(r) }
             w.u8(statusCode(b.status))
         case .cancelled(let id, let user, let at), .displaced(let id, let user, let at),
-            .checkedIn(let id, let user, let at):
+            .checkedIn(let id, let user, let at), .checkedOut(let id, let user, let at):
             switch event {
             case .cancelled: w.u8(cancelledTag)
             case .displaced: w.u8(displacedTag)
-            default: w.u8(checkedInTag)
+            case .checkedIn: w.u8(checkedInTag)
+            default: w.u8(checkedOutTag)
             }
             w.u64(id.rawValue)
             w.u64(user.rawValue)
@@ -141,14 +143,15 @@ enum EventCoding {
             let slot = try decodeSlot(&r)
             let user = UserID(try r.u64("user"))
             return .holdReleased(slot, user: user, at: Instant(secondsSinceEpoch: try r.i64("at")))
-        case cancelledTag, displacedTag, checkedInTag:
+        case cancelledTag, displacedTag, checkedInTag, checkedOutTag:
             let id = BookingID(try r.u64("booking id"))
             let user = UserID(try r.u64("user"))
             let at = Instant(secondsSinceEpoch: try r.i64("at"))
             switch tag {
             case cancelledTag: return .cancelled(id, user: user, at: at)
             case displacedTag: return .displaced(id, user: user, at: at)
-            default: return .checkedIn(id, user: user, at: at)
+            case checkedInTag: return .checkedIn(id, user: user, at: at)
+            default: return .checkedOut(id, user: user, at: at)
             }
         case availabilityChangedTag:
             let station = StationID(try r.string("station"))
@@ -193,6 +196,7 @@ enum EventCoding {
         case .active: 0
         case .cancelled: 1
         case .displaced: 2
+        case .fulfilled: 3
         }
     }
 
@@ -201,6 +205,7 @@ enum EventCoding {
         case 0: .active
         case 1: .cancelled
         case 2: .displaced
+        case 3: .fulfilled
         default: throw reader.fail("unknown status \(code)")
         }
     }

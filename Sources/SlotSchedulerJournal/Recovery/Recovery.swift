@@ -90,21 +90,38 @@ enum Recovery {
         return result
     }
 
-    /// Gives the snapshot's bookings their check-ins (written after the bookings).
-    static func apply(
-        _ checkIns: [(id: BookingID, user: UserID, at: Instant)], to snapshot: inout Snapshot, path: String, offset: Int
-    ) throws(JournalError) {
-        guard !checkIns.isEmpty else { return }
+    /// A check-in or check-out a snapshot records after its bookings (a `reserved` event carries
+    /// neither).
+    struct SessionMark {
+        var id: BookingID
+        var user: UserID
+        var at: Instant
+        var isCheckOut: Bool
+    }
+
+    /// Gives the snapshot's bookings their check-ins and check-outs (written after the bookings):
+    /// a check-out only to a booking checked in and fulfilled.
+    static func apply(_ marks: [SessionMark], to snapshot: inout Snapshot, path: String, offset: Int)
+        throws(JournalError)
+    {
+        guard !marks.isEmpty else { return }
         let index = Dictionary(snapshot.bookings.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for checkIn in checkIns {
-            guard let i = index[checkIn.id], snapshot.bookings[i].user == checkIn.user,
-                snapshot.bookings[i].checkedInAt == nil
-            else {
+        for mark in marks {
+            guard let i = index[mark.id], snapshot.bookings[i].user == mark.user else {
                 throw JournalError(
                     .corrupt, file: path, offset: offset,
-                    message: "snapshot checks in booking \(checkIn.id), not one of its own")
+                    message: "snapshot checks in or out booking \(mark.id), not one of its own")
             }
-            snapshot.bookings[i].checkedInAt = checkIn.at
+            let b = snapshot.bookings[i]
+            if mark.isCheckOut, b.checkedInAt != nil, b.checkedOutAt == nil, b.status == .fulfilled {
+                snapshot.bookings[i].checkedOutAt = mark.at
+            } else if !mark.isCheckOut, b.checkedInAt == nil {
+                snapshot.bookings[i].checkedInAt = mark.at
+            } else {
+                throw JournalError(
+                    .corrupt, file: path, offset: offset,
+                    message: "snapshot checks \(mark.isCheckOut ? "out" : "in") booking \(mark.id) twice or out of order")
+            }
         }
     }
 
@@ -119,7 +136,7 @@ enum Recovery {
         result.shardsKnown = true
         var offset = RecordFormat.headerSize
         var count = 0
-        var checkIns: [(id: BookingID, user: UserID, at: Instant)] = []
+        var checkIns: [SessionMark] = []
         while true {
             guard case .record(let record) = RecordFormat.read(bytes, at: offset) else {
                 throw JournalError(.corrupt, file: path, offset: offset, message: snapshotProblem(bytes, offset))
@@ -136,7 +153,9 @@ enum Recovery {
                     case .held(let hold) where checkIns.isEmpty:
                         result.snapshot.holds.append(hold)
                     case .checkedIn(let id, let user, let at):
-                        checkIns.append((id, user, at))
+                        checkIns.append(SessionMark(id: id, user: user, at: at, isCheckOut: false))
+                    case .checkedOut(let id, let user, let at):
+                        checkIns.append(SessionMark(id: id, user: user, at: at, isCheckOut: true))
                     default:
                         throw JournalError(
                             .corrupt, file: path, offset: offset, message: "snapshot holds an unexpected event \(event)"

@@ -93,11 +93,13 @@ extension JournalStore {
         throws(JournalError)
     {
         // Overrides first, then bookings with their final status, then the holds that still have
-        // their slot: the order the core restores; then the check-ins (a `reserved` event carries none).
+        // their slot: the order the core restores; then the check-ins and check-outs (a `reserved`
+        // event carries neither).
         let events =
             snapshot.overrides.map { Event.availabilityChanged($0, at: Instant(secondsSinceEpoch: 0)) }
             + snapshot.bookings.map { Event.reserved($0) } + snapshot.holds.map { Event.held($0) }
             + snapshot.bookings.compactMap { b in b.checkedInAt.map { Event.checkedIn(b.id, user: b.user, at: $0) } }
+            + snapshot.bookings.compactMap { b in b.checkedOutAt.map { Event.checkedOut(b.id, user: b.user, at: $0) } }
         var bytes = RecordFormat.header(.init(kind: .snapshot, shards: shards, generation: generation))
         var start = 0
         while start < events.count {

@@ -59,10 +59,18 @@ extension JournalStore {
         try await apply(.cancel(id, user: user), at: now).booking()
     }
 
-    /// Checks a booking in, as `Scheduler.checkIn(_:by:at:)`; returns once the check-in is
-    /// durable. A repeat (the booking was checked in already) writes nothing.
-    public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try await apply(.checkIn(id, user: user), at: now).booking()
+    /// Checks a booking in, as `Scheduler.checkIn(_:by:accessCode:at:)`; returns once the
+    /// check-in is durable. A repeat (the booking was checked in already) writes nothing.
+    public func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws
+        -> Booking
+    {
+        try await apply(.checkIn(id, user: user, accessCode: accessCode), at: now).booking()
+    }
+
+    /// Checks a booking out, as `Scheduler.checkOut(_:by:at:)`; returns once the check-out is
+    /// durable.
+    public func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try await apply(.checkOut(id, user: user), at: now).booking()
     }
 
     /// Puts a new station list in service, as `Ledger.changeCatalog(_:onBookings:at:)`, and

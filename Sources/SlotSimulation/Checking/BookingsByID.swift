@@ -24,6 +24,9 @@ struct BookingsByID {
     /// Slots that are no cell of the scenario (a broken store could hold one).
     private let odd: [Slot]
     private let p: PreparedScenario
+    /// What ``SessionCheck`` found in the whole bookings (I21), which keep the session times
+    /// this compact form drops.
+    let sessionProblems: [String]
 
     /// Every booking, by id (a repeated id, which a broken store could return, keeps its order).
     var all: some RandomAccessCollection<Stored> { packed.lazy.map(stored) }
@@ -47,6 +50,7 @@ struct BookingsByID {
         }
         self.packed = packed
         self.odd = odd
+        sessionProblems = SessionCheck.problems(bookings, rules: p.rules)
     }
 
     /// The scenario's cell of `slot`, if it has one that names the very same slot.

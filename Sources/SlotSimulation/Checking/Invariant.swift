@@ -1,6 +1,6 @@
 /// The invariants of `INVARIANTS.md` the simulator checks, named the same way everywhere.
 public enum Invariant: String, CaseIterable, Codable, Sendable, Comparable {
-    case I1, I2, I3, I4, I5, I6, I9, I10, I11, I12, I13, I14, I15, I16, I17, I18, I19, I20
+    case I1, I2, I3, I4, I5, I6, I9, I10, I11, I12, I13, I14, I15, I16, I17, I18, I19, I20, I21
 
     public var name: String {
         switch self {
@@ -22,6 +22,7 @@ public enum Invariant: String, CaseIterable, Codable, Sendable, Comparable {
         case .I18: "checkInWindow"
         case .I19: "noShowLimit"
         case .I20: "noBookingOnAFault"
+        case .I21: "checkOutEndsSession"
         }
     }
 

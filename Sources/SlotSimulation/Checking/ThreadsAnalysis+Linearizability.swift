@@ -20,7 +20,7 @@ extension ThreadsAnalysis {
             b.start = p.starts[Int(op.cell)]
             b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
         case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.hold, _), (.releaseHold, _),
-            (.reschedule, _), (.anySocket, _), (.checkIn, _):
+            (.reschedule, _), (.anySocket, _), (.checkIn, _), (.checkOut, -2):
             return nil
         case (.confirm, _): b.kind = .refusedOther
         case (.reserve, let code):
@@ -36,9 +36,10 @@ extension ThreadsAnalysis {
                 b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
             default: b.kind = .refusedOther
             }
-        case (.cancel, -1): b.kind = .released
-        case (.cancel, let code):
-            b.kind = Reasons.all[Int(code)] == .alreadyCancelled ? .refusedInactive : .neutral
+        case (.cancel, -1), (.checkOut, -1): b.kind = .released
+        case (.cancel, let code), (.checkOut, let code):
+            let reason = Reasons.all[Int(code)]
+            b.kind = reason == .alreadyCancelled || reason == .alreadyCheckedOut ? .refusedInactive : .neutral
         }
         return b
     }
@@ -80,7 +81,7 @@ extension ThreadsAnalysis {
         }
         let i = Int(entry.index)
         guard var b = operation(i, made: made) else { return nil }
-        if history[i].kind == .cancel, made[b.booking] != nil {
+        if history[i].kind.endsBooking, made[b.booking] != nil {
             b.start = p.starts[Int(lastCell(b.booking, made: made))]
         }
         return b
@@ -90,7 +91,7 @@ extension ThreadsAnalysis {
     /// `nil` if it belongs to no partition of that kind.
     func partitionKey(_ i: Int, bySlot: Bool, made: [UInt64: Int]) -> UInt64? {
         guard let op = operation(i, made: made) else { return nil }
-        let isCancel = history[i].kind == .cancel
+        let isCancel = history[i].kind.endsBooking
         if bySlot {
             let cell = isCancel ? made[op.booking].map { _ in lastCell(op.booking, made: made) } : history[i].cell
             return cell.map { UInt64($0) }

@@ -92,6 +92,10 @@ struct ThreadsAnalysis {
         for message in p.bookingsOnFaults(finalBookings.all.lazy.map { ($0.id, $0.slot, $0.status) }) {
             violate(.I20, at: history.count - 1, message)
         }
+        // I21: check-outs end the sessions they began.
+        for message in finalBookings.sessionProblems {
+            violate(.I21, at: history.count - 1, message)
+        }
         checkCancelsAndRepeats(made: made)
         checkDisplacementsReported(made: made)
         // I11: per slot and per user.
@@ -111,11 +115,11 @@ struct ThreadsAnalysis {
         return made
     }
 
-    /// Releases: accepted cancels and displacements, by booking (the first of each).
+    /// Releases: accepted cancels, check-outs and displacements, by booking (the first of each).
     func releases() -> [UInt64: Int] {
         var releasedAt: [UInt64: Int] = [:]
         for (i, op) in history.enumerated() {
-            if op.kind == .cancel, op.outcome == -1 { releasedAt[op.booking] = releasedAt[op.booking] ?? i }
+            if op.kind.endsBooking, op.outcome == -1 { releasedAt[op.booking] = releasedAt[op.booking] ?? i }
             for id in op.displaced { releasedAt[id] = releasedAt[id] ?? i }
         }
         return releasedAt
@@ -248,11 +252,12 @@ struct ThreadsAnalysis {
         }
     }
 
-    /// I6: only the owner cancels, and a cancelled booking is no longer active; I12: a repeated
+    /// I6: only the owner cancels (or checks out), and a cancelled (or checked-out) booking is no
+    /// longer active; I12: a repeated
     /// request returns the booking the first one made.
     mutating func checkCancelsAndRepeats(made: [UInt64: Int]) {
         for (i, op) in history.enumerated() {
-            if op.kind == .cancel, op.outcome == -1 {
+            if op.kind.endsBooking, op.outcome == -1 {
                 if let made = made[op.booking], history[made].user != op.user {
                     violate(.I6, at: i, "user \(op.user) cancelled booking \(op.booking) of user \(history[made].user)")
                 }

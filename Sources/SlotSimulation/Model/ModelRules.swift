@@ -40,6 +40,16 @@ package struct ModelRules: Sendable {
         return overflow || end > now
     }
 
+    /// Why a booking in `status` cannot change any more: checked out already, or cancelled or
+    /// displaced; `nil` while active.
+    package static func endedReason(_ status: Booking.Status) -> Rejection.Reason? {
+        switch status {
+        case .active: nil
+        case .fulfilled: .alreadyCheckedOut
+        case .cancelled, .displaced: .alreadyCancelled
+        }
+    }
+
     /// Whether a user who holds `upcoming` bookings and live holds may take one more, under `limit`.
     package static func admits(upcoming: Int, limit: Int) -> Bool { upcoming < limit }
 

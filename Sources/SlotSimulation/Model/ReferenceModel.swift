@@ -316,7 +316,7 @@ package struct ReferenceModel: Sendable {
         TimeOrdered.Entry(time: holds[h].hold.expiresAt.secondsSinceEpoch, index: h)
     }
 
-    /// Ends an active booking (cancelled or displaced): its slot is free again.
+    /// Ends an active booking (cancelled, displaced or fulfilled): its slot is free again.
     mutating func end(_ index: Int, as status: Booking.Status) {
         bookings[index].status = status
         let booking = bookings[index]
@@ -332,7 +332,7 @@ package struct ReferenceModel: Sendable {
         let booking = bookings[index]
         guard !isReleased(booking) else { return .released }
         guard booking.user == user else { return .notOwner }
-        guard booking.status == .active else { return .alreadyCancelled }
+        if let reason = ModelRules.endedReason(booking.status) { return reason }
         guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - policy.cancellationCutoffSeconds else {
             return .cancellationCutoffPassed
         }
@@ -537,7 +537,7 @@ package struct ReferenceModel: Sendable {
         }
         let booking = bookings[index]
         guard booking.user == request.user else { return .failure(.notOwner) }
-        guard booking.status == .active else { return .failure(.alreadyCancelled) }
+        if let reason = ModelRules.endedReason(booking.status) { return .failure(reason) }
         let cutoff = policy.rescheduleCutoffSeconds ?? policy.cancellationCutoffSeconds
         guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - cutoff else {
             return .failure(.rescheduleCutoffPassed)
@@ -676,17 +676,35 @@ extension ReferenceModel {
         return rules.limit(own: own, noShows: noShowCount(of: user, at: now))
     }
 
-    package mutating func checkIn(_ id: BookingID, by user: UserID, at now: Instant) -> ModelResult<Booking> {
+    package mutating func checkIn(_ id: BookingID, by user: UserID, accessCode: String? = nil, at now: Instant)
+        -> ModelResult<Booking>
+    {
         guard let index = index(of: id) else { return .failure(.unknownBooking) }
         let booking = bookings[index]
         guard !isReleased(booking) else { return .failure(.released) }
         guard booking.user == user else { return .failure(.notOwner) }
-        guard booking.status == .active else { return .failure(.alreadyCancelled) }
+        if let reason = ModelRules.endedReason(booking.status) { return .failure(reason) }
+        let code = station(booking.slot.station)?.sockets.first { $0.id == booking.slot.socket }?.accessCode
+        if let code, accessCode != code { return .failure(.wrongAccessCode) }
         if booking.checkedInAt != nil { return .success(booking) }
         let window = rules.checkInWindow(start: booking.start.secondsSinceEpoch)
         if now.secondsSinceEpoch < window.lowerBound { return .failure(.checkInNotOpen) }
         if now.secondsSinceEpoch >= window.upperBound { return .failure(.checkInClosed) }
         bookings[index].checkedInAt = now
+        return .success(bookings[index])
+    }
+
+    /// Checks out a checked-in booking (I20): by its owner, while active; it ends fulfilled, its
+    /// slot free and no longer counted against its user's limit.
+    package mutating func checkOut(_ id: BookingID, by user: UserID, at now: Instant) -> ModelResult<Booking> {
+        guard let index = index(of: id) else { return .failure(.unknownBooking) }
+        let booking = bookings[index]
+        guard !isReleased(booking) else { return .failure(.released) }
+        guard booking.user == user else { return .failure(.notOwner) }
+        if let reason = ModelRules.endedReason(booking.status) { return .failure(reason) }
+        guard booking.checkedInAt != nil else { return .failure(.notCheckedIn) }
+        bookings[index].checkedOutAt = now
+        end(index, as: .fulfilled)
         return .success(bookings[index])
     }
 
@@ -703,9 +721,9 @@ extension ReferenceModel {
         let t = now.secondsSinceEpoch
         return (
             active.filter { $0.checkedInAt == nil && !isNoShow($0, at: t) },
-            active.filter { $0.checkedInAt != nil }.reversed(),
+            mine.filter { $0.checkedInAt != nil && ($0.status == .active || $0.status == .fulfilled) }.reversed(),
             active.filter { isNoShow($0, at: t) }.reversed(),
-            mine.filter { $0.status != .active }.reversed(),
+            mine.filter { $0.status == .cancelled || $0.status == .displaced }.reversed(),
             active.filter { $0.end <= now }.reversed()
         )
     }

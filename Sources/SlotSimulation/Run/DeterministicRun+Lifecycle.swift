@@ -18,6 +18,7 @@ extension DeterministicRun {
         case .anySocket: return .I13
         case .reschedule: return .I14
         case .checkIn: return .I18
+        case .checkOut: return .I21
         default: break
         }
         if reasons.contains(.slotHeld) || reasons.contains(.slotTaken) { return .I15 }
@@ -151,18 +152,55 @@ extension DeterministicRun {
 
     /// Checks booking `booking` in; the ledger and the model must agree (I18: the window).
     @discardableResult
-    mutating func checkIn(booking: UInt64, userID: UInt64, now: Int64) -> Rejection.Reason? {
+    mutating func checkIn(booking: UInt64, userID: UInt64, accessCode: String? = nil, now: Int64)
+        -> Rejection.Reason?
+    {
         let at = Instant(secondsSinceEpoch: now)
-        let expected = Self.reason(model.checkIn(BookingID(booking), by: UserID(userID), at: at))
+        let expected = Self.reason(
+            model.checkIn(BookingID(booking), by: UserID(userID), accessCode: accessCode, at: at))
         var actual: Rejection.Reason?
         var checked: Booking?
-        do { checked = try ledger.checkIn(BookingID(booking), by: UserID(userID), at: at) } catch {
+        do {
+            checked = try ledger.checkIn(BookingID(booking), by: UserID(userID), accessCode: accessCode, at: at)
+        } catch {
             actual = error.reason
         }
-        if let checked, checked.checkedInAt == at { lifecycle.checkedIn += 1 }
+        if let checked, checked.checkedInAt == at {
+            lifecycle.checkedIn += 1
+            pools.rememberCheckIn(.init(booking: booking, owner: userID), rng: &rng)
+        }
         let cell = modelIndex(of: booking).map { bookingCell[Int($0)] } ?? -1
         judge(
             .checkIn, what: "check-in of booking \(booking)", user: userID, cell: cell, now: now, booking: booking,
+            expected: expected, actual: actual)
+        return actual
+    }
+
+    /// Checks booking `booking` out; the ledger and the model must agree (I21), and an accepted
+    /// check-out leaves the booking fulfilled with its session's times in order (its slot is free
+    /// in the model, so a later reservation of it is compared too).
+    @discardableResult
+    mutating func checkOut(booking: UInt64, userID: UInt64, now: Int64) -> Rejection.Reason? {
+        let at = Instant(secondsSinceEpoch: now)
+        let expected = Self.reason(model.checkOut(BookingID(booking), by: UserID(userID), at: at))
+        var actual: Rejection.Reason?
+        do {
+            let ended = try ledger.checkOut(BookingID(booking), by: UserID(userID), at: at)
+            lifecycle.checkedOut += 1
+            if let b = modelIndex(of: booking) { self.ended(b) }
+            pools.checkedIn.removeAll { $0.booking == booking }
+            if ended.status != .fulfilled || ended.checkedOutAt != at || ended.checkedInAt == nil {
+                violate(
+                    .I21,
+                    "booking \(booking) checked out at \(now) reads \(ended.status), checked in "
+                        + "\(ended.checkedInAt.map { String($0.secondsSinceEpoch) } ?? "never")")
+            }
+        } catch {
+            actual = error.reason
+        }
+        let cell = modelIndex(of: booking).map { bookingCell[Int($0)] } ?? -1
+        judge(
+            .checkOut, what: "check-out of booking \(booking)", user: userID, cell: cell, now: now, booking: booking,
             expected: expected, actual: actual)
         return actual
     }

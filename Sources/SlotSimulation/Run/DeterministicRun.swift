@@ -441,8 +441,11 @@ struct DeterministicRun {
         case .anySocket(let request):
             let (reason, booking) = reserveAny(request, now: step.now)
             return StepResult(got: reason?.rawValue ?? "accepted", booking: booking)
-        case .checkIn(let booking):
-            let reason = checkIn(booking: booking ?? 0, userID: step.user, now: step.now)
+        case .checkIn(let booking, let code):
+            let reason = checkIn(booking: booking ?? 0, userID: step.user, accessCode: code, now: step.now)
+            return StepResult(got: reason?.rawValue ?? "accepted")
+        case .checkOut(let booking):
+            let reason = checkOut(booking: booking ?? 0, userID: step.user, now: step.now)
             return StepResult(got: reason?.rawValue ?? "accepted")
         }
     }
@@ -493,7 +496,13 @@ struct DeterministicRun {
                 OpRecord(
                     seq: seq, now: now, kind: .reschedule, user: user, outcome: -1, detail: .text("nothing to move")))
         case .anySocket(let request, _): reserveAny(request, now: now)
-        case .checkIn(let booking, _, let user): checkIn(booking: booking, userID: user, now: now)
+        case .checkIn(let booking, _, let user, let code):
+            checkIn(booking: booking, userID: user, accessCode: code, now: now)
+        case .checkOut(let booking, _, let user): checkOut(booking: booking, userID: user, now: now)
+        case .nothingToCheckOut(let user):
+            record(
+                OpRecord(
+                    seq: seq, now: now, kind: .checkOut, user: user, outcome: -1, detail: .text("nothing to check out")))
         case .nothingToCheckIn(let user):
             record(
                 OpRecord(
@@ -522,9 +531,11 @@ struct DeterministicRun {
             )
         }
         checkReminders()
-        for message in p.bookingsOnFaults(ledger.allBookings.lazy.map { ($0.id, $0.slot, $0.status) }) {
+        let all = ledger.allBookings
+        for message in p.bookingsOnFaults(all.lazy.map { ($0.id, $0.slot, $0.status) }) {
             violate(.I20, message)
         }
+        for message in SessionCheck.problems(all, rules: p.rules) { violate(.I21, message) }
     }
 
     /// The most reminders whose own windows ``checkReminders()`` asks about, so that the check

@@ -52,6 +52,7 @@ final class HistoryWriter {
 struct OpRecord {
     enum Kind: UInt8 {
         case reserve, retry, cancel, query, change, step, hold, confirm, releaseHold, reschedule, anySocket, checkIn
+        case checkOut
     }
     var seq: Int = 0
     var now: Int64 = 0
@@ -135,6 +136,9 @@ enum Reasons {
         case .invalidCatalog: 31
         case .timeZoneHasBookings: 32
         case .catalogFixed: 33
+        case .notCheckedIn: 34
+        case .alreadyCheckedOut: 35
+        case .wrongAccessCode: 36
         }
     }
 
@@ -176,6 +180,7 @@ struct HistoryFormat {
         case .reschedule: op = "reschedule"
         case .anySocket: op = "anySocket"
         case .checkIn: op = "checkIn"
+        case .checkOut: op = "checkOut"
         }
         var line = HistoryLine(op: op, user: r.user)
         line.seq = r.seq

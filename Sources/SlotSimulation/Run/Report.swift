@@ -108,8 +108,36 @@ public struct Report: Codable, Sendable, Equatable {
         public var rescheduled = 0
         public var anySocket = 0
         public var checkedIn = 0
+        /// Check-outs accepted; written only when some were (a report without any reads as before).
+        public var checkedOut = 0
 
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case holds, confirmed, releasedHolds, rescheduled, anySocket, checkedIn, checkedOut
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            holds = try c.decode(Int.self, forKey: .holds)
+            confirmed = try c.decode(Int.self, forKey: .confirmed)
+            releasedHolds = try c.decode(Int.self, forKey: .releasedHolds)
+            rescheduled = try c.decode(Int.self, forKey: .rescheduled)
+            anySocket = try c.decode(Int.self, forKey: .anySocket)
+            checkedIn = try c.decodeIfPresent(Int.self, forKey: .checkedIn) ?? 0
+            checkedOut = try c.decodeIfPresent(Int.self, forKey: .checkedOut) ?? 0
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(holds, forKey: .holds)
+            try c.encode(confirmed, forKey: .confirmed)
+            try c.encode(releasedHolds, forKey: .releasedHolds)
+            try c.encode(rescheduled, forKey: .rescheduled)
+            try c.encode(anySocket, forKey: .anySocket)
+            try c.encode(checkedIn, forKey: .checkedIn)
+            if checkedOut != 0 { try c.encode(checkedOut, forKey: .checkedOut) }
+        }
 
         /// `nil` when all are zero, so a report of a run without them reads as before.
         var orNil: Lifecycle? { self == Lifecycle() ? nil : self }
@@ -117,7 +145,7 @@ public struct Report: Codable, Sendable, Equatable {
 
     public static let countKeys: Set<String> = [
         "operations", "accepted", "refused", "cancelled", "displaced", "repeats", "queries", "availabilityChanges",
-        "steps",
+        "steps", "checkedIn", "checkedOut",
     ]
 
     func count(_ key: String) -> Int {
@@ -131,6 +159,8 @@ public struct Report: Codable, Sendable, Equatable {
         case "queries": queries
         case "availabilityChanges": availabilityChanges
         case "steps": steps
+        case "checkedIn": lifecycle?.checkedIn ?? 0
+        case "checkedOut": lifecycle?.checkedOut ?? 0
         default:
             refusedByReason.first { "refused.\($0.reason)" == key }?.count ?? 0
         }
@@ -163,7 +193,7 @@ public struct Report: Codable, Sendable, Equatable {
         if let l = lifecycle {
             lines.append(
                 "  lifecycle: holds \(l.holds), confirmed \(l.confirmed), released holds \(l.releasedHolds), rescheduled \(l.rescheduled), any-socket bookings \(l.anySocket), checked in \(l.checkedIn)"
-            )
+                    + (l.checkedOut > 0 ? ", checked out \(l.checkedOut)" : ""))
         }
         if !refusedByReason.isEmpty {
             lines.append(

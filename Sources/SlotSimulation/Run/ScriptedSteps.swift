@@ -15,8 +15,11 @@ enum StepCommand {
     /// A move of the booking the labelled step made (`nil` when it made none) to `to`.
     case reschedule(booking: UInt64?, to: Slot, cell: Int32, requestID: RequestID?)
     case anySocket(AnySocketRequest)
-    /// A check-in of the booking the labelled step made; `nil` when that step made none.
-    case checkIn(booking: UInt64?)
+    /// A check-in of the booking the labelled step made (`nil` when that step made none),
+    /// presenting `accessCode`.
+    case checkIn(booking: UInt64?, accessCode: String?)
+    /// A check-out of the booking the labelled step made; `nil` when that step made none.
+    case checkOut(booking: UInt64?)
 }
 
 /// What a step gave: the answer its `expect` is compared with (`accepted`, a refusal reason, a
@@ -60,7 +63,8 @@ struct ScriptedSteps {
                     reminder: step.step.reminderSeconds.map { .seconds($0) }),
                 cell: step.cell, repeatOf: repeatOf)
         case .cancel: return .cancel(booking: stepBookings[step.target])
-        case .checkIn: return .checkIn(booking: stepBookings[step.target])
+        case .checkIn: return .checkIn(booking: stepBookings[step.target], accessCode: step.step.accessCode)
+        case .checkOut: return .checkOut(booking: stepBookings[step.target])
         case .query: return .query(cell: step.cell)
         case .changeAvailability:
             return step.change.map { .change($0, step.step.onBookings ?? .displace) }

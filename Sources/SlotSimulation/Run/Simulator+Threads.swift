@@ -158,7 +158,7 @@ extension Simulator {
             op.kind = .change
             op.detail = change.description
             op.change = change
-        case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn:
+        case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn, .checkOut:
             return await runLifecycleStep(command, step, p, service: service, clock: clock, sink: &sink)
         }
         let index = sink.invoke(&op, clock: clock)
@@ -180,7 +180,7 @@ extension Simulator {
                 op.displaced = try await service.changeAvailability(change, onBookings: rule, at: now).map(
                     \.id.rawValue)
                 result.displaced = op.displaced
-            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn: break
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn, .checkOut: break
             }
         } catch let rejection as Rejection {
             op.outcome = Reasons.code(rejection.reason)
@@ -231,8 +231,8 @@ extension Simulator {
                 } catch { op.outcome = -2 }
                 sink.complete(&op, index: n, clock: clock)
                 continue
-            case .nothingToCancel, .nothingToMove, .nothingToCheckIn: continue
-            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn:
+            case .nothingToCancel, .nothingToMove, .nothingToCheckIn, .nothingToCheckOut: continue
+            case .hold, .confirm, .releaseHold, .reschedule, .anySocket, .checkIn, .checkOut:
                 guard let call = lifecycleCall(drawn, p, op: &op) else { continue }
                 let n = sink.invoke(&op, clock: clock)
                 await perform(call, p, service: service, now: now, op: &op)
@@ -347,7 +347,7 @@ extension Simulator {
         if op.repeatOf != 0, !isReturn { line.repeatOf = op.repeatOf }
         if !isReturn { line.change = op.change }
         line.requestID = op.requestID
-        if isReturn || [.cancel, .reschedule, .checkIn].contains(op.kind), op.booking != 0 {
+        if isReturn || [.cancel, .reschedule, .checkIn, .checkOut].contains(op.kind), op.booking != 0 {
             line.booking = op.booking
         }
         // An any-socket invoke names the request (its cell and least power), its return the socket given.

@@ -10,7 +10,9 @@ enum LifecycleCall {
     case reschedule(RescheduleRequest)
     case anySocket(AnySocketRequest)
     /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
-    case checkIn(BookingID)
+    case checkIn(BookingID, accessCode: String?)
+    /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
+    case checkOut(BookingID)
 }
 
 extension Simulator {
@@ -37,9 +39,12 @@ extension Simulator {
             op.requestedCell = cell
             op.minimumPowerKW = request.minimumPowerKW
             return .anySocket(request)
-        case .checkIn(let booking, _, let user):
+        case .checkIn(let booking, _, let user, let code):
             (op.kind, op.user, op.booking) = (.checkIn, user, booking)
-            return .checkIn(BookingID(booking))
+            return .checkIn(BookingID(booking), accessCode: code)
+        case .checkOut(let booking, _, let user):
+            (op.kind, op.user, op.booking) = (.checkOut, user, booking)
+            return .checkOut(BookingID(booking))
         default: return nil
         }
     }
@@ -63,9 +68,12 @@ extension Simulator {
                 let booking = try await service.reserve(request, at: now)
                 op.booking = booking.id.rawValue
                 op.cell = p.cell(of: booking.slot) ?? -1
-            case .checkIn(let id):
+            case .checkIn(let id, let code):
                 guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
-                _ = try await service.checkIn(id, by: UserID(op.user), at: now)
+                _ = try await service.checkIn(id, by: UserID(op.user), accessCode: code, at: now)
+            case .checkOut(let id):
+                guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
+                _ = try await service.checkOut(id, by: UserID(op.user), at: now)
             }
             op.outcome = -1
         } catch let r as Rejection {
@@ -106,9 +114,12 @@ extension Simulator {
             op.requestedCell = op.cell
             op.minimumPowerKW = request.minimumPowerKW
             call = .anySocket(request)
-        case .checkIn(let booking):
+        case .checkIn(let booking, let code):
             (op.kind, op.cell, op.booking) = (.checkIn, -1, booking ?? 0)
-            call = .checkIn(BookingID(booking ?? 0))
+            call = .checkIn(BookingID(booking ?? 0), accessCode: code)
+        case .checkOut(let booking):
+            (op.kind, op.cell, op.booking) = (.checkOut, -1, booking ?? 0)
+            call = .checkOut(BookingID(booking ?? 0))
         default: return StepResult(got: "error")
         }
         let index = sink.invoke(&op, clock: clock)
@@ -136,6 +147,10 @@ extension Simulator {
             pools.noteBooker(op.user)
         case .reschedule:
             if pools.cellOf[op.booking] != nil { pools.cellOf[op.booking] = op.cell }
+        case .checkIn: pools.rememberCheckIn(.init(booking: op.booking, owner: op.user), rng: &rng)
+        case .checkOut:
+            pools.remove(op.booking, of: op.user)
+            pools.checkedIn.removeAll { $0.booking == op.booking }
         default: break
         }
     }

@@ -7,14 +7,18 @@ import SlotScheduler
 /// change and what it displaced) live in one optional box, allocated only when one is set.
 public struct TimedOperation: Sendable {
     public enum Kind: UInt8, Sendable {
-        case reserve, cancel, query, change, hold, confirm, releaseHold, reschedule, anySocket, checkIn
+        case reserve, cancel, query, change, hold, confirm, releaseHold, reschedule, anySocket, checkIn, checkOut
+
+        /// Whether an accepted operation of this kind ends its booking and frees its slot, as a
+        /// cancel does: a cancel or a check-out.
+        var endsBooking: Bool { self == .cancel || self == .checkOut }
     }
     /// Worker number; -1 for scripted steps (run before the workers).
     public var process: Int32
     public var cell: Int32
     public var user: UInt64
     /// Booking made (reserve, confirm, any-socket), cancelled (cancel), moved (reschedule) or
-    /// checked in (checkIn). A reschedule's `cell` is where it moves the booking to; an
+    /// checked in or out (checkIn, checkOut). A reschedule's `cell` is where it moves the booking to; an
     /// any-socket request's, the socket it was given (else the one it was drawn from).
     public var booking: UInt64
     public var now: Int64
@@ -151,6 +155,7 @@ extension TimedOperation.Kind {
         case .reschedule: "reschedule"
         case .anySocket: "anySocket"
         case .checkIn: "checkIn"
+        case .checkOut: "checkOut"
         }
     }
 

@@ -22,10 +22,16 @@ enum DrawnOperation {
     /// A reschedule that found no booking to move.
     case nothingToMove(user: UInt64)
     case anySocket(AnySocketRequest, cell: Int32)
-    /// A check-in of `booking` (of `owner`) by `user`: its owner, or, 1 in 8, someone else.
-    case checkIn(booking: UInt64, owner: UInt64, by: UInt64)
+    /// A check-in of `booking` (of `owner`) by `user`: its owner, or, 1 in 8, someone else;
+    /// presenting `accessCode` (its socket's, or 1 in 8 a wrong one, when the socket has one).
+    case checkIn(booking: UInt64, owner: UInt64, by: UInt64, accessCode: String?)
     /// A check-in that found no booking.
     case nothingToCheckIn(user: UInt64)
+    /// A check-out of `booking` (of `owner`, recently checked in) by `user`: its owner, or, 1 in
+    /// 8, someone else.
+    case checkOut(booking: UInt64, owner: UInt64, by: UInt64)
+    /// A check-out that found no checked-in booking.
+    case nothingToCheckOut(user: UInt64)
 }
 
 /// What the draws pick cancels and retries from, kept by each mode from its outcomes: the users
@@ -55,6 +61,17 @@ struct DrawPools {
     }
     /// Up to 64 accepted holds; later ones replace random ones.
     var holds: [HeldCell] = []
+
+    struct CheckedIn {
+        var booking: UInt64
+        var owner: UInt64
+    }
+    /// Up to 64 bookings recently checked in, for check-outs; later ones replace random ones.
+    var checkedIn: [CheckedIn] = []
+
+    mutating func rememberCheckIn(_ booking: CheckedIn, rng: inout SplitMix64) {
+        if checkedIn.count < 64 { checkedIn.append(booking) } else { checkedIn[rng.below(64)] = booking }
+    }
 
     mutating func rememberHold(_ hold: HeldCell, rng: inout SplitMix64) {
         if holds.count < 64 { holds.append(hold) } else { holds[rng.below(64)] = hold }
@@ -96,6 +113,7 @@ struct WorkloadDraw {
     let releaseW: Int
     let rescheduleW: Int
     let anySocketW: Int
+    let checkInW: Int
     let total: Int
     let hotThreshold: UInt64
     let candidates: CandidateGrid
@@ -114,7 +132,8 @@ struct WorkloadDraw {
         releaseW = confirmW + (w.mix.releaseHold ?? 0)
         rescheduleW = releaseW + (w.mix.reschedule ?? 0)
         anySocketW = rescheduleW + (w.mix.anySocket ?? 0)
-        total = anySocketW + (w.mix.checkIn ?? 0)
+        checkInW = anySocketW + (w.mix.checkIn ?? 0)
+        total = checkInW + (w.mix.checkOut ?? 0)
         let hotShare = p.hot.isEmpty ? 0 : (w.hotness?.share ?? 0)
         hotThreshold = UInt64(hotShare * 0x1p53)
         candidates = CandidateGrid(p) ?? CandidateGrid(list: p.candidates)
@@ -154,10 +173,13 @@ struct WorkloadDraw {
     /// A hold, confirm, release, reschedule, any-socket request or check-in (the weights after
     /// `retry`, so a scenario without them draws as before).
     func drawLifecycle(_ rng: inout SplitMix64, roll: Int, user: UInt64, pools: DrawPools) -> DrawnOperation {
+        if roll >= checkInW { return drawCheckOut(&rng, user: user, pools: pools) }
         if roll >= anySocketW {
             // Like a cancel: a recent booker's own booking, or 1 in 8 by someone else.
             switch drawCancel(&rng, user: user, pools: pools) {
-            case .cancel(let booking, let owner, let by): return .checkIn(booking: booking, owner: owner, by: by)
+            case .cancel(let booking, let owner, let by):
+                return .checkIn(
+                    booking: booking, owner: owner, by: by, accessCode: accessCode(of: booking, &rng, pools: pools))
             default: return .nothingToCheckIn(user: user)
             }
         }
@@ -193,6 +215,20 @@ struct WorkloadDraw {
             minimumPowerKW: rng.below(2) == 0 ? 0 : socket?.powerKW ?? 0, date: slot.date, hour: slot.hour,
             user: UserID(user))
         return .anySocket(request, cell: cell)
+    }
+
+    /// The code a check-in of `booking` presents: its socket's, or 1 in 8 a wrong one, when the
+    /// socket has one (no draw otherwise, so a scenario without codes draws as before).
+    func accessCode(of booking: UInt64, _ rng: inout SplitMix64, pools: DrawPools) -> String? {
+        guard let cell = pools.cellOf[booking], let code = p.accessCode(ofCell: cell) else { return nil }
+        return rng.below(8) == 0 ? code + "-wrong" : code
+    }
+
+    /// A check-out of a recently checked-in booking, by its owner or 1 in 8 by `user`.
+    func drawCheckOut(_ rng: inout SplitMix64, user: UInt64, pools: DrawPools) -> DrawnOperation {
+        guard !pools.checkedIn.isEmpty else { return .nothingToCheckOut(user: user) }
+        let b = pools.checkedIn[rng.below(pools.checkedIn.count)]
+        return .checkOut(booking: b.booking, owner: b.owner, by: rng.below(8) == 0 ? user : b.owner)
     }
 
     /// A cancel: a recent booker's own booking, or 1 in 8 a random user's booking by the recent booker.

@@ -83,7 +83,7 @@ extension Scenario {
                 {
                     c.cell = grid.cell(socket: ref.socket, dayOffset: ref.day &- grid.firstDay, hour: ref.hour)
                 }
-            case .cancel, .checkIn:
+            case .cancel, .checkIn, .checkOut:
                 c.target = step.booking.flatMap { labels[$0] } ?? -1
             case .anySocket: break
             case .changeAvailability:

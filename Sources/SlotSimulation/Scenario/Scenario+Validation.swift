@@ -75,6 +75,8 @@ public struct PreparedScenario: Sendable {
         return nil
     }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
+    /// The access code of a cell's socket, if it has one (``Socket/accessCode``).
+    func accessCode(ofCell cell: Int32) -> String? { rules.catalog.socket(refs[Int(cell)])?.accessCode }
     public var operations: Int { scenario.workload?.operations ?? 0 }
 
     /// The slots the workload aims at, in cell order, and the hot ones among them (where the
@@ -293,7 +295,7 @@ extension Scenario {
                 ("reserve", w.mix.reserve), ("cancel", w.mix.cancel), ("query", w.mix.query),
                 ("availability", w.mix.availability), ("retry", w.mix.retry), ("hold", w.mix.hold),
                 ("confirm", w.mix.confirm), ("releaseHold", w.mix.releaseHold), ("reschedule", w.mix.reschedule),
-                ("anySocket", w.mix.anySocket), ("checkIn", w.mix.checkIn),
+                ("anySocket", w.mix.anySocket), ("checkIn", w.mix.checkIn), ("checkOut", w.mix.checkOut),
             ]
             for (key, weight) in weights {
                 try check(
@@ -406,9 +408,14 @@ extension Scenario {
                 try user()
                 try requestID()
                 try earlierBooking()
-            case .cancel, .checkIn:
+            case .cancel, .checkIn, .checkOut:
                 try user()
                 try earlierBooking()
+                if let code = step.accessCode {
+                    try check(
+                        step.op == .checkIn && IdentifierRule.isValid(code), "\(path).accessCode",
+                        code.debugDescription, "an access code (1...256 bytes) on a checkIn step")
+                }
             case .changeAvailability:
                 try socketKnown(step.station, step.socket, at: path)
                 guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }

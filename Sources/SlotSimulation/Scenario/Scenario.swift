@@ -182,15 +182,19 @@ public struct Workload: Codable, Sendable, Equatable {
         public var reschedule: Int?
         /// Reservations of any free socket of a station with a connector and power (I13).
         public var anySocket: Int?
-        /// Check-ins of a recent booking, mostly by its owner, early, in time or late (I18, I19).
+        /// Check-ins of a recent booking, mostly by its owner, early, in time or late (I18, I19),
+        /// with its socket's access code when it has one (1 in 8 a wrong one).
         public var checkIn: Int?
+        /// Check-outs of a recently checked-in booking, mostly by its owner (I21).
+        public var checkOut: Int?
 
         public init(
             reserve: Int, cancel: Int? = nil, query: Int? = nil, availability: Int? = nil, retry: Int? = nil,
             hold: Int? = nil, confirm: Int? = nil, releaseHold: Int? = nil, reschedule: Int? = nil,
-            anySocket: Int? = nil, checkIn: Int? = nil
+            anySocket: Int? = nil, checkIn: Int? = nil, checkOut: Int? = nil
         ) {
             self.checkIn = checkIn
+            self.checkOut = checkOut
             self.reserve = reserve
             self.cancel = cancel
             self.query = query
@@ -264,6 +268,7 @@ public struct TimedChange: Codable, Sendable, Equatable {
 public struct Step: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case reserve, cancel, changeAvailability, query, hold, confirm, releaseHold, reschedule, anySocket, checkIn
+        case checkOut
     }
     public var op: Kind
     /// When the step happens; default: the clock, which then advances one step.
@@ -276,7 +281,7 @@ public struct Step: Codable, Sendable, Equatable {
     public var requestID: RequestID?
     /// Names the booking a reserve makes, for later cancel steps and `expectDisplaced`.
     public var label: String?
-    /// The label of the booking a cancel, reschedule or checkIn step acts on.
+    /// The label of the booking a cancel, reschedule, checkIn or checkOut step acts on.
     public var booking: String?
     public var hours: HourSet?
     public var onBookings: DisplacementRule?
@@ -290,6 +295,8 @@ public struct Step: Codable, Sendable, Equatable {
     public var minimumPowerKW: Double?
     /// For `reserve`: a reminder this many seconds before the start.
     public var reminderSeconds: Int64?
+    /// For `checkIn`: the code presented (the socket's ``Socket/accessCode``, or a wrong one).
+    public var accessCode: String?
 
     public init(
         op: Kind, at: Timestamp? = nil, user: UInt64? = nil, station: StationID? = nil, socket: SocketID? = nil,
