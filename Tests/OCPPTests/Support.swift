@@ -12,8 +12,9 @@ struct ChargerFixture {
     let scheduler: Scheduler
     let bridge: ChargerBridge
 
-    init(timing: ChargerTiming = ChargerTiming()) throws {
-        let catalog = try Catalog([Self.station])
+    /// `station` (S1 unless given: a test's own sockets, an access code).
+    init(timing: ChargerTiming = ChargerTiming(), station: Station = Self.station) throws {
+        let catalog = try Catalog([station])
         scheduler = Scheduler(rules: try Rules(catalog: catalog, policy: Policy(maxUpcomingBookings: 10)))
         bridge = ChargerBridge(service: scheduler, timing: timing, evses: try EVSEMap(catalog: catalog))
     }
@@ -50,4 +51,24 @@ func field(_ payload: JSONValue?, _ key: String) -> JSONValue? {
 /// A CALL frame's text, as a station sends it.
 func stationCall(_ id: String, _ action: String, _ payload: String) -> String {
     "[2,\"\(id)\",\"\(action)\",\(payload)]"
+}
+
+/// A `TransactionEvent` as a station sends it: `type` (`Started`, `Updated`, `Ended`) of
+/// transaction `transaction` at `time`, with the token and the EVSE (connector 1) when given.
+func transactionEvent(
+    _ id: String, _ type: String, transaction: String, token: String? = nil, evse: Int? = nil, at time: Instant
+) -> String {
+    var fields = [
+        #""eventType":"\#(type)""#, #""timestamp":"\#(OCPPDateTime(time))""#, #""triggerReason":"Authorized""#,
+        #""seqNo":0"#, #""transactionInfo":{"transactionId":"\#(transaction)"}"#,
+    ]
+    if let token { fields.append(#""idToken":{"idToken":"\#(token)","type":"Central"}"#) }
+    if let evse { fields.append(#""evse":{"id":\#(evse),"connectorId":1}"#) }
+    return stationCall(id, "TransactionEvent", "{" + fields.joined(separator: ",") + "}")
+}
+
+/// The `idTokenInfo.status` of a CALLRESULT answer (the first frame), if it has one.
+func tokenStatus(_ frames: [OCPPFrame]) -> JSONValue? {
+    guard case .result(_, let payload) = frames.first else { return nil }
+    return field(field(payload, "idTokenInfo"), "status")
 }

@@ -98,9 +98,13 @@ struct YieldingService: BookingService {
         await pause()
         return try inner.cancel(id, by: user, at: now)
     }
-    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+    func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking {
         await pause()
-        return try inner.checkIn(id, by: user, at: now)
+        return try inner.checkIn(id, by: user, accessCode: accessCode, at: now)
+    }
+    func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        await pause()
+        return try inner.checkOut(id, by: user, at: now)
     }
     func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]

@@ -4,9 +4,9 @@ import SlotScheduler
 import SlotSimulation
 import Testing
 
-/// The check-in and no-show invariants (I18–I19 of INVARIANTS.md), checked after every step of
-/// generated sequences of reservations, check-ins, cancels, user queries and clock moves (forward
-/// and back) through a ``Ledger``, a one-shard ``Scheduler`` with four user stripes and the
+/// The check-in, no-show and check-out invariants (I18, I19 and I21 of INVARIANTS.md), checked
+/// after every step of generated sequences of reservations, check-ins, check-outs, cancels, user
+/// queries and clock moves (forward and back) through a ``Ledger``, a one-shard ``Scheduler`` with four user stripes and the
 /// ``ReferenceModel``, which must agree on every outcome; the journal, the snapshot and its JSON
 /// must rebuild the same state after every step.
 @Suite struct CheckInProperties {
@@ -38,6 +38,7 @@ import Testing
     enum CheckInCommand: CustomStringConvertible {
         case reserve(Slot, UserID)
         case checkIn(BookingID, UserID)
+        case checkOut(BookingID, UserID)
         case cancel(BookingID, UserID)
         case advance(Int64)
         case query(UserID)
@@ -46,6 +47,7 @@ import Testing
             switch self {
             case .reserve(let slot, let user): "reserve \(slot) for \(user)"
             case .checkIn(let id, let user): "check in \(id) by \(user)"
+            case .checkOut(let id, let user): "check out \(id) by \(user)"
             case .cancel(let id, let user): "cancel \(id) by \(user)"
             case .advance(let seconds): "advance \(seconds)s"
             case .query(let user): "query \(user)"
@@ -63,9 +65,12 @@ import Testing
         let earlier = model.bookings.isEmpty ? nil : model.bookings[(raw.extra + 8 * raw.socket) % model.bookings.count]
         switch raw.kind {
         case 0..<35: return .reserve(slot, user)
-        case 35..<60:
+        case 35..<54:
             guard let earlier else { return .checkIn(BookingID(424_242), user) }
             return .checkIn(earlier.id, raw.user == 3 ? user : earlier.user)
+        case 54..<60:
+            guard let earlier else { return .checkOut(BookingID(424_242), user) }
+            return .checkOut(earlier.id, raw.user == 3 ? user : earlier.user)
         case 60..<66:
             guard let earlier else { return .cancel(BookingID(424_242), user) }
             return .cancel(earlier.id, earlier.user)
@@ -90,6 +95,7 @@ import Testing
             case .reserve(let slot, let user):
                 return .booking(try ledger.reserve(ReservationRequest(slot: slot, user: user), at: now))
             case .checkIn(let id, let user): return .booking(try ledger.checkIn(id, by: user, at: now))
+            case .checkOut(let id, let user): return .booking(try ledger.checkOut(id, by: user, at: now))
             case .cancel(let id, let user): return .booking(try ledger.cancel(id, by: user, at: now))
             case .advance: return .none
             case .query(let user): return split(ledger.bookings(of: user, at: now))
@@ -103,6 +109,7 @@ import Testing
             case .reserve(let slot, let user):
                 return .booking(try scheduler.reserve(ReservationRequest(slot: slot, user: user), at: now))
             case .checkIn(let id, let user): return .booking(try scheduler.checkIn(id, by: user, at: now))
+            case .checkOut(let id, let user): return .booking(try scheduler.checkOut(id, by: user, at: now))
             case .cancel(let id, let user): return .booking(try scheduler.cancel(id, by: user, at: now))
             case .advance: return .none
             case .query(let user): return split(scheduler.bookings(of: user, at: now))
@@ -121,6 +128,7 @@ import Testing
         case .reserve(let slot, let user):
             return map(model.reserve(ReservationRequest(slot: slot, user: user), at: now))
         case .checkIn(let id, let user): return map(model.checkIn(id, by: user, at: now))
+        case .checkOut(let id, let user): return map(model.checkOut(id, by: user, at: now))
         case .cancel(let id, let user): return map(model.cancel(id, by: user, at: now))
         case .advance: return .none
         case .query(let user):
@@ -248,6 +256,32 @@ import Testing
                 let upcoming = ledger.allBookings.filter { $0.user == user && $0.isUpcoming(at: now) }.count
                 if upcoming > rule.limit {
                     Issue.record("user \(user) has \(noShows.count) no-shows and \(upcoming) upcoming bookings")
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
+    /// I21 `checkOutEndsSession`: a check-out is accepted only of a checked-in, active booking by
+    /// its owner; it leaves the booking fulfilled with its check-out at `now`, its slot free and no
+    /// longer counted; after every step a booking is fulfilled exactly when it was checked out,
+    /// and no socket is in two sessions at once.
+    @Test func I21_checkOutEndsSession() async {
+        await propertyCheck(count: Self.count, input: Self.worlds, Generators.commands) { world, commands in
+            Self.runCheckIns(world, commands) { command, result, isNew, ledger, now in
+                if case .checkOut(let id, let user) = command, case .booking(let ended) = result {
+                    guard ended.status == .fulfilled, ended.checkedOutAt == now, ended.checkedInAt != nil,
+                        ended.user == user, ended.id == id, isNew,
+                        (try? ledger.status(of: ended.slot, at: now)) != .booked
+                    else {
+                        Issue.record("check-out of \(id) at \(now) left \(ended)")
+                        return false
+                    }
+                }
+                let problems = SessionCheck.problems(ledger.allBookings, rules: ledger.rules)
+                if !problems.isEmpty {
+                    Issue.record("\(problems)")
                     return false
                 }
                 return true

@@ -33,3 +33,40 @@ extension WireFormatTests {
         }
     }
 }
+
+extension WireFormatTests {
+    /// The `checkedOut` event (version 5), a snapshot carrying a check-out (version 5, the
+    /// booking `fulfilled` with its `checkedOutAt`), and the check-out refusals.
+    @Test func checkOutEventAndSnapshot() throws {
+        var station = Self.station
+        station.sockets[0].accessCode = "QR-1"
+        var ledger = try Ledger(
+            stations: [station],
+            policy: Policy(maxUpcomingBookings: 2, minimumNotice: .seconds(3_600), earlyCheckIn: .seconds(900)))
+        let booking = try ledger.reserve(ReservationRequest(slot: Self.slot, user: 17), at: Self.now)
+        let other = try ledger.reserve(
+            ReservationRequest(slot: Slot(station: "IST-1", socket: "A", date: Self.day, hour: 15), user: 17),
+            at: Self.now)
+        try ledger.checkIn(booking.id, by: 17, accessCode: "QR-1", at: booking.start + .seconds(-300))
+        try ledger.checkOut(booking.id, by: 17, at: booking.start + .seconds(2_400))
+        try check("Events-checkOut", ledger.events)
+        try check("Snapshot-checkOut", ledger.snapshot())
+        for (name, attempt) in [
+            (
+                "Rejection-alreadyCheckedOut",
+                { () throws(Rejection) in _ = try ledger.checkOut(booking.id, by: 17, at: Self.now) }
+            ),
+            (
+                "Rejection-wrongAccessCode",
+                { () throws(Rejection) in _ = try ledger.checkIn(other.id, by: 17, at: other.start) }
+            ),
+        ] {
+            do throws(Rejection) {
+                try attempt()
+                Issue.record("\(name) was accepted")
+            } catch {
+                try check(name, error, language: .english)
+            }
+        }
+    }
+}

@@ -49,6 +49,7 @@ struct EventReplayTests {
             case .rescheduled: "rescheduled"
             case .held, .holdConfirmed, .holdReleased: "hold"
             case .checkedIn: "checkedIn"
+            case .checkedOut: "checkedOut"
             case .catalogChanged: "catalogChanged"
             }
         }

@@ -149,8 +149,11 @@ extension ForwardingService {
         try inner.reschedule(request, at: now)
     }
     func holds(at now: Instant) async throws -> [Hold] { inner.holds(at: now) }
-    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
-        try inner.checkIn(id, by: user, at: now)
+    func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking {
+        try inner.checkIn(id, by: user, accessCode: accessCode, at: now)
+    }
+    func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        try inner.checkOut(id, by: user, at: now)
     }
 }
 

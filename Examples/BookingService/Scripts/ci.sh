@@ -2,13 +2,16 @@
 # CI for the example service: a build (CONFIGURATION: release by default; or, with SKIP_BUILD=1,
 # the binary BOOKING_SERVICE names, as `.ci/run` builds it in the root package's graph), then,
 # with the bundled scenario (a rolling horizon, so it books "now" on any day):
-# - openapi.yaml validated; in memory: load-and-check, lifecycle, identity (HS256), hostile
-#   clients, schemathesis with a token, the service still up;
+# - openapi.yaml validated; in memory: load-and-check, lifecycle, sessions (access codes,
+#   check-in, check-out), identity (HS256), hostile clients, schemathesis with a token, the
+#   service still up;
 # - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
-#   faults, check-in, reconnections, refused upgrades and bad frames; hostile clients again;
+#   faults, check-in at a coded socket and check-out, reconnections, refused upgrades and bad
+#   frames; hostile clients again;
 # - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
 # - traces exported over OTLP/HTTP (--otlp-endpoint) to a receiver here (PyPI opentelemetry-proto);
-# - a durable journal: load, a live hold, `kill -9`, a restart, every 201 (and the hold) kept;
+# - a durable journal: load, a live hold, a check-out, `kill -9`, a restart, every 201 (and the
+#   hold, and the check-out) kept;
 # - abuse limits (429 with Retry-After, per user and per address);
 # - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
 #   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
@@ -130,6 +133,9 @@ timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET"
 
+echo "--- sessions: access codes never shown, wrong code 422, check-in, check-out, limit freed"
+timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO"
+
 echo "--- identity: no token, bad tokens (signature, alg none, expired, sub), another user's bookings"
 timeout 120 python3 Scripts/identity_check.py --url "$URL" --secret "$SECRET"
 
@@ -157,7 +163,7 @@ PY
 health_check memory
 stop
 
-echo "--- chargers (--ocpp): ReserveNow, CancelReservation, faults, check-in, reconnections, refused upgrades, bad frames"
+echo "--- chargers (--ocpp): ReserveNow, CancelReservation, faults, check-in and check-out, reconnections, refused upgrades, bad frames"
 timeout 300 python3 -m pip install --quiet "ocpp==2.1.0" "websockets==15.0.1"
 # The scenario with a day of early check-in, no cancellation cutoff and one socket at an `ocpp`
 # address; a reserve lead and a fault horizon that cover the next bookable hour.
@@ -195,12 +201,16 @@ echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds 20 --save "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --save "$WORK/lifecycle.json"
+timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
+    --save "$WORK/sessions.json"
 kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/lifecycle.json"
+timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
+    --verify "$WORK/sessions.json"
 simulate journal
 health_check journal
 stop
@@ -228,6 +238,10 @@ start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
 timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$FIRST_URL" --secret "$SECRET" --save "$WORK/pg-lifecycle.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-lifecycle.json"
+timeout 120 python3 Scripts/session_check.py --url "$FIRST_URL" --secret "$SECRET" --scenario "$SCENARIO" \
+    --save "$WORK/pg-sessions.json"
+timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
+    --verify "$WORK/pg-sessions.json"
 timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --secret "$SECRET"
 simulate "PostgreSQL, the restarted instance"
 health_check postgres

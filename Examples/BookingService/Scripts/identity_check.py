@@ -13,8 +13,8 @@ writes a fresh RSA key and its set there and exits). Needs `cryptography` for --
     (and `error="invalid_token"` when a token was sent) and changes nothing;
   - what needs no identity (stations, a day view, health) answers without a token;
   - a valid token books; a body naming a user is refused (400);
-  - another user's booking, read, cancelled, checked in or rescheduled, answers 404 with exactly
-    the body a missing booking gets, and stays as it was;
+  - another user's booking, read, cancelled, checked in, checked out or rescheduled, answers 404
+    with exactly the body a missing booking gets, and stays as it was;
   - the user's own list holds only their bookings.
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
@@ -114,7 +114,8 @@ def run(c, secret_or_none, station, date, hour):
                                                            {"alg": "HS256", "typ": "JWT", "kid": "k1"}))
     operations = [
         ("POST", "/reservations", slot), ("POST", "/holds", slot), ("GET", "/bookings/1", None),
-        ("DELETE", "/bookings/1", None), ("POST", "/bookings/1/check-in", None), ("GET", "/me/bookings", None),
+        ("DELETE", "/bookings/1", None), ("POST", "/bookings/1/check-in", None),
+        ("POST", "/bookings/1/check-out", None), ("GET", "/me/bookings", None),
     ]
     for name, credentials in bad.items():
         for method, path, body in operations:
@@ -142,7 +143,7 @@ def run(c, secret_or_none, station, date, hour):
     bid, unknown = booking["id"], "999999999999"
     moved = dict(slot, hour=hour + 1)
     for method, suffix, body in (("GET", "", None), ("DELETE", "", None), ("POST", "/check-in", None),
-                                 ("POST", "/reschedule", moved)):
+                                 ("POST", "/check-out", None), ("POST", "/reschedule", moved)):
         code, _, answer = c.call(method, f"/bookings/{bid}{suffix}", body, token=other)
         missing_code, _, missing = c.call(method, f"/bookings/{unknown}{suffix}", body, token=other)
         same = same_as_missing(answer, bid, missing, unknown)
@@ -150,7 +151,8 @@ def run(c, secret_or_none, station, date, hour):
                  code == 404 == missing_code and same, f"{code} {answer} / {missing_code} {missing}")
     code, _, mine = c.call("GET", f"/bookings/{bid}", token=owner)
     c.expect("the owner's booking is unchanged", code == 200 and mine["status"] == "active"
-             and mine["slot"]["hour"] == hour and mine.get("checkedInAt") is None, f"{code} {mine}")
+             and mine["slot"]["hour"] == hour and mine.get("checkedInAt") is None
+             and mine.get("checkedOutAt") is None, f"{code} {mine}")
     code, _, theirs = c.call("GET", "/me/bookings", token=other)
     c.expect("another user's list does not hold it", code == 200 and bid not in [b["id"] for b in theirs["bookings"]])
     code, _, listed = c.call("GET", "/me/bookings", token=owner)

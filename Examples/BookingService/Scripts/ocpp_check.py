@@ -6,8 +6,8 @@ The charge point is mobilityhouse's `ocpp` library (PyPI `ocpp`, `ocpp.v201.Char
 Against --url, with the service's HS256 secret (--secret), the stations' passwords
 (--passwords, the service's --ocpp-passwords) and the scenario it serves (--scenario, for the
 no-show grace). `--prepare SCENARIO DIR` writes DIR/scenario.json (SCENARIO with an early
-check-in of a day, no cancellation cutoff, and IST-1's socket D at EVSE 9) and
-DIR/passwords.json for such a service, and exits. The service needs a reserve lead that covers
+check-in of a day, no cancellation cutoff, IST-1's socket D at EVSE 9 and an access code on its
+socket C) and DIR/passwords.json for such a service, and exits. The service needs a reserve lead that covers
 the next two hours (`--ocpp-reserve-lead 120`) and a fault horizon of 3 hours.
 
   - a booking over HTTP at the next bookable hour reaches the connected station as ReserveNow
@@ -16,7 +16,11 @@ the next two hours (`--ocpp-reserve-lead 120`) and a fault horizon of 3 hours.
   - cancelling it over HTTP sends CancelReservation with the same id;
   - StatusNotification Faulted on an EVSE displaces the booking there (displaced,
     `displacedBecause` socketFaulted) and refuses a new one; Available reopens the hour;
-  - TransactionEvent Started with the user's token at the EVSE checks the booking in;
+  - on a socket with an access code, the user's own check-in over HTTP without it is 422
+    wrongAccessCode; TransactionEvent Started with the user's token at the EVSE checks the booking
+    in (the charger is the socket: the service presents its code);
+  - TransactionEvent Ended of that transaction (without the token, as stations often send it)
+    checks the booking out: `fulfilled` with `checkedOutAt`; its hour can be booked again;
   - a reconnection, and a second connection replacing the first (closed 1008), are sent the
     outstanding ReserveNow again;
   - refused at the upgrade: a wrong password, an unknown station, one without a password, no
@@ -52,6 +56,7 @@ from tokens import Tokens, read_secret
 STATION, RAW_STATION, ZONE = "IST-1", "LDN-1", ZoneInfo("Europe/Istanbul")
 # IST-1's sockets and their EVSEs: the n-th socket is EVSE n, D has an `ocpp` address (--prepare).
 EVSES = {"A": 1, "B": 2, "C": 3, "D": 9}
+CODED = "C"  # the IST-1 socket --prepare gives an access code
 WAIT = 10  # seconds a frame may take (the service ticks once a second)
 
 
@@ -63,6 +68,8 @@ def prepare(scenario, directory):
         for socket in station["sockets"]:
             if station["id"] == STATION and socket["id"] == "D":
                 socket["ocpp"] = {"evseId": EVSES["D"], "connectorId": 1}
+            if station["id"] == STATION and socket["id"] == CODED:
+                socket["accessCode"] = "c-" + base64.b16encode(os.urandom(6)).decode()
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "scenario.json"), "w") as f:
         json.dump(data, f, indent=1, ensure_ascii=False)
@@ -219,19 +226,39 @@ async def faults(c, station):
 
 
 async def check_in(c, station):
-    booking = await c.book(9104, "C")
+    """Started checks in on the coded socket (the service presents its code); Ended checks out."""
+    booking = await c.book(9104, CODED)
     if not booking:
         return
-    await c.reserved(station, booking, "C", "on C")
+    await c.reserved(station, booking, CODED, f"on {CODED}")
+    path = f"/bookings/{booking['id']}"
+    code, _, refused = await c.http("POST", path + "/check-in", {}, user=9104)
+    c.expect(f"{CODED} has an access code: a check-in over HTTP without it is 422 wrongAccessCode",
+             code == 422 and (refused or {}).get("reason") == "wrongAccessCode", f"{code} {refused}")
     answer = await station.call(call.TransactionEvent(
         event_type=TransactionEventEnumType.started, timestamp=iso(datetime.datetime.now(datetime.timezone.utc)),
         trigger_reason=TriggerReasonEnumType.authorized, seq_no=0, transaction_info={"transaction_id": "tx-9104"},
-        id_token={"id_token": "9104", "type": "Central"}, evse={"id": EVSES["C"], "connector_id": 1}))
+        id_token={"id_token": "9104", "type": "Central"}, evse={"id": EVSES[CODED], "connector_id": 1}))
     c.expect("TransactionEvent Started: the token is accepted",
              answer is not None and (answer.id_token_info or {}).get("status") == "Accepted", repr(answer))
-    code, _, shown = await c.http("GET", f"/bookings/{booking['id']}", user=9104)
-    c.expect("TransactionEvent Started: the booking is checked in", code == 200 and shown.get("checkedInAt"),
-             f"{code} {shown}")
+    code, _, shown = await c.http("GET", path, user=9104)
+    c.expect("TransactionEvent Started: the booking is checked in", code == 200 and shown.get("checkedInAt")
+             and shown["status"] == "active", f"{code} {shown}")
+    ended = await station.call(call.TransactionEvent(
+        event_type=TransactionEventEnumType.ended, timestamp=iso(datetime.datetime.now(datetime.timezone.utc)),
+        trigger_reason=TriggerReasonEnumType.ev_departed, seq_no=1,
+        transaction_info={"transaction_id": "tx-9104", "stopped_reason": "EVDisconnected"},
+        evse={"id": EVSES[CODED], "connector_id": 1}))
+    c.expect("TransactionEvent Ended without a token: answered without idTokenInfo",
+             ended is not None and ended.id_token_info is None, repr(ended))
+    code, _, done = await c.http("GET", path, user=9104)
+    c.expect("TransactionEvent Ended: the booking is checked out, fulfilled",
+             code == 200 and done["status"] == "fulfilled" and done.get("checkedOutAt")
+             and done.get("checkedInAt") == (shown or {}).get("checkedInAt"), f"{code} {done}")
+    code, _, again = await c.http("POST", path + "/check-out", {}, user=9104)
+    c.expect("a check-out over HTTP after it is 409 alreadyCheckedOut",
+             code == 409 and (again or {}).get("reason") == "alreadyCheckedOut", f"{code} {again}")
+    await c.book(9106, CODED)  # the hour the check-out freed
 
 
 async def reconnections(c, station):

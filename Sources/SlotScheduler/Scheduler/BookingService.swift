@@ -35,6 +35,10 @@ public protocol BookingService: Sendable {
     /// has one; a repeat returns the booking; see ``Scheduler/checkIn(_:by:accessCode:at:)``. One
     /// not checked in by then is a no-show (``UserBookings/noShow``, from ``bookings(of:at:)``).
     func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking
+    /// Checks a booking in without an access code; by default
+    /// ``checkIn(_:by:accessCode:at:)`` with `nil` (a requirement, so a store's own synchronous
+    /// one, the ``Scheduler``'s, is what a call on the store means, in an async context too).
+    func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking
     /// Ends a checked-in booking's session, by its owner: fulfilled, its slot freed; see
     /// ``Scheduler/checkOut(_:by:at:)``.
     func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking

@@ -106,7 +106,8 @@ extension Decisions {
     ) -> Outcome {
         guard let record = slots.record(of: id) else { return .refused(missing(id, by: user, slots: slots)) }
         if let reason = checkOut(record: record, by: user, now: now, slots: &slots, users: &users) {
-            return .refused(Rejection(reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user))
+            return .refused(
+                Rejection(reason, slot: rules.catalog.slot(slots.records[record].ref), booking: id, user: user))
         }
         return .checkedOut(slots.booking(record: record, catalog: rules.catalog))
     }

@@ -120,7 +120,8 @@ enum Recovery {
             } else {
                 throw JournalError(
                     .corrupt, file: path, offset: offset,
-                    message: "snapshot checks \(mark.isCheckOut ? "out" : "in") booking \(mark.id) twice or out of order")
+                    message:
+                        "snapshot checks \(mark.isCheckOut ? "out" : "in") booking \(mark.id) twice or out of order")
             }
         }
     }

@@ -12,9 +12,13 @@ import SlotScheduler
 /// - `StatusNotification` `Faulted`/`Unavailable` closes the socket from the current hour for
 ///   ``ChargerTiming/faultHorizonHours`` (extended while the fault lasts), displacing the bookings
 ///   there (`socketFaulted`); `Available` reopens the closed hours that have not started.
-/// - `TransactionEvent` `Started` or `Authorize` with a user's token (`idToken` = the user id)
-///   checks in that user's booking at the station (at the EVSE, when named) within the
-///   check-in window.
+/// - `TransactionEvent` `Started` (or `Updated`) or `Authorize` with a user's token (`idToken` =
+///   the user id) checks in that user's booking at the station (at the EVSE, when named) within
+///   the check-in window, presenting the socket's access code when it has one: the charger is
+///   the socket.
+/// - `TransactionEvent` `Ended` checks out the booking its transaction checked in, or else the
+///   token's user's booking checked in at the station (at the EVSE, when named): the booking is
+///   fulfilled, its slot freed.
 ///
 /// The bookings are read with `BookingService.bookings(at:startingIn:)` and changed through
 /// the service, so every store works. Its own state (what each station was sent and answered,
@@ -30,6 +34,9 @@ public actor ChargerBridge {
     /// What each booking's charger was told and answered.
     private var reservations: [BookingID: ChargerReservation] = [:]
     private var faults: [StationID: [SocketID: SocketFault]] = [:]
+    /// Per station, the transactions whose token checked a booking in, oldest first (at most
+    /// ``sessionsKept``): what an `Ended` without the token checks out.
+    private var sessions: [StationID: [Session]] = [:]
     private var callsMade: UInt64 = 0
     /// One operation at a time, in arrival order: an actor lets another call in at each `await`
     /// on the store, and a tick extending a fault while the station's `Available` reopens it
@@ -52,6 +59,16 @@ public actor ChargerBridge {
         case reserve(BookingID)
         case cancel(BookingID)
     }
+
+    /// A transaction that checked `booking` in for `user`.
+    private struct Session {
+        var transaction: String
+        var booking: BookingID
+        var user: UserID
+    }
+
+    /// The transactions remembered per station: far more than a station's EVSEs charge at once.
+    static let sessionsKept = 256
 
     public init(service: any BookingService, timing: ChargerTiming = ChargerTiming(), evses: EVSEMap) {
         self.service = service
@@ -171,19 +188,27 @@ public actor ChargerBridge {
             return [.result(id: id, EmptyResponse())] + (await plan(station, at: now))
         case AuthorizeRequest.action:
             let message = try read(AuthorizeRequest.self)
-            let status = await checkIn(message.idToken, socket: nil, at: station, now: now)
+            let status = await checkIn(message.idToken, socket: nil, transaction: nil, at: station, now: now)
             return [.result(id: id, AuthorizeRequest.Response(idTokenInfo: IdTokenInfo(status: status)))]
                 + (await plan(station, at: now))
         case TransactionEventRequest.action:
             let message = try read(TransactionEventRequest.self)
-            guard let token = message.idToken, message.eventType != .ended else {
-                return [.result(id: id, TransactionEventRequest.Response())]
-            }
             let socket = message.evse.flatMap {
                 evses.socket(evseId: $0.id, connectorId: $0.connectorId, at: station)
             }
-            let status = await checkIn(token, socket: socket, at: station, now: now)
-            return [.result(id: id, TransactionEventRequest.Response(idTokenInfo: IdTokenInfo(status: status)))]
+            let transaction = message.transactionInfo.transactionId
+            let status: IdTokenInfo.Status
+            if message.eventType == .ended {
+                status = await checkOut(
+                    message.idToken, transaction: transaction, socket: socket, at: station, now: now)
+            } else if let token = message.idToken {
+                status = await checkIn(token, socket: socket, transaction: transaction, at: station, now: now)
+            } else {
+                return [.result(id: id, TransactionEventRequest.Response())]
+            }
+            // OCPP 2.0.1: idTokenInfo answers a request that carried an idToken, and only such a one.
+            let info = message.idToken == nil ? nil : IdTokenInfo(status: status)
+            return [.result(id: id, TransactionEventRequest.Response(idTokenInfo: info))]
                 + (await plan(station, at: now))
         case ReservationStatusUpdateRequest.action:
             let message = try read(ReservationStatusUpdateRequest.self)
@@ -281,10 +306,11 @@ public actor ChargerBridge {
     // MARK: - Check-in
 
     /// Checks in the booking of the token's user at `station` (at `socket` when known) whose
-    /// check-in window holds `now`: the token's answer.
-    private func checkIn(_ token: IdToken, socket: SocketID?, at station: StationID, now: Instant) async
-        -> IdTokenInfo.Status
-    {
+    /// check-in window holds `now`, with its socket's access code (the charger is the socket), and
+    /// remembers `transaction` as its session: the token's answer.
+    private func checkIn(
+        _ token: IdToken, socket: SocketID?, transaction: String?, at station: StationID, now: Instant
+    ) async -> IdTokenInfo.Status {
         guard let user = UserID(token.idToken) else { return .unknown }
         let policy = service.rules.policy
         // The check-in window: starts in (now − grace, now + early].
@@ -295,13 +321,62 @@ public actor ChargerBridge {
         let mine = bookings.filter { $0.user == user && (socket == nil || $0.slot.socket == socket) }
         if let done = mine.first(where: { $0.checkedInAt != nil }) {
             reservations[done.id]?.status = .used
+            remember(transaction, checkedIn: done, at: station)
             return .accepted
         }
         for booking in mine {
-            if (try? await service.checkIn(booking.id, by: user, at: now)) != nil {
+            let code = accessCode(of: booking.slot.socket, at: station)
+            if (try? await service.checkIn(booking.id, by: user, accessCode: code, at: now)) != nil {
                 reservations[booking.id]?.status = .used
+                remember(transaction, checkedIn: booking, at: station)
                 return .accepted
             }
+        }
+        return .notAtThisTime
+    }
+
+    /// The code the socket carries, if any: the bridge presents it for the charger, which is the
+    /// socket (read from the catalog in service, so a changed catalog's code applies at once).
+    private func accessCode(of socket: SocketID, at station: StationID) -> String? {
+        service.rules.catalog.station(station)?.sockets.first { $0.id == socket }?.accessCode
+    }
+
+    private func remember(_ transaction: String?, checkedIn booking: Booking, at station: StationID) {
+        guard let transaction else { return }
+        var kept = sessions[station, default: []]
+        kept.removeAll { $0.transaction == transaction }
+        kept.append(Session(transaction: transaction, booking: booking.id, user: booking.user))
+        if kept.count > Self.sessionsKept { kept.removeFirst(kept.count - Self.sessionsKept) }
+        sessions[station] = kept
+    }
+
+    // MARK: - Check-out
+
+    /// Ends a charging session: checks out the booking `transaction` checked in, when the bridge
+    /// saw it do so; else the token's user's booking checked in at `station` (at `socket` when
+    /// known) that started within ``ChargerTiming/sessionLookbackSeconds``, the earliest first.
+    /// Nothing changes when there is none (`NotAtThisTime`), or the token is not a user
+    /// (`Unknown`).
+    private func checkOut(
+        _ token: IdToken?, transaction: String, socket: SocketID?, at station: StationID, now: Instant
+    ) async -> IdTokenInfo.Status {
+        if let session = sessions[station]?.first(where: { $0.transaction == transaction }) {
+            sessions[station]?.removeAll { $0.transaction == transaction }
+            if sessions[station]?.isEmpty == true { sessions[station] = nil }
+            if (try? await service.checkOut(session.booking, by: session.user, at: now)) != nil { return .accepted }
+        }
+        guard let token else { return .notAtThisTime }
+        guard let user = UserID(token.idToken) else { return .unknown }
+        // Checked in by `now`: started up to the lookback ago, or starting within the early check-in.
+        let window =
+            now.offset(by: -timing.sessionLookbackSeconds).offset(
+                by: 1)..<now.offset(by: service.rules.policy.earlyCheckInSeconds).offset(by: 1)
+        guard let bookings = try? await service.bookings(at: station, startingIn: window) else { return .unknown }
+        let open = bookings.filter {
+            $0.user == user && $0.checkedInAt != nil && (socket == nil || $0.slot.socket == socket)
+        }
+        for booking in open where (try? await service.checkOut(booking.id, by: user, at: now)) != nil {
+            return .accepted
         }
         return .notAtThisTime
     }

@@ -5,7 +5,7 @@ import SlotScheduler
 /// the later of the check-in and the booking's start to the earlier of the check-out and its end
 /// — never overlap on one socket (no vehicle in two rides at once) nor, for a user whose limit is
 /// one, for one user (no user rides twice at once).
-enum SessionCheck {
+package enum SessionCheck {
     struct Session {
         var booking: BookingID
         var from: Int64
@@ -13,7 +13,7 @@ enum SessionCheck {
     }
 
     /// The message of each broken promise, in booking-id order, then socket and user order.
-    static func problems(_ bookings: [Booking], rules: Rules) -> [String] {
+    package static func problems(_ bookings: [Booking], rules: Rules) -> [String] {
         var problems: [String] = []
         var bySocket: [String: [Session]] = [:]
         var byUser: [UserID: [Session]] = [:]
@@ -35,13 +35,13 @@ enum SessionCheck {
             bySocket["\(b.slot.station)/\(b.slot.socket)", default: []].append(session)
             if rules.limit(for: b.user) == 1 { byUser[b.user, default: []].append(session) }
         }
-        for key in bySocket.keys.sorted() {
-            if let (a, b) = overlap(bySocket[key]!) {
+        for (key, sessions) in bySocket.sorted(by: { $0.key < $1.key }) {
+            if let (a, b) = overlap(sessions) {
                 problems.append("socket \(key) is in two sessions at once: bookings \(a) and \(b)")
             }
         }
-        for user in byUser.keys.sorted() {
-            if let (a, b) = overlap(byUser[user]!) {
+        for (user, sessions) in byUser.sorted(by: { $0.key < $1.key }) {
+            if let (a, b) = overlap(sessions) {
                 problems.append("user \(user), limited to one, is in two sessions at once: bookings \(a) and \(b)")
             }
         }
@@ -55,7 +55,7 @@ enum SessionCheck {
         var latest: Session?
         for s in sorted {
             if let l = latest, s.from < l.to { return (l.booking, s.booking) }
-            if latest == nil || s.to > latest!.to { latest = s }
+            if s.to > latest?.to ?? Int64.min { latest = s }
         }
         return nil
     }

@@ -20,7 +20,8 @@ extension StoreConformance {
         case 48..<56: try await confirmOrRelease(confirm: roll < 52)
         case 56..<63: try await reschedule()
         case 63..<75: try await cancel()
-        case 75..<90: try await checkIn()
+        case 75..<86: try await checkIn()
+        case 86..<90: try await checkOut()
         default: try await changeAvailability()
         }
     }
@@ -149,13 +150,24 @@ extension StoreConformance {
         }
     }
 
-    /// A cancel or check-in of a booking, mostly by its owner.
+    /// A check-out, mostly of a booking the model holds checked in and active.
+    mutating func checkOut() async throws {
+        let sessions = model.bookings.filter { $0.status == .active && $0.checkedInAt != nil }
+        try await ownedCommand("check-out", pick: sessions.isEmpty || random.chance(0.2) ? nil : draw(sessions).id) {
+            store, id, user, now in
+            try await store.checkOut(id, by: user, at: now)
+        } model: { model, id, user, now in
+            model.checkOut(id, by: user, at: now)
+        }
+    }
+
+    /// A cancel, check-in or check-out of a booking (`pick`, or one drawn), mostly by its owner.
     mutating func ownedCommand(
-        _ name: String, approach: Bool = false,
+        _ name: String, approach: Bool = false, pick: BookingID? = nil,
         store call: (any BookingService, BookingID, UserID, Instant) async throws -> Booking,
         model command: (inout ReferenceModel, BookingID, UserID, Instant) -> ModelResult<Booking>
     ) async throws {
-        let id = bookingID()
+        let id = pick ?? bookingID()
         let booking = model.bookings.indices.contains(Int(id.rawValue) - 1) ? model.bookings[Int(id.rawValue) - 1] : nil
         let owner = booking?.user ?? 1
         if approach, let booking, random.chance(0.7) {

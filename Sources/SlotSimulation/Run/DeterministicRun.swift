@@ -502,7 +502,8 @@ struct DeterministicRun {
         case .nothingToCheckOut(let user):
             record(
                 OpRecord(
-                    seq: seq, now: now, kind: .checkOut, user: user, outcome: -1, detail: .text("nothing to check out")))
+                    seq: seq, now: now, kind: .checkOut, user: user, outcome: -1, detail: .text("nothing to check out"))
+            )
         case .nothingToCheckIn(let user):
             record(
                 OpRecord(

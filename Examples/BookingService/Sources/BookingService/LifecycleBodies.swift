@@ -29,13 +29,52 @@ struct SlotBody: JSONRequestBody {
 }
 
 /// The body of `POST /bookings/{id}/check-in`, if any: `{}` (the caller checks in their own
-/// booking; an empty body is the same).
+/// booking; an empty body is the same), or `{"accessCode": "…"}`, the code shown on the socket,
+/// which a socket with one needs (422 `wrongAccessCode` without it or with another).
 struct CheckInBody: JSONRequestBody {
+    static let integerFields: Set<String> = []
+    /// The longest code taken, in Unicode scalars (what a JSON Schema `maxLength` counts): a
+    /// socket's code is at most 128 UTF-8 bytes (the library's `IdentifierRule`).
+    static let maxAccessCodeLength = 128
+
+    var accessCode: String?
+
+    enum CodingKeys: String, CodingKey { case accessCode }
+
+    init(accessCode: String? = nil) { self.accessCode = accessCode }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // A field given must be a string: `null` is refused, not read as no code.
+        if c.contains(.accessCode), try c.decodeNil(forKey: .accessCode) {
+            throw DecodingError.valueNotFound(
+                String.self,
+                DecodingError.Context(codingPath: c.codingPath + [CodingKeys.accessCode], debugDescription: "null"))
+        }
+        accessCode = try c.decodeIfPresent(String.self, forKey: .accessCode)
+    }
+
+    /// Reads `data`: nothing, or a JSON object without `user`, whose `accessCode`, when given, is
+    /// a string of 1 to ``maxAccessCodeLength`` characters (a 400 otherwise, as a malformed body).
+    static func decode(_ data: Data) throws(APIError) -> CheckInBody {
+        let body = data.isEmpty ? CheckInBody() : try JSONInput.decode(CheckInBody.self, data)
+        if let code = body.accessCode, !(1...maxAccessCodeLength).contains(code.unicodeScalars.count) {
+            throw APIError.malformed(
+                "Field accessCode must be a string of 1 to \(maxAccessCodeLength) characters.",
+                "accessCode alanı 1 ile \(maxAccessCodeLength) karakter arası bir metin olmalı.")
+        }
+        return body
+    }
+}
+
+/// The body of `POST /bookings/{id}/check-out`, if any: `{}` (the caller checks out their own
+/// booking; an empty body is the same).
+struct CheckOutBody: JSONRequestBody {
     static let integerFields: Set<String> = []
 
     /// Reads `data`: nothing, or a JSON object without `user`.
-    static func decode(_ data: Data) throws(APIError) -> CheckInBody {
-        data.isEmpty ? CheckInBody() : try JSONInput.decode(CheckInBody.self, data)
+    static func decode(_ data: Data) throws(APIError) -> CheckOutBody {
+        data.isEmpty ? CheckOutBody() : try JSONInput.decode(CheckOutBody.self, data)
     }
 }
 

@@ -58,6 +58,7 @@ struct Routes: Sendable {
             Operation(path: "/holds/release", method: .post) { try await release($0, $1) },
             Operation(path: "/bookings/:id/reschedule", method: .post) { try await reschedule($0, $1) },
             Operation(path: "/bookings/:id/check-in", method: .post) { try await checkIn($0, $1) },
+            Operation(path: "/bookings/:id/check-out", method: .post) { try await checkOut($0, $1) },
             Operation(path: "/bookings/:id", method: .get) { try await booking($0, $1) },
             Operation(path: "/bookings/:id", method: .delete) { try await cancel($0, $1) },
             Operation(path: "/me/bookings", method: .get) { try await myBookings($0, $1) },
@@ -227,12 +228,27 @@ struct Routes: Sendable {
 
     /// `POST /bookings/{id}/check-in`: 200 with the caller's booking checked in (`checkedInAt`),
     /// from its start − the policy's early check-in until its start + the no-show grace; a repeat
-    /// answers the booking as the first check-in left it. Another user's booking, or an id the
-    /// service could not have issued, is unknown: 404.
+    /// answers the booking as the first check-in left it. A socket with an access code needs
+    /// it in the body (`{"accessCode": "…"}`; 422 `wrongAccessCode` otherwise, never saying the
+    /// right one). Another user's booking, or an id the service could not have issued, is
+    /// unknown: 404.
     func checkIn(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
-        _ = try CheckInBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let booking = try await refusing(missing: missing) { try await store.service.checkIn(id, by: user, at: now()) }
+        let body = try CheckInBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let booking = try await refusing(missing: missing) {
+            try await store.service.checkIn(id, by: user, accessCode: body.accessCode, at: now())
+        }
+        return JSONBody.response(.ok, booking, language: language(request))
+    }
+
+    /// `POST /bookings/{id}/check-out`: 200 with the caller's checked-in booking ended
+    /// (`fulfilled`, `checkedOutAt`): its slot and its place in the caller's limit are free at
+    /// once. 409 `notCheckedIn`, `alreadyCheckedOut`, `alreadyCancelled`. Another user's
+    /// booking, or an id the service could not have issued, is unknown: 404.
+    func checkOut(_ request: Request, _ context: ServiceContext) async throws -> Response {
+        let (id, user, missing) = try bookingOfCaller(context)
+        _ = try CheckOutBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let booking = try await refusing(missing: missing) { try await store.service.checkOut(id, by: user, at: now()) }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
@@ -306,8 +322,8 @@ struct Routes: Sendable {
     }
 }
 
-/// `GET /stations`' answer: the stations themselves (id, name, city, time zone, sockets, …)
-/// and the paging of ``StationPage``.
+/// `GET /stations`' answer: the stations themselves (id, name, city, time zone, sockets, …) as
+/// clients may see them (``Station/shown``) and the paging of ``StationPage``.
 struct StationList: Encodable {
     var stations: [Station]
     var page: Int
@@ -316,10 +332,25 @@ struct StationList: Encodable {
     var hasMore: Bool
 
     init(_ page: StationPage) {
-        stations = page.stations.map(\.station)
+        stations = page.stations.map(\.station.shown)
         self.page = page.page
         pageSize = page.pageSize
         totalCount = page.totalCount
         hasMore = page.hasMore
+    }
+}
+
+extension Station {
+    /// The station as API clients see it: without its sockets' access codes (a code is what a
+    /// check-in at the socket must present, so only the socket itself shows it). Every answer
+    /// that carries a station or a socket goes through this.
+    var shown: Station {
+        var station = self
+        station.sockets = sockets.map { socket in
+            var socket = socket
+            socket.accessCode = nil
+            return socket
+        }
+        return station
     }
 }

@@ -8,7 +8,7 @@ import SlotScheduler
 ///
 /// Where the library keeps request ids (a reservation, any socket, a reschedule), the key is the
 /// request id: kept by the store, across restarts and instances. For the other changes (holds,
-/// confirm, release, check-in, cancel) ``IdempotencyMiddleware`` keeps the first answer.
+/// confirm, release, check-in, check-out, cancel) ``IdempotencyMiddleware`` keeps the first answer.
 enum IdempotencyKey {
     /// The header's key: `nil` without one; a 422 `invalidRequestID`, as for a body's
     /// `requestID`, when it is not a request id as the library takes them (1 to 128 UTF-8 bytes,

@@ -4,8 +4,8 @@ import SlotScheduler
 import Synchronization
 
 /// Keeps the first answer to each `Idempotency-Key` of a caller, for the changes whose store keeps
-/// no request id (holds, confirm, release, check-in, cancel), and answers a repeat with it
-/// (draft-ietf-httpapi-idempotency-key-header):
+/// no request id (holds, confirm, release, check-in, check-out, cancel), and answers a repeat
+/// with it (draft-ietf-httpapi-idempotency-key-header):
 /// - the same key with another request (method, path or body) is a 422 (`idempotencyKeyReused`);
 /// - a repeat while the first is still being answered waits for it and gets its answer;
 /// - an answer of 5xx is not kept (its outcome is unknown): the repeat runs again.
