@@ -97,3 +97,28 @@ extension ThreadsAnalysis {
         }
     }
 }
+
+extension ThreadsAnalysis {
+    /// I21 in the history: a check-out accepted only of a booking some check-in of which
+    /// (accepted, or of unknown outcome) began before the check-out ended; a check-out refused
+    /// `notCheckedIn` only of a booking with no accepted check-in that ended before it began.
+    mutating func checkCheckOuts() {
+        guard history.contains(where: { $0.kind == .checkOut }) else { return }
+        var checkIns: [UInt64: [Int]] = [:]
+        for (i, op) in history.enumerated() where op.kind == .checkIn && (op.outcome == -1 || op.outcome == -2) {
+            checkIns[op.booking, default: []].append(i)
+        }
+        for (i, op) in history.enumerated() where op.kind == .checkOut {
+            let ins = checkIns[op.booking] ?? []
+            if op.outcome == -1, !ins.contains(where: { history[$0].invoke < op.complete }) {
+                violate(.I21, at: i, "booking \(op.booking) was checked out without a check-in before it")
+            }
+            // A move clears a check-in: only a booking never moved says "checked in" for sure.
+            if op.outcome == Reasons.code(.notCheckedIn), (placements[op.booking]?.count ?? 1) == 1,
+                ins.contains(where: { history[$0].outcome == -1 && history[$0].complete < op.invoke })
+            {
+                violate(.I21, at: i, "booking \(op.booking) was refused as not checked in after its check-in")
+            }
+        }
+    }
+}

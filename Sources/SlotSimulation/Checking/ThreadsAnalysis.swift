@@ -83,6 +83,8 @@ struct ThreadsAnalysis {
             // I18, I19: check-ins and the no-show limit.
             checkCheckIns()
             checkNoShowLimits(segments, made: made)
+            // I21: check-outs only of checked-in bookings.
+            checkCheckOuts()
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.

@@ -224,9 +224,16 @@ struct WorkloadDraw {
         return rng.below(8) == 0 ? code + "-wrong" : code
     }
 
-    /// A check-out of a recently checked-in booking, by its owner or 1 in 8 by `user`.
+    /// A check-out of a recently checked-in booking, by its owner or 1 in 8 by `user`; 1 in 4 of a
+    /// recent booker's booking drawn as a cancel's, most of them never checked in (which a store
+    /// must refuse as `notCheckedIn`).
     func drawCheckOut(_ rng: inout SplitMix64, user: UInt64, pools: DrawPools) -> DrawnOperation {
-        guard !pools.checkedIn.isEmpty else { return .nothingToCheckOut(user: user) }
+        if pools.checkedIn.isEmpty || rng.below(4) == 0 {
+            if case .cancel(let booking, let owner, let by) = drawCancel(&rng, user: user, pools: pools) {
+                return .checkOut(booking: booking, owner: owner, by: by)
+            }
+            return .nothingToCheckOut(user: user)
+        }
         let b = pools.checkedIn[rng.below(pools.checkedIn.count)]
         return .checkOut(booking: b.booking, owner: b.owner, by: rng.below(8) == 0 ? user : b.owner)
     }

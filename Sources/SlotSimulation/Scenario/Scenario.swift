@@ -185,7 +185,8 @@ public struct Workload: Codable, Sendable, Equatable {
         /// Check-ins of a recent booking, mostly by its owner, early, in time or late (I18, I19),
         /// with its socket's access code when it has one (1 in 8 a wrong one).
         public var checkIn: Int?
-        /// Check-outs of a recently checked-in booking, mostly by its owner (I21).
+        /// Check-outs of a recently checked-in booking, mostly by its owner; 1 in 4 of a recent
+        /// booking, mostly not checked in (I21).
         public var checkOut: Int?
 
         public init(
