@@ -22,6 +22,9 @@ struct CatalogLayout: Sendable {
     /// The place of each flat socket in `Slot`'s order (station id, then socket id): what orders
     /// a user's bookings that start at the same instant, as ``UserBookings`` orders them.
     let slotRank: [Int32]
+    /// The access code of each flat socket (`Socket.accessCode`), retired ones included; `nil`
+    /// for none. A check-in compares the code presented with it (``acceptsAccessCode(_:socket:)``).
+    let accessCodes: [String?]
 
     init(_ catalog: Catalog) {
         let record = catalog.record
@@ -34,6 +37,7 @@ struct CatalogLayout: Sendable {
         var socketLocal = [Int32](repeating: 0, count: total)
         var regular = [UInt32](repeating: 0, count: total)
         var names = [(StationID, SocketID)](repeating: ("", ""), count: total)
+        var codes = [String?](repeating: nil, count: total)
         for (i, station) in record.stations.enumerated() {
             stationIndex[station.id] = Int32(i)
             for (k, f) in record.flatIndices[i].enumerated() {
@@ -41,6 +45,7 @@ struct CatalogLayout: Sendable {
                 socketStation[Int(f)] = Int32(i)
                 socketLocal[Int(f)] = Int32(k)
                 names[Int(f)] = (station.id, socket.id)
+                codes[Int(f)] = socket.accessCode
                 if k < inService[i] { regular[Int(f)] = (socket.openingHours ?? station.openingHours).mask }
             }
         }
@@ -48,6 +53,7 @@ struct CatalogLayout: Sendable {
         self.socketStation = socketStation
         self.socketLocal = socketLocal
         self.regular = regular
+        accessCodes = codes
         var rank = [Int32](repeating: 0, count: total)
         for (place, socket) in names.indices.sorted(by: { names[$0] < names[$1] }).enumerated() {
             rank[socket] = Int32(place)
@@ -58,9 +64,17 @@ struct CatalogLayout: Sendable {
     /// The flat indices of the sockets in service of station `index`, in catalog order.
     func socketsInService(of index: Int32) -> [Int32] { Array(socketsOf[Int(index)].prefix(inService[Int(index)])) }
 
+    /// Whether `presented` opens flat socket `socket`, as the core's check-in decides it
+    /// (`Socket.opens(with:)`).
+    func acceptsAccessCode(_ presented: String?, socket: Int32) -> Bool {
+        guard accessCodes.indices.contains(Int(socket)) else { return true }
+        return Socket.opens(expected: accessCodes[Int(socket)], presented: presented)
+    }
+
     /// The columns ``booking(_:operation:)`` reads, in order.
     static let columns =
-        "id, station_idx, socket_idx, day, hour, user_id, start_at, created_at, request_id, reminder, status, checked_in_at"
+        "id, station_idx, socket_idx, day, hour, user_id, start_at, created_at, request_id, reminder, status, "
+        + "checked_in_at, checked_out_at"
 
     /// Runs a row decode, turning a decoding failure into a store error that names the operation.
     static func decoding<T>(_ operation: String, _ body: () throws -> T) throws(PostgresStoreError) -> T {
@@ -83,10 +97,11 @@ struct CatalogLayout: Sendable {
 
     /// A booking from a row of ``columns``.
     func booking(_ row: PostgresRow, operation: String) throws(PostgresStoreError) -> Booking {
-        let (id, _, socket, day, hour, user, start, created, request, reminder, status, checkedIn) =
+        let (id, _, socket, day, hour, user, start, created, request, reminder, status, checkedIn, checkedOut) =
             try Self.decoding(operation) {
                 try row.decode(
-                    (Int64, Int32, Int32, Int32, Int32, Int64, Int64, Int64, String?, Int64?, String, Int64?).self)
+                    (Int64, Int32, Int32, Int32, Int32, Int64, Int64, Int64, String?, Int64?, String, Int64?, Int64?)
+                        .self)
             }
         guard let parsed = Booking.Status(rawValue: status) else {
             throw PostgresStoreError(.unexpectedRow, operation: operation, message: "booking \(id) status \(status)")
@@ -98,6 +113,7 @@ struct CatalogLayout: Sendable {
             createdAt: Instant(secondsSinceEpoch: created), requestID: request.map(RequestID.init(rawValue:)),
             reminderOffsetSeconds: reminder, status: parsed)
         booking.checkedInAt = checkedIn.map(Instant.init(secondsSinceEpoch:))
+        booking.checkedOutAt = checkedOut.map(Instant.init(secondsSinceEpoch:))
         return booking
     }
 

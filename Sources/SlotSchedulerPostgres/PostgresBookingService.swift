@@ -45,6 +45,11 @@ public final class PostgresBookingService: BookingService, Service {
     public var policyVersion: Int32 { state.withLock { $0.version } }
     /// The rules in force and their policy version, read together.
     var rulesAndVersion: (rules: Rules, version: Int32) { state.withLock { ($0.rules, $0.version) } }
+    /// The rules in force, their policy version and the catalog's layout, read together: the
+    /// access codes a check-in compares are those of the catalog of that version.
+    var inForce: (rules: Rules, version: Int32, layout: CatalogLayout) {
+        state.withLock { ($0.rules, $0.version, $0.layout) }
+    }
 
     /// Connects, applies pending migrations and registers the catalog.
     ///
@@ -401,12 +406,15 @@ public final class PostgresBookingService: BookingService, Service {
     }
 
     /// One page of one of the user's lists, read as a page: the rows of the list from the user's
-    /// index on (user_id, start_at) (`bookings_user_active`, or `bookings_user_closed` for the
-    /// cancelled list), in the list's order, `page.limit + 1` of them (the last tells
-    /// `BookingPage.hasMore`) after `page.offset`.
+    /// indices on (user_id, start_at) (`bookings_user_active` for the active bookings,
+    /// `bookings_user_fulfilled` for those checked out and `bookings_user_cancelled` for the
+    /// cancelled and displaced ones, migration 14), in the list's order, `page.limit + 1` of them
+    /// (the last tells `BookingPage.hasMore`) after `page.offset`. The fulfilled list is the
+    /// checked-in active bookings and the checked-out ones, as ``UserBookings`` splits them: the
+    /// first `page.offset + page.limit + 1` of each part, each read in order from its index, merged.
     ///
-    /// - Complexity: reads `page.offset + page.limit + 1` rows of the list, whatever the user's
-    ///   history.
+    /// - Complexity: reads `page.offset + page.limit + 1` rows of the list (for the fulfilled list,
+    ///   at most that many of each of its two parts), whatever the user's history.
     public func bookings(of user: UserID, in list: BookingList, at now: Instant, page: PageRequest) async throws
         -> BookingPage
     {
@@ -415,21 +423,38 @@ public final class PostgresBookingService: BookingService, Service {
         let (difference, overflow) = now.secondsSinceEpoch.subtractingReportingOverflow(rules.policy.noShowGraceSeconds)
         let cutoff = overflow ? Int64.min : difference
         let (limit, offset) = (Int64(page.limit) + 1, Int64(page.offset))
+        let rank = layout.slotRank
         // Fixed SQL and integers this function computed: nothing from the caller is spliced in.
-        let (filter, order): (String, String) =
-            switch list {
-            case .upcoming: ("status = 'active' AND checked_in_at IS NULL AND start_at > \(cutoff)", "ASC")
-            case .fulfilled: ("status = 'active' AND checked_in_at IS NOT NULL", "DESC")
-            case .noShow: ("status = 'active' AND checked_in_at IS NULL AND start_at <= \(cutoff)", "DESC")
-            case .cancelled: ("status <> 'active'", "DESC")
-            }
-        let query: PostgresQuery = """
+        // Each filter states its index's predicate as the index does. A list read from one index:
+        func one(_ filter: String, _ order: String) -> PostgresQuery {
+            """
             SELECT \(unescaped: CatalogLayout.columns) FROM bookings
             WHERE user_id = \(raw) AND \(unescaped: filter)
-            ORDER BY start_at \(unescaped: order), (\(layout.slotRank)::integer[])[socket_idx + 1] \(unescaped: order),
+            ORDER BY start_at \(unescaped: order), (\(rank)::integer[])[socket_idx + 1] \(unescaped: order),
                 id \(unescaped: order)
             LIMIT \(limit) OFFSET \(offset)
             """
+        }
+        let query: PostgresQuery
+        switch list {
+        case .fulfilled:
+            let (sum, overflow) = offset.addingReportingOverflow(limit)
+            let head = overflow ? Int64.max : sum
+            query = """
+                SELECT \(unescaped: CatalogLayout.columns) FROM (
+                    (SELECT * FROM bookings WHERE user_id = \(raw) AND status = 'active' AND checked_in_at IS NOT NULL
+                     ORDER BY start_at DESC, (\(rank)::integer[])[socket_idx + 1] DESC, id DESC LIMIT \(head))
+                    UNION ALL
+                    (SELECT * FROM bookings WHERE user_id = \(raw) AND status = 'fulfilled'
+                     ORDER BY start_at DESC, (\(rank)::integer[])[socket_idx + 1] DESC, id DESC LIMIT \(head))
+                ) AS b
+                ORDER BY start_at DESC, (\(rank)::integer[])[socket_idx + 1] DESC, id DESC
+                LIMIT \(limit) OFFSET \(offset)
+                """
+        case .upcoming: query = one("status = 'active' AND checked_in_at IS NULL AND start_at > \(cutoff)", "ASC")
+        case .noShow: query = one("status = 'active' AND checked_in_at IS NULL AND start_at <= \(cutoff)", "DESC")
+        case .cancelled: query = one("status IN ('cancelled', 'displaced')", "DESC")
+        }
         let rows = try await selectBookings(query, operation: "bookings page")
         return BookingPage(bookings: Array(rows.prefix(page.limit)), hasMore: rows.count > page.limit)
     }

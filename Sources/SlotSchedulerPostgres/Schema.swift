@@ -47,6 +47,10 @@ enum Schema {
         Migration(
             version: 13, name: "a repeated reservation compared with the slot it asked for, not where it moved",
             sql: sql(PackageResources.v13_sql)),
+        Migration(
+            version: 14,
+            name: "check-out: fulfilled bookings and checked_out_at; check-in with the socket's access code",
+            sql: sql(PackageResources.v14_sql)),
     ]
 
     /// A migration file's text.

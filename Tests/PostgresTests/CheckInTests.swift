@@ -36,17 +36,6 @@ struct CheckInTests {
             schema: TestDatabase.freshSchema(tag), stations: LifecycleFixture.stations, policy: policy)
     }
 
-    func refusal(_ body: () async throws -> some Any) async -> Rejection? {
-        do {
-            _ = try await body()
-            Issue.record("accepted, expected a refusal")
-            return nil
-        } catch let rejection as Rejection { return rejection } catch {
-            Issue.record("not a refusal: \(error)")
-            return nil
-        }
-    }
-
     /// The check-in window follows the policy the store writes (migration 12): after
     /// `updatePolicy` with 5 minutes early and 2 minutes' grace, the database refuses and accepts
     /// at those bounds; no column of the deployment row is generated (with defaults of its own).
@@ -88,7 +77,9 @@ struct CheckInTests {
         let early = await refusal { try await store.checkIn(booking.id, by: 1, at: opens - .seconds(1)) }
         #expect(early?.reason == .checkInNotOpen && early?.instant == opens && early?.booking == booking.id)
         var expected = Rejection?.none
-        do { _ = try scheduler.checkIn(mine.id, by: 1, at: opens - .seconds(1)) } catch { expected = error }
+        do { _ = try scheduler.checkIn(mine.id, by: 1, accessCode: nil, at: opens - .seconds(1)) } catch {
+            expected = error
+        }
         expected?.booking = booking.id
         #expect(early == expected)
         #expect(await refusal { try await store.checkIn(booking.id, by: 2, at: opens) }?.reason == .notOwner)

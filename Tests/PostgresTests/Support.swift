@@ -191,4 +191,17 @@ func invariantViolations(_ bookings: [Booking], rules: Rules, at now: Instant) -
     }
     return problems
 }
+
+/// The refusal `body` ends in, recording an issue when it is accepted or fails otherwise.
+func refusal(_ body: () async throws -> some Any) async -> Rejection? {
+    do {
+        _ = try await body()
+        Issue.record("accepted, expected a refusal")
+        return nil
+    } catch let rejection as Rejection { return rejection } catch {
+        Issue.record("not a refusal: \(error)")
+        return nil
+    }
+}
+
 #endif

@@ -40,11 +40,23 @@ extension Rules {
         }
     }
 
-    /// Whether `presented` opens socket `ref`: a socket without a code needs none; one with a
-    /// code needs exactly it. Compared in time that depends on the lengths only, not on where
-    /// the first difference is.
+    /// Whether `presented` opens socket `ref` (``Socket/opens(with:)``).
     func acceptsAccessCode(_ presented: String?, at ref: SlotRef) -> Bool {
-        guard let expected = catalog.socket(ref)?.accessCode else { return true }
+        catalog.socket(ref)?.opens(with: presented) ?? true
+    }
+}
+
+extension Socket {
+    /// Whether `presented` opens this socket: the one access-code rule. A socket without a code
+    /// needs none; one with a code needs exactly it (`nil` is wrong). Compared in time that
+    /// depends on the lengths only, not on where the first difference is.
+    public func opens(with presented: String?) -> Bool {
+        Self.opens(expected: accessCode, presented: presented)
+    }
+
+    /// ``opens(with:)`` for a socket whose code is `expected`.
+    package static func opens(expected: String?, presented: String?) -> Bool {
+        guard let expected else { return true }
         guard let presented else { return false }
         let (a, b) = (Array(presented.utf8), Array(expected.utf8))
         guard a.count == b.count else { return false }
