@@ -579,8 +579,8 @@ MUTANTS = [
         filter="PostgresTests",
         quick="PageTests",
         needs="Postgres",
-        edits=[("(\\(layout.slotRank)::integer[])[socket_idx + 1] \\(unescaped: order),\n",
-                "socket_idx \\(unescaped: order),\n")],
+        edits=[("ORDER BY start_at \\(unescaped: order), (\\(rank)::integer[])[socket_idx + 1] \\(unescaped: order),\n",
+                "ORDER BY start_at \\(unescaped: order), socket_idx \\(unescaped: order),\n")],
     ),
     dict(
         name="pg-migrations-forget-grants",
