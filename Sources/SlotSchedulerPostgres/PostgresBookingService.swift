@@ -410,7 +410,7 @@ public final class PostgresBookingService: BookingService, Service {
     /// `bookings_user_fulfilled` for those checked out and `bookings_user_cancelled` for the
     /// cancelled and displaced ones, migration 14), in the list's order, `page.limit + 1` of them
     /// (the last tells `BookingPage.hasMore`) after `page.offset`. The fulfilled list is the
-    /// checked-in active bookings and the checked-out ones, as ``UserBookings`` splits them: the
+    /// checked-in active bookings and the checked-out ones, as `UserBookings` splits them: the
     /// first `page.offset + page.limit + 1` of each part, each read in order from its index, merged.
     ///
     /// - Complexity: reads `page.offset + page.limit + 1` rows of the list (for the fulfilled list,

@@ -11,7 +11,7 @@ public struct Booking: Hashable, Codable, Sendable, Identifiable {
     /// How long before ``start`` the user wants a reminder, in seconds.
     public var reminderOffsetSeconds: Int64?
     public var status: Status
-    /// When its owner checked it in, if they did (see ``Ledger/checkIn(_:by:at:)``); `nil` in the
+    /// When its owner checked it in, if they did (see ``Ledger/checkIn(_:by:accessCode:at:)``); `nil` in the
     /// `reserved` event that made it.
     public var checkedInAt: Instant?
     /// When its owner checked it out, ending the session it checked in for (see

@@ -34,7 +34,7 @@ extension Rules {
     }
 
     /// The refusal of a check-in of `booking` by `user` at `now` for `reason`, as
-    /// ``Ledger/checkIn(_:by:at:)`` gives it (for the window's reasons, its bound in the station's
+    /// ``Ledger/checkIn(_:by:accessCode:at:)`` gives it (for the window's reasons, its bound in the station's
     /// zone). The store decides the reason; this builds the same ``Rejection``.
     public func checkInRefusal(_ reason: Rejection.Reason, of booking: Booking, by user: UserID, at now: Instant)
         -> Rejection

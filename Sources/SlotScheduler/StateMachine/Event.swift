@@ -17,7 +17,7 @@ public enum Event: Hashable, Codable, Sendable {
     case holdConfirmed(Booking)
     /// A user released their hold of a slot.
     case holdReleased(Slot, user: UserID, at: Instant)
-    /// Its owner checked a booking in (see ``Ledger/checkIn(_:by:at:)``).
+    /// Its owner checked a booking in (see ``Ledger/checkIn(_:by:accessCode:at:)``).
     case checkedIn(BookingID, user: UserID, at: Instant)
     /// Its owner checked a checked-in booking out, ending its session (see
     /// ``Ledger/checkOut(_:by:at:)``): the booking is fulfilled, its slot freed.

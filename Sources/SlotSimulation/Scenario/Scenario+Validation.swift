@@ -75,7 +75,7 @@ public struct PreparedScenario: Sendable {
         return nil
     }
     func slot(ofCell cell: Int32) -> Slot { rules.catalog.slot(refs[Int(cell)]) }
-    /// The access code of a cell's socket, if it has one (``Socket/accessCode``).
+    /// The access code of a cell's socket, if it has one (`Socket.accessCode`).
     func accessCode(ofCell cell: Int32) -> String? { rules.catalog.socket(refs[Int(cell)])?.accessCode }
     public var operations: Int { scenario.workload?.operations ?? 0 }
 

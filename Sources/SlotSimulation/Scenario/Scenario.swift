@@ -296,7 +296,7 @@ public struct Step: Codable, Sendable, Equatable {
     public var minimumPowerKW: Double?
     /// For `reserve`: a reminder this many seconds before the start.
     public var reminderSeconds: Int64?
-    /// For `checkIn`: the code presented (the socket's ``Socket/accessCode``, or a wrong one).
+    /// For `checkIn`: the code presented (the socket's `accessCode`, or a wrong one).
     public var accessCode: String?
 
     public init(
