@@ -178,6 +178,15 @@ struct TargetRun {
                     let (owner, booking, _) = state.booked[rng.below(state.booked.count)]
                     return .read(user: owner, booking: booking)
                 }
+                if (58..<63).contains(roll), ops.checkIn != nil, !state.booked.isEmpty {
+                    let (owner, booking, slot) = state.booked[rng.below(state.booked.count)]
+                    return .checkIn(user: owner, booking: booking, slot: slot)
+                }
+                if (63..<67).contains(roll), ops.checkOut != nil, !state.booked.isEmpty {
+                    // Out of the pool while it is sent, as a cancel; back in when refused.
+                    let (owner, booking, slot) = state.booked.remove(at: rng.below(state.booked.count))
+                    return .checkOut(user: owner, booking: booking, slot: slot)
+                }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])
             }
@@ -192,6 +201,9 @@ struct TargetRun {
         case cancel(user: UInt64, booking: String)
         case reschedule(user: UInt64, booking: String, from: Slot, to: Slot, key: String)
         case read(user: UInt64, booking: String)
+        /// A check-in of the user's booking at `slot`, with its socket's code.
+        case checkIn(user: UInt64, booking: String, slot: Slot)
+        case checkOut(user: UInt64, booking: String, slot: Slot)
     }
 
     private func perform(
@@ -247,6 +259,8 @@ struct TargetRun {
             if done.kind != .info {
                 shared.state.withLock { $0.booked.append((user, booking, done.kind == .ok ? to : from)) }
             }
+        case .checkOut(let user, let booking, let slot) where done.kind == .fail:
+            shared.state.withLock { $0.booked.append((user, booking, slot)) }
         default: break
         }
         shared.state.withLock { $0.history.append(done) }
@@ -296,13 +310,26 @@ struct TargetRun {
                 index: index, process: process, kind: .invoke, operation: "read", user: user, booking: booking,
                 time: 0)
             return (event, values, operations.booking)
+        case .checkIn(let user, let booking, let slot), .checkOut(let user, let booking, let slot):
+            var values = Adapter.Values(user: user)
+            values.booking = booking
+            let isCheckIn: Bool
+            if case .checkIn = planned { isCheckIn = true } else { isCheckIn = false }
+            if isCheckIn { values.accessCode = socket(of: slot)?.accessCode }
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: isCheckIn ? "checkIn" : "checkOut",
+                user: user, slot: Self.key(slot), booking: booking, time: 0)
+            return (event, values, isCheckIn ? operations.checkIn : operations.checkOut)
         }
     }
 
     /// The connector of `slot`'s socket in the scenario's catalog.
-    private func connector(of slot: Slot) -> String {
+    private func connector(of slot: Slot) -> String { socket(of: slot)?.connector.rawValue ?? "" }
+
+    /// `slot`'s socket in the scenario's catalog.
+    private func socket(of slot: Slot) -> Socket? {
         let station = prepared.rules.catalog.stations.first { $0.id == slot.station }
-        return station?.sockets.first { $0.id == slot.socket }?.connector.rawValue ?? ""
+        return station?.sockets.first { $0.id == slot.socket }
     }
 
     // MARK: Reading back

@@ -107,4 +107,57 @@ struct TargetLifecycleCheckTests {
         let cancelled = made + R.cancel(1, user: 1, "b1", .ok, at: 1) + read(2, .fail, at: 2)
         #expect(SafetyCheck.check(history: cancelled, listed: listed, limit: 5).isEmpty)
     }
+
+    /// A check-out answered as made ends its booking as a cancel does: its slot is free for the
+    /// next reservation, and the booking must not be live at the end.
+    @Test func anAcknowledgedCheckOutFreesTheSlot() throws {
+        func checkOut(_ index: Int, _ kind: TargetEvent.Kind, reason: String? = nil, at: Int64) -> [TargetEvent] {
+            R.cancel(index, user: 1, "b1", kind, reason: reason, at: at).map {
+                var event = $0
+                event.operation = "checkOut"
+                return event
+            }
+        }
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let ended = made + checkOut(1, .ok, at: 1) + R.reserve(2, user: 2, R.tomorrow, .ok, booking: "b2", at: 2)
+        let listed = [
+            ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: false),
+            ListedBooking(id: "b2", user: 2, slot: R.tomorrow, live: true),
+        ]
+        #expect(try R.judge(ended, listed: listed).findings.map(\.explanation) == [])
+        #expect(SafetyCheck.check(history: ended, listed: listed, limit: 5).isEmpty)
+        // Refused as not checked in: the booking stays, and the slot stays taken.
+        let refused =
+            made + checkOut(1, .fail, reason: "notCheckedIn", at: 1)
+            + R.reserve(2, user: 2, R.tomorrow, .ok, booking: "b2", at: 2)
+        #expect(!(try R.judge(refused, listed: listed).findings.isEmpty))
+        // Answered as made, but still live at the end: the check-out was not applied.
+        let stillLive = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
+        #expect(
+            SafetyCheck.check(history: made + checkOut(1, .ok, at: 1), listed: stillLive, limit: 5).map(\.invariant)
+                == ["acknowledged cancels applied"])
+    }
+
+    /// A check-in presents its socket's code; a socket without one sends no `accessCode` at all.
+    @Test func aCheckInSendsTheCodeOnlyWhenTheSocketHasOne() throws {
+        let adapter = try JSONDecoder().decode(
+            Adapter.self,
+            from: Data(
+                #"""
+                {"version": 1, "operations": {
+                   "reserve": {"method": "POST", "path": "/r"}, "bookings": {"method": "GET", "path": "/b"},
+                   "checkIn": {"method": "POST", "path": "/bookings/{booking}/check-in", "body": {"accessCode": "{accessCode}", "x": 1}}},
+                 "answers": {"accepted": [200], "refused": [409], "booking": "/id",
+                   "list": {"items": "", "id": "/id", "station": "/s", "socket": "/k", "date": "/d", "hour": "/h"}}}
+                """#.utf8))
+        let template = try #require(adapter.operations.checkIn)
+        var values = Adapter.Values(user: 3)
+        values.booking = "b 7"
+        let open = adapter.render(template, values, token: nil)
+        #expect(open.path == "/bookings/b%207/check-in")
+        #expect(String(decoding: try #require(open.body), as: UTF8.self) == #"{"x":1}"#)
+        values.accessCode = "QR-1"
+        let coded = adapter.render(template, values, token: nil)
+        #expect(String(decoding: try #require(coded.body), as: UTF8.self) == #"{"accessCode":"QR-1","x":1}"#)
+    }
 }

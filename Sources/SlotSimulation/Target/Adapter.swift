@@ -45,12 +45,20 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var reschedule: Request?
         /// Optional: read the user's booking `{booking}`: answered as accepted while it exists.
         public var booking: Request?
+        /// Optional: check the user's booking `{booking}` in, presenting `{accessCode}` (its
+        /// socket's code in the scenario's catalog; a body member that is exactly `{accessCode}`
+        /// is left out for a socket without one).
+        public var checkIn: Request?
+        /// Optional: check the user's booking `{booking}` out: answered as accepted, it ends the
+        /// booking as a cancel does (it is no longer live, its slot and its user's limit free).
+        public var checkOut: Request?
 
         /// The operations the adapter names, by the name the history gives them.
         var named: [(String, Request)] {
             [("reserve", reserve), ("bookings", bookings)]
                 + [
                     ("cancel", cancel), ("anySocket", anySocket), ("reschedule", reschedule), ("booking", booking),
+                    ("checkIn", checkIn), ("checkOut", checkOut),
                 ].compactMap { name, request in request.map { (name, $0) } }
         }
     }

@@ -28,8 +28,15 @@ extension Adapter {
         public var page = 0
         /// The connector of the socket a request names (an any-socket request asks for it).
         public var connector = ""
+        /// The code a check-in presents: its socket's ``Socket/accessCode``; `nil` for a socket
+        /// without one, and a body member that is exactly `{accessCode}` is then left out.
+        public var accessCode: String?
 
         public init(user: UInt64) { self.user = user }
+
+        /// Whether placeholder `name` has no value here, so a body member that is exactly it is
+        /// left out (rather than sent empty).
+        func isAbsent(_ name: String) -> Bool { name == "accessCode" && accessCode == nil }
 
         func text(_ name: String) -> String? {
             switch name {
@@ -42,6 +49,7 @@ extension Adapter {
             case "booking": booking
             case "page": String(page)
             case "connector": connector
+            case "accessCode": accessCode
             default: nil
             }
         }
@@ -85,7 +93,16 @@ extension Adapter {
             }
             return .string(fill(text, values))
         case .array(let items): return .array(items.map { fill($0, values) })
-        case .object(let object): return .object(object.mapValues { fill($0, values) })
+        case .object(let object):
+            return .object(
+                object.compactMapValues { member in
+                    if case .string(let text) = member, text.hasPrefix("{"), text.hasSuffix("}"),
+                        values.isAbsent(String(text.dropFirst().dropLast()))
+                    {
+                        return nil
+                    }
+                    return fill(member, values)
+                })
         default: return template
         }
     }

@@ -142,7 +142,7 @@ public struct RulesCheck {
             switch call.invoke.operation {
             case "reserve", "anySocket": reserve(k, call, resolved: resolved[k])
             case "reschedule": reschedule(k, call)
-            case "cancel": cancel(k, call, live: listed)
+            case "cancel", "checkOut": cancel(k, call, live: listed)
             default: break
             }
         }
@@ -292,7 +292,9 @@ public struct RulesCheck {
         case .ok: break
         case .fail where call.done?.reason == TargetEvent.retryLater: return
         case .fail:
-            guard let reason = adapter.reason(call.done?.reason), [.alreadyCancelled, .unknownBooking].contains(reason)
+            // A check-out refused as not checked in says nothing of whether the booking is live.
+            guard let reason = adapter.reason(call.done?.reason),
+                [.alreadyCancelled, .alreadyCheckedOut, .unknownBooking].contains(reason)
             else { return }
             op.kind = .refusedInactive
         case nil, .info, .invoke:

@@ -42,7 +42,8 @@ public enum SafetyCheck {
             case "reserve" where event.kind == .ok, "anySocket" where event.kind == .ok:
                 if let booking = event.booking { made[booking] = made[booking] ?? index }
                 if let key = event.requestID { keys["\(event.user)/\(key)", default: []].append(index) }
-            case "cancel":
+            case "cancel", "checkOut":
+                // A check-out ends its booking as a cancel does: the same promises hold.
                 if let booking = event.booking { cancels[booking, default: []].append((index, event.kind)) }
             default: break
             }
