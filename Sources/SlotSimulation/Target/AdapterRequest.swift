@@ -28,7 +28,7 @@ extension Adapter {
         public var page = 0
         /// The connector of the socket a request names (an any-socket request asks for it).
         public var connector = ""
-        /// The code a check-in presents: its socket's ``Socket/accessCode``; `nil` for a socket
+        /// The code a check-in presents: its socket's `Socket.accessCode`; `nil` for a socket
         /// without one, and a body member that is exactly `{accessCode}` is then left out.
         public var accessCode: String?
 
