@@ -310,17 +310,26 @@ struct TargetRun {
                 index: index, process: process, kind: .invoke, operation: "read", user: user, booking: booking,
                 time: 0)
             return (event, values, operations.booking)
-        case .checkIn(let user, let booking, let slot), .checkOut(let user, let booking, let slot):
-            var values = Adapter.Values(user: user)
-            values.booking = booking
-            let isCheckIn: Bool
-            if case .checkIn = planned { isCheckIn = true } else { isCheckIn = false }
-            if isCheckIn { values.accessCode = socket(of: slot)?.accessCode }
-            let event = TargetEvent(
-                index: index, process: process, kind: .invoke, operation: isCheckIn ? "checkIn" : "checkOut",
-                user: user, slot: Self.key(slot), booking: booking, time: 0)
-            return (event, values, isCheckIn ? operations.checkIn : operations.checkOut)
+        case .checkIn(let user, let booking, let slot):
+            var (event, values) = Self.session("checkIn", user: user, booking: booking, slot: slot, index, process)
+            values.accessCode = socket(of: slot)?.accessCode
+            return (event, values, operations.checkIn)
+        case .checkOut(let user, let booking, let slot):
+            let (event, values) = Self.session("checkOut", user: user, booking: booking, slot: slot, index, process)
+            return (event, values, operations.checkOut)
         }
+    }
+
+    /// The invocation and placeholders of a check-in or check-out of `booking` at `slot`.
+    private static func session(
+        _ operation: String, user: UInt64, booking: String, slot: Slot, _ index: Int, _ process: Int
+    ) -> (TargetEvent, Adapter.Values) {
+        var values = Adapter.Values(user: user)
+        values.booking = booking
+        let event = TargetEvent(
+            index: index, process: process, kind: .invoke, operation: operation, user: user, slot: key(slot),
+            booking: booking, time: 0)
+        return (event, values)
     }
 
     /// The connector of `slot`'s socket in the scenario's catalog.
