@@ -201,6 +201,7 @@ if Context.environment["SLOTSCHEDULER_CI_GRAPH"] == "1" {
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Examples/BookingService/Sources/BookingService",
             swiftSettings: swiftSettings

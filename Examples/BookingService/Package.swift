@@ -31,7 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        // The baseline endpoints of the speed table (SpeedBaselines): a bare INSERT.
+        // The baseline endpoints of the speed table (SpeedBaselines): a bare INSERT; and the
+        // service's kept Idempotency-Key answers, shared by the instances on one PostgreSQL.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -61,6 +62,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [
                 .swiftLanguageMode(.v6),

@@ -15,7 +15,8 @@
 # - abuse limits (429 with Retry-After, per user and per address);
 # - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
 #   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
-#   restarted, every 201 kept, no double booking, no user above the limit.
+#   restarted, every 201 kept, no double booking, no user above the limit; an Idempotency-Key
+#   repeat answered by the other instance as the first was.
 # Every instance is stopped however the script ends. Run from anywhere; `.ci/run` calls it under
 # a timeout. Sizes: LOAD_SECONDS (60) of the first load phase, SCHEMATHESIS_EXAMPLES (50) fuzzed
 # an operation, SIMULATE_OPERATIONS (the scenario's own) of each `schedule-sim run --target`.
@@ -242,7 +243,8 @@ timeout 120 python3 Scripts/session_check.py --url "$FIRST_URL" --secret "$SECRE
     --save "$WORK/pg-sessions.json"
 timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
     --verify "$WORK/pg-sessions.json"
-timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --secret "$SECRET"
+# Repeats sent to the other instance: the kept Idempotency-Key answers are the database's.
+timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --second-url "$URL" --secret "$SECRET"
 simulate "PostgreSQL, the restarted instance"
 health_check postgres
 stop

@@ -11,6 +11,12 @@ On LDN-1, socket 1, eight days ahead (no other check books there), as users 7101
   - a key that is not a request id (200 characters): 422 `invalidRequestID`;
   - every error is `application/problem+json` with `type`, `title`, `status`, `reason`, `message`.
 
+With `--second-url` (another instance on the same PostgreSQL database), as users 7105-7107 on
+hours 14-16, with keys of their own each run: a keyed cancel and a keyed hold answered by the first
+instance, repeated to the second: the same status and body, `Idempotent-Replayed: true`; the same
+keys with another request there: 422 `idempotencyKeyReused`; a keyed hold sent to both at once:
+one hold, both 201 with it, one of them replayed. The holds are released at the end.
+
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
 
@@ -18,6 +24,7 @@ import argparse
 import datetime
 import sys
 import threading
+import uuid
 
 from fetch import fetch
 from tally import Tally
@@ -29,9 +36,9 @@ class Checker(Tally):
         super().__init__()
         self.url, self.tokens = url.rstrip("/"), tokens
 
-    def call(self, method, path, body=None, user=7101, key=None):
+    def call(self, method, path, body=None, user=7101, key=None, url=None):
         headers = dict(self.tokens.headers(user), **({"Idempotency-Key": key} if key is not None else {}))
-        status, headers, answer = fetch(self.url + path, method, body, headers)
+        status, headers, answer = fetch((url or self.url) + path, method, body, headers)
         if status >= 400:
             problem = isinstance(answer, dict) and all(k in answer for k in ("type", "title", "status", "reason", "message"))
             self.expect(f"{method} {path}: {status} is a problem",
@@ -44,6 +51,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
     parser.add_argument("--secret", required=True, metavar="FILE")
+    parser.add_argument("--second-url", help="another instance on the same PostgreSQL database: repeats sent there")
     args = parser.parse_args()
     c = Checker(args.url, Tokens(read_secret(args.secret)))
     date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=8)).date().isoformat()
@@ -91,7 +99,61 @@ def main():
         t.join(20)
     c.expect("a keyed hold sent twice at once: both 201 with one hold",
              len(answers) == 2 and all(a[0] == 201 for a in answers) and answers[0][2] == answers[1][2], repr(answers))
+    if args.second_url:
+        across_instances(c, args.second_url.rstrip("/"), slot)
     return c.report()
+
+
+def across_instances(c, second, slot):
+    """Repeats answered by another instance on the same database (the kept answers are shared)."""
+    run = uuid.uuid4().hex[:12]
+
+    def replayed(answer):
+        return answer[1].get("Idempotent-Replayed") == "true"
+
+    booked = c.call("POST", "/reservations", slot(14), user=7105)
+    c.expect("across instances: a reservation on the first: 201", booked[0] == 201, repr(booked))
+    if booked[0] == 201:
+        path, key = f"/bookings/{booked[2]['id']}", f"x-cancel-{run}"
+        first = c.call("DELETE", path, user=7105, key=key)
+        again = c.call("DELETE", path, user=7105, key=key, url=second)
+        c.expect("across instances: a keyed cancel on the first: 204, not replayed",
+                 first[0] == 204 and not replayed(first), repr(first))
+        c.expect("its repeat on the second: 204, the same body, Idempotent-Replayed",
+                 again[0] == first[0] and again[2] == first[2] and replayed(again), repr(again))
+        other = c.call("DELETE", "/bookings/999999999", user=7105, key=key, url=second)
+        c.expect("the key on another booking, on the second: 422 idempotencyKeyReused",
+                 other[0] == 422 and other[2].get("reason") == "idempotencyKeyReused", repr(other))
+
+    key = f"x-hold-{run}"
+    first = c.call("POST", "/holds", slot(15), user=7106, key=key)
+    again = c.call("POST", "/holds", slot(15), user=7106, key=key, url=second)
+    c.expect("across instances: a keyed hold on the first: 201, not replayed",
+             first[0] == 201 and not replayed(first), repr(first))
+    c.expect("its repeat on the second: 201, the same hold, Idempotent-Replayed",
+             again[0] == first[0] and again[2] == first[2] and replayed(again)
+             and again[1].get("Content-Type") == first[1].get("Content-Type"), repr(again))
+    other = c.call("POST", "/holds", slot(16), user=7106, key=key, url=second)
+    c.expect("the key with another body, on the second: 422 idempotencyKeyReused",
+             other[0] == 422 and other[2].get("reason") == "idempotencyKeyReused", repr(other))
+
+    key, answers = f"x-hold-both-{run}", []
+
+    def hold(url):
+        answers.append(c.call("POST", "/holds", slot(16), user=7107, key=key, url=url))
+
+    threads = [threading.Thread(target=hold, args=(url,)) for url in (c.url, second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    c.expect("a keyed hold sent to both instances at once: both 201 with one hold, one replayed",
+             len(answers) == 2 and all(a[0] == 201 for a in answers) and answers[0][2] == answers[1][2]
+             and sum(replayed(a) for a in answers) == 1, repr(answers))
+
+    for user, hour in ((7106, 15), (7107, 16)):
+        released = c.call("POST", "/holds/release", slot(hour), user=user, url=second)
+        c.expect(f"user {user}'s hold released on the second: 200", released[0] == 200, repr(released))
 
 
 if __name__ == "__main__":

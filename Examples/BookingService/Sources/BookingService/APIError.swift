@@ -118,8 +118,13 @@ struct APIError: Error, Sendable {
         return error
     }()
 
-    /// 503: the first request with this key failed before it was answered; retry.
+    /// 503: the first request with this key failed before it was answered, or (answers kept in
+    /// PostgreSQL, ``SharedAnswers``) is still being answered after the repeat's wait; retry.
     static let keyInFlightFailed = outcomeUnknown
+
+    /// 503: the database of the kept answers (``SharedAnswers``) did not answer, so whether this
+    /// key's change was made is not known; retry.
+    static let keptAnswersUnavailable = outcomeUnknown
 
     /// 400: a body names a user. The user is the bearer token's `sub`, never a field a client
     /// chooses (a gateway or a client library that still sends one learns it at once).

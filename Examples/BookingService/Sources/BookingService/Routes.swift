@@ -113,7 +113,7 @@ struct Routes: Sendable {
         let anyone = router.group().add(middleware: perAddress)
         let personal = router.group().add(middleware: perAddress).add(middleware: authenticator)
             .add(middleware: RateLimitMiddleware.perUser(limits.user))
-            .add(middleware: IdempotencyMiddleware(durable: Self.keyedByTheStore, answers: KeptAnswers()))
+            .add(middleware: IdempotencyMiddleware(durable: Self.keyedByTheStore, answers: store.answers))
         for operation in operations {
             let path = RouterPath(operation.path)
             switch operation.access {

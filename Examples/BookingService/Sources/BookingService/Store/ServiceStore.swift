@@ -13,11 +13,14 @@ import SlotSimulation
 struct ServiceStore: Sendable {
     /// The store the routes call.
     let service: any BookingService
+    /// Where ``IdempotencyMiddleware`` keeps the first answer to each key: in this process for
+    /// memory and a journal (one instance), in the database for PostgreSQL (every instance).
+    let answers: any AnswerKeeper
     /// Why the store cannot take writes now, or `nil` when it can (`GET /health/ready`).
     let notReadyBecause: @Sendable () async -> String?
     /// What runs in the service group beside the server and stops after it: the journal's
     /// watch (which closes it), the PostgreSQL store (which lets its calls finish, then closes
-    /// its pool).
+    /// its pool) and the kept answers' pool.
     let services: [any Service]
 
     /// A `--store` value.
@@ -73,7 +76,7 @@ struct ServiceStore: Sendable {
             let scheduler = Scheduler(rules: prepared.rules, journaling: false)
             try await apply(to: scheduler)
             return ServiceStore(
-                service: ObservedBookingService(scheduler, store: kind.name, logger: logger),
+                service: ObservedBookingService(scheduler, store: kind.name, logger: logger), answers: KeptAnswers(),
                 notReadyBecause: { nil }, services: [])
         case .journal(let directory):
             let isNew = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.isEmpty ?? true
@@ -83,22 +86,29 @@ struct ServiceStore: Sendable {
             }
             if isNew { try await apply(to: store) }
             return ServiceStore(
-                service: ObservedBookingService(store, store: kind.name, logger: logger),
+                service: ObservedBookingService(store, store: kind.name, logger: logger), answers: KeptAnswers(),
                 notReadyBecause: { Self.notReady(store.statistics) },
                 services: [JournalStoreService(store, logger: logger)])
         case .postgres(let url):
             let store: PostgresBookingService
+            let answers: SharedAnswers
             do {
+                let configuration = try PostgresConfiguration(url: url)
                 store = try await PostgresBookingService(
-                    configuration: try PostgresConfiguration(url: url), stations: prepared.rules.catalog.stations,
+                    configuration: configuration, stations: prepared.rules.catalog.stations,
                     policy: prepared.rules.policy, logger: logger)
+                do { answers = try await SharedAnswers.open(configuration, logger: logger) } catch {
+                    await store.shutdown()
+                    throw error
+                }
             } catch {
                 throw StoreOpenError("--store \(PostgresConfiguration.redacted(url)): \(error)")
             }
             try await apply(to: store)
+            // The group stops them in reverse: the kept answers' pool, then the store.
             return ServiceStore(
-                service: ObservedBookingService(store, store: kind.name, logger: logger),
-                notReadyBecause: { await Self.notReady(store) }, services: [store])
+                service: ObservedBookingService(store, store: kind.name, logger: logger), answers: answers,
+                notReadyBecause: { await Self.notReady(store) }, services: [store, answers])
         }
     }
 
