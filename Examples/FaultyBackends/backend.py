@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
-    python3 backend.py --port 0 --limit 2 [--notice 900] [--zone Europe/London] [--fault FAULT]
+    python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--zone Europe/London] [--fault FAULT]
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
@@ -10,6 +10,11 @@ the simulator's adapter (adapter.json here) does the translating:
            201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key;
            409 {"error": "taken"|"limit"}; 422 {"error": "past"|"too soon"} (the hour starts before now + notice)
     DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"}
+    POST   /holds/{station}/{socket}/{date}/{hour}  X-User: 17   201 {"hold": {"id": "h2"}}; 409, 422 as PUT
+           (the slot is the user's for --hold seconds, and the hold counts toward the limit)
+    POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
+           200 the same again; 404 {"error": "unknown hold"} (expired, released or another's)
+    DELETE /holds/{id}                              X-User: 17   204; 404 {"error": "unknown hold"}
     GET    /people/{user}/reservations              200 [{"ref", "where": {station, socket, date, hour}, "state"}]
 
 Each fault is one classic bug, a line or two away from the correct code:
@@ -18,7 +23,9 @@ Each fault is one classic bug, a line or two away from the correct code:
 - ack-not-stored: one reservation in 40 is answered 201 and never stored;
 - ignored-keys: the idempotency key is not looked at, so a retry is a new request;
 - ignores-notice: the time rule is not applied, so an hour already begun (or gone) is booked;
-- cancel-keeps-slot: a cancel frees the booking but not its slot, which is refused as taken after.
+- cancel-keeps-slot: a cancel frees the booking but not its slot, which is refused as taken after;
+- reserve-ignores-holds: a reservation checks the slot's bookings but not its holds, so a held
+  slot is booked by someone else, and the hold's confirm books it a second time.
 The last two break no invariant of `--check safety`; `--check rules` finds them.
 """
 
@@ -34,16 +41,29 @@ from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault, notice, zone):
+    def __init__(self, limit, fault, notice, zone, hold_seconds):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
+        self.hold_seconds = hold_seconds
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
-        self.holder = {}  # slot -> ref
+        self.holds = {}  # id -> {"id", "user", "where", "expires", "booking"}, while live
+        self.holder = {}  # slot -> ref of its booking, or id of its hold
         self.keys = {}  # (user, key) -> ref
         self.count = 0
 
     def live(self, user):
-        return sum(1 for b in self.bookings.values() if b["user"] == user and b["state"] == "booked")
+        """The user's booked reservations and live holds (a confirmed hold is its booking)."""
+        self.expire()
+        booked = sum(1 for b in self.bookings.values() if b["user"] == user and b["state"] == "booked")
+        return booked + sum(1 for h in self.holds.values() if h["user"] == user and h["booking"] is None)
+
+    def expire(self):
+        """Forgets the holds whose time is up, and frees their slots."""
+        now = time.monotonic()
+        for ident in [i for i, h in self.holds.items() if h["booking"] is None and h["expires"] <= now]:
+            hold = self.holds.pop(ident)
+            if self.holder.get(tuple(hold["where"].values())) == ident:
+                del self.holder[tuple(hold["where"].values())]
 
     def too_late(self, where):
         """Why the slot's hour cannot be booked now (it starts before now + notice), or None."""
@@ -64,7 +84,9 @@ class Ledger:
                 return 200, self.bookings[self.keys[(user, key)]]
             if self.fault != "ignores-notice" and self.too_late(where):
                 return 422, self.too_late(where)
-            if slot in self.holder:
+            self.expire()
+            held = self.holder.get(slot, "")
+            if held.startswith("r") or held.startswith("h") and self.fault != "reserve-ignores-holds":
                 return 409, "taken"
             if self.fault == "limit-outside-lock":
                 if over:
@@ -91,6 +113,47 @@ class Ledger:
             booking["state"] = "cancelled"
             if self.fault != "cancel-keeps-slot":
                 self.holder.pop(tuple(booking["where"].values()), None)
+            return 204
+
+    def hold(self, user, where):
+        slot = tuple(where.values())
+        with self.lock:
+            if self.too_late(where):
+                return 422, self.too_late(where)
+            self.expire()
+            if slot in self.holder:
+                return 409, "taken"
+            if self.live(user) >= self.limit:
+                return 409, "limit"
+            self.count += 1
+            ident = f"h{self.count}"
+            expires = time.monotonic() + self.hold_seconds
+            self.holds[ident] = {"id": ident, "user": user, "where": where, "expires": expires, "booking": None}
+            self.holder[slot] = ident
+            return 201, {"id": ident}
+
+    def confirm(self, user, ident):
+        with self.lock:
+            self.expire()
+            hold = self.holds.get(ident)
+            if hold is None or hold["user"] != user:
+                return 404, "unknown hold"
+            if hold["booking"] is not None:
+                return 200, self.bookings[hold["booking"]]
+            self.count += 1
+            ref = f"r{self.count}"
+            booking = {"ref": ref, "user": user, "where": hold["where"], "state": "booked"}
+            self.bookings[ref], self.holder[tuple(hold["where"].values())], hold["booking"] = booking, ref, ref
+            return 201, booking
+
+    def release(self, user, ident):
+        with self.lock:
+            self.expire()
+            hold = self.holds.get(ident)
+            if hold is None or hold["user"] != user or hold["booking"] is not None:
+                return 404
+            del self.holds[ident]
+            self.holder.pop(tuple(hold["where"].values()), None)
             return 204
 
 
@@ -125,7 +188,27 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(status, {"error": result})
         self.answer(status, {"reservation": {"ref": result["ref"]}})
 
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        slot = re.fullmatch(r"/holds/([^/]+)/([^/]+)/(\d{4}-\d\d-\d\d)/(\d+)", self.path)
+        confirm = re.fullmatch(r"/holds/(h\d+)/confirm", self.path)
+        if self.user() is None or not (slot or confirm):
+            return self.answer(400, {"error": "bad request"})
+        if confirm:
+            status, result = self.ledger.confirm(self.user(), confirm.group(1))
+            ok = {"reservation": {"ref": result["ref"]}} if status < 300 else None
+        else:
+            where = dict(zip(("station", "socket", "date", "hour"), slot.groups()))
+            where["hour"] = int(where["hour"])
+            status, result = self.ledger.hold(self.user(), where)
+            ok = {"hold": result} if status < 300 else None
+        self.answer(status, ok or {"error": result})
+
     def do_DELETE(self):
+        hold = re.fullmatch(r"/holds/(h\d+)", self.path)
+        if hold:
+            status = self.ledger.release(self.user(), hold.group(1))
+            return self.answer(status, None if status == 204 else {"error": "unknown hold"})
         match = re.fullmatch(r"/reservations/(r\d+)", self.path)
         status = self.ledger.cancel(self.user(), match.group(1)) if match else 404
         self.answer(status, None if status == 204 else {"error": "unknown"})
@@ -145,15 +228,16 @@ def main():
     parser.add_argument("--limit", type=int, default=2)
     parser.add_argument("--notice", type=int, default=900, help="seconds of notice a booking needs")
     parser.add_argument("--zone", default="Europe/London", help="the station's time zone")
+    parser.add_argument("--hold", type=float, default=600, help="seconds a hold keeps its slot")
     parser.add_argument(
         "--fault",
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
-            "cancel-keeps-slot",
+            "cancel-keeps-slot", "reserve-ignores-holds",
         ],
     )
     args = parser.parse_args()
-    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone)
+    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone, args.hold)
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
 # levels of checks, and each faulty one must fail naming its invariant (the first four under
-# `--check safety`, the two that break only the rules under `--check rules`). A race is a matter of timing, so a faulty backend
+# `--check safety`; under `--check rules`, the two that break only the rules, and
+# reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
+# whose confirm then often double-books as well: exit 1 or 2). A race is a matter of timing, so a faulty backend
 # gets up to three runs to show its bug (each run of race.json takes about two seconds); the
 # correct one gets one, and any finding there is a false alarm.
 #
@@ -50,16 +52,17 @@ for level in safety rules; do
         failed=1
     fi
 done
-# FAULT:LEVEL:INVARIANT:EXIT
+# FAULT:LEVEL:INVARIANT:EXIT (EXIT: the statuses allowed, separated by /)
 for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:safety:per-user limit:1" \
     "ack-not-stored:safety:acknowledged bookings kept:1" "ignored-keys:safety:idempotent retries:1" \
-    "ignores-notice:rules:bookable when made:1" "cancel-keeps-slot:rules:linearizable per slot:2"; do
+    "ignores-notice:rules:bookable when made:1" "cancel-keeps-slot:rules:linearizable per slot:2" \
+    "reserve-ignores-holds:rules:linearizable per slot:1/2"; do
     IFS=: read -r fault level invariant expected <<<"$quad"
     caught=
     for attempt in 1 2 3; do
         status=0
         run "$fault" "$level" || status=$?
-        if [ "$status" = "$expected" ] && grep -q "^FINDING $invariant:" "$WORK/out"; then
+        if [[ "/$expected/" == *"/$status/"* ]] && grep -q "^FINDING $invariant:" "$WORK/out"; then
             caught=$attempt
             break
         fi

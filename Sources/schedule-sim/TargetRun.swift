@@ -11,9 +11,10 @@ import Synchronization
 /// The workload: reservations of the scenario's slots (half of them its hot ones, when it has
 /// some) with fresh idempotency keys, repeats of earlier reservations with their key, and
 /// cancels of bookings the API answered as made, by their owners; and, when the adapter names
-/// them, any-socket requests, moves of bookings to another slot of their station, and reads of
-/// one booking. A booking is in one change at a time: it leaves the pool while it is cancelled
-/// or moved. The scenario's calendar is
+/// them, any-socket requests, moves of bookings to another slot of their station, reads of one
+/// booking, check-ins and check-outs, and holds, each confirmed or released once. A booking is in
+/// one change at a time: it leaves the pool while it is cancelled, checked out or moved. The
+/// scenario's calendar is
 /// shifted so that it starts two days after the target's date (its `Date` header), so a
 /// scenario written for 2018 runs against a service on today's clock. With `rules`, the users'
 /// bookings are read before the run too, and one reservation in twenty probes the rules: a slot
@@ -51,6 +52,9 @@ struct TargetRun {
             /// Every booking ever put in `booked`: a repeat's answer does not put it there twice.
             var known = Set<String>()
             var sent: [(user: UInt64, key: String, slot: Slot)] = []
+            /// Holds answered as made and not yet confirmed or released (id: as answered, when
+            /// the adapter reads one).
+            var held: [(user: UInt64, hold: String?, slot: Slot, index: Int)] = []
         }
         let state = Mutex(State())
     }
@@ -187,6 +191,16 @@ struct TargetRun {
                     let (owner, booking, slot) = state.booked.remove(at: rng.below(state.booked.count))
                     return .checkOut(user: owner, booking: booking, slot: slot)
                 }
+                if (67..<73).contains(roll), ops.hold != nil {
+                    let pool = !hot.isEmpty && rng.chance(0.5) ? hot : slots
+                    return .hold(user: user, key: key, slot: pool[rng.below(pool.count)])
+                }
+                if (73..<79).contains(roll), ops.confirm != nil || ops.release != nil, !state.held.isEmpty {
+                    // Out of the pool for good: a hold is confirmed or released once.
+                    let (owner, hold, slot, made) = state.held.remove(at: rng.below(state.held.count))
+                    let confirm = ops.release == nil || ops.confirm != nil && roll < 77
+                    return .endHold(user: owner, hold: hold, made: made, slot: slot, confirm: confirm, key: key)
+                }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])
             }
@@ -204,6 +218,10 @@ struct TargetRun {
         /// A check-in of the user's booking at `slot`, with its socket's code.
         case checkIn(user: UInt64, booking: String, slot: Slot)
         case checkOut(user: UInt64, booking: String, slot: Slot)
+        case hold(user: UInt64, key: String, slot: Slot)
+        /// A confirm (`confirm`) or release of the user's hold of `slot`, made by operation `made`
+        /// (its id `hold` when the API gave one).
+        case endHold(user: UInt64, hold: String?, made: Int, slot: Slot, confirm: Bool, key: String)
     }
 
     private func perform(
@@ -261,6 +279,16 @@ struct TargetRun {
             }
         case .checkOut(let user, let booking, let slot) where done.kind == .fail:
             shared.state.withLock { $0.booked.append((user, booking, slot)) }
+        case .hold(let user, _, let slot) where done.kind == .ok:
+            done.hold = adapter.answers.hold.flatMap { answer.body?.at($0)?.text }
+            shared.state.withLock { $0.held.append((user, done.hold, slot, index)) }
+        case .endHold(let user, _, _, let slot, true, _) where done.kind == .ok:
+            done.booking = answer.body?.at(adapter.answers.booking)?.text
+            if let booking = done.booking {
+                shared.state.withLock { state in
+                    if state.known.insert(booking).inserted { state.booked.append((user, booking, slot)) }
+                }
+            }
         default: break
         }
         shared.state.withLock { $0.history.append(done) }
@@ -274,11 +302,7 @@ struct TargetRun {
         let operations = adapter.operations
         switch planned {
         case .reserve(let user, let key, let slot):
-            var values = Self.values(user: user, slot: slot)
-            values.requestID = key
-            let event = TargetEvent(
-                index: index, process: process, kind: .invoke, operation: "reserve", user: user, slot: Self.key(slot),
-                requestID: key, time: 0)
+            let (event, values) = Self.taking("reserve", user: user, key: key, slot: slot, index, process)
             return (event, values, operations.reserve)
         case .anySocket(let user, let key, let slot):
             var values = Self.values(user: user, slot: slot)
@@ -317,7 +341,31 @@ struct TargetRun {
         case .checkOut(let user, let booking, let slot):
             let (event, values) = Self.session("checkOut", user: user, booking: booking, slot: slot, index, process)
             return (event, values, operations.checkOut)
+        case .hold(let user, let key, let slot):
+            let (event, values) = Self.taking("hold", user: user, key: key, slot: slot, index, process)
+            return (event, values, operations.hold)
+        case .endHold(let user, let hold, let made, let slot, let confirm, let key):
+            var values = Self.values(user: user, slot: slot)
+            values.hold = hold ?? ""
+            values.requestID = key
+            // The history names the hold as the checks know it: by its id, or its request.
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: confirm ? "confirm" : "release", user: user,
+                slot: Self.key(slot), requestID: key, hold: RulesCheck.holdKey(hold, index: made), time: 0)
+            return (event, values, confirm ? operations.confirm : operations.release)
         }
+    }
+
+    /// The invocation and placeholders of a reservation or hold of `slot` with key `key`.
+    private static func taking(
+        _ operation: String, user: UInt64, key: String, slot: Slot, _ index: Int, _ process: Int
+    ) -> (TargetEvent, Adapter.Values) {
+        var values = values(user: user, slot: slot)
+        values.requestID = key
+        let event = TargetEvent(
+            index: index, process: process, kind: .invoke, operation: operation, user: user, slot: Self.key(slot),
+            requestID: key, time: 0)
+        return (event, values)
     }
 
     /// The invocation and placeholders of a check-in or check-out of `booking` at `slot`.

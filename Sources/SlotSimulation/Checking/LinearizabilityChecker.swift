@@ -135,6 +135,14 @@ public struct BookingOperation: Sendable, Hashable {
         /// A reschedule that moved `booking` into this slot (by slot) or to `start` (by user),
         /// limited like a reservation by the user's other upcoming bookings.
         case moved
+        /// A hold (`hold`) confirmed into `booking`: the booking takes the hold's slot and, in the
+        /// user's list, its place (limited by the user's other upcoming bookings and holds).
+        case confirmed
+        /// A hold (`booking`) released, or its expiry: the slot is free if the hold still had
+        /// it (a hold already confirmed or gone is left as it is).
+        case lapsed
+        /// A confirm refused because the hold (`booking`) no longer had its slot.
+        case refusedLapsed
     }
     public var kind: Kind
     public var booking: UInt64
@@ -145,6 +153,8 @@ public struct BookingOperation: Sendable, Hashable {
     public var limit: Int32
     public var invoke: Int64
     public var complete: Int64
+    /// The hold a ``Kind/confirmed`` operation turned into `booking`.
+    public var hold: UInt64 = 0
 
     public init(
         kind: Kind, booking: UInt64 = 0, user: UInt64 = 0, now: Int64 = 0, start: Int64 = 0, limit: Int32 = 0,
@@ -161,7 +171,7 @@ public struct BookingOperation: Sendable, Hashable {
     }
 }
 
-/// One slot: free (0), or held by one booking.
+/// One slot: free (0), or held by one booking or hold.
 public struct SlotSpecification: SequentialSpecification {
     public let ops: [BookingOperation]
     /// The slot's holder before the first operation (0: free).
@@ -177,13 +187,16 @@ public struct SlotSpecification: SequentialSpecification {
         case .refusedTaken: return state != 0 ? state : nil
         case .refusedLimit: return state == 0 ? state : nil
         case .released: return state == op.booking ? 0 : nil
-        case .refusedInactive: return state != op.booking ? state : nil
+        case .refusedInactive, .refusedLapsed: return state != op.booking ? state : nil
+        case .confirmed: return state == op.hold ? op.booking : nil
+        case .lapsed: return state == op.booking ? 0 : state
         case .repeated, .refusedOther, .neutral: return state
         }
     }
 }
 
-/// One user: the active bookings they hold (id and start), limited at reservation time.
+/// One user: the active bookings and live holds they have (id and start; a hold's start is
+/// `Int64.max`, so it counts until it lapses), limited at reservation time.
 public struct UserSpecification: SequentialSpecification {
     public struct Held: Hashable, Sendable {
         var ids: [UInt64] = []
@@ -195,6 +208,28 @@ public struct UserSpecification: SequentialSpecification {
                 ids.append(booking.id)
                 starts.append(booking.start)
             }
+        }
+
+        /// How many count toward the limit at `now`.
+        func upcoming(at now: Int64) -> Int {
+            starts.reduce(0) { $0 + (ModelRules.isUpcoming(start: $1, at: now) ? 1 : 0) }
+        }
+
+        /// These with `id` (starting at `start`) added, in id order.
+        func adding(_ id: UInt64, start: Int64) -> Held {
+            var held = self
+            let at = ids.firstIndex { $0 > id } ?? ids.count
+            held.ids.insert(id, at: at)
+            held.starts.insert(start, at: at)
+            return held
+        }
+
+        /// These without the one at `index`.
+        func removing(at index: Int) -> Held {
+            var held = self
+            held.ids.remove(at: index)
+            held.starts.remove(at: index)
+            return held
         }
     }
     public let ops: [BookingOperation]
@@ -208,35 +243,26 @@ public struct UserSpecification: SequentialSpecification {
         let op = ops[i]
         switch op.kind {
         case .reserved:
-            let upcoming = state.starts.reduce(0) { $0 + (ModelRules.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
-            guard ModelRules.admits(upcoming: upcoming, limit: Int(op.limit)) else { return nil }
-            var s = state
-            let at = s.ids.firstIndex { $0 > op.booking } ?? s.ids.count
-            s.ids.insert(op.booking, at: at)
-            s.starts.insert(op.start, at: at)
-            return s
+            guard ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
+            return state.adding(op.booking, start: op.start)
         case .moved:
             guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
-            var others = 0
-            for (k, start) in state.starts.enumerated() where k != at && ModelRules.isUpcoming(start: start, at: op.now)
-            {
-                others += 1
-            }
-            guard ModelRules.admits(upcoming: others, limit: Int(op.limit)) else { return nil }
-            var s = state
-            s.starts[at] = op.start
-            return s
+            let others = state.removing(at: at)
+            guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
+            return others.adding(op.booking, start: op.start)
         case .refusedLimit:
-            let upcoming = state.starts.reduce(0) { $0 + (ModelRules.isUpcoming(start: $1, at: op.now) ? 1 : 0) }
-            return ModelRules.admits(upcoming: upcoming, limit: Int(op.limit)) ? nil : state
+            return ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: Int(op.limit)) ? nil : state
         case .released:
-            guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
-            var s = state
-            s.ids.remove(at: at)
-            s.starts.remove(at: at)
-            return s
-        case .refusedInactive:
+            return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) }
+        case .refusedInactive, .refusedLapsed:
             return state.ids.contains(op.booking) ? nil : state
+        case .confirmed:
+            guard let at = state.ids.firstIndex(of: op.hold) else { return nil }
+            let others = state.removing(at: at)
+            guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
+            return others.adding(op.booking, start: op.start)
+        case .lapsed:
+            return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
         case .repeated, .refusedTaken, .refusedOther, .neutral:
             return state
         }

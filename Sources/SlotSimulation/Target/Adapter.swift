@@ -7,8 +7,9 @@ import SlotScheduler
 /// `Scenarios/adapter.schema.json`, and the DocC article *Checking a booking API* shows one.
 ///
 /// Placeholders: `{user}`, `{station}`, `{socket}`, `{date}` (YYYY-MM-DD), `{hour}` (0-23),
-/// `{requestID}`, `{booking}` (an id the API returned), `{page}` (0, 1, … for a list) and
-/// `{connector}` (the connector of the socket named, for an any-socket request). In a
+/// `{requestID}`, `{booking}` and `{hold}` (ids the API returned), `{page}` (0, 1, … for a list),
+/// `{connector}` (the connector of the socket named, for an any-socket request) and
+/// `{accessCode}` (the socket's code, for a check-in). In a
 /// body, a string that is exactly one placeholder becomes that value, as a number for `{user}`,
 /// `{hour}` and `{page}`; elsewhere each placeholder is replaced by its text (in a path,
 /// percent-encoded).
@@ -52,13 +53,24 @@ public struct Adapter: Codable, Sendable, Equatable {
         /// Optional: check the user's booking `{booking}` out: answered as accepted, it ends the
         /// booking as a cancel does (it is no longer live, its slot and its user's limit free).
         public var checkOut: Request?
+        /// Optional: hold `{station}` `{socket}` `{date}` `{hour}` for the user, key
+        /// `{requestID}`. Answered as accepted, the slot is the user's until the hold is confirmed,
+        /// released or expires (the scenario's `holdSeconds`), and the hold counts toward the
+        /// user's limit. Its id, for `{hold}`, is read at ``Answers/hold`` when that is given.
+        public var hold: Request?
+        /// Optional: turn the user's hold (`{hold}`, or the hold of `{station}` `{socket}`
+        /// `{date}` `{hour}`) into a booking; the accepted answer names it at ``Answers/booking``.
+        public var confirm: Request?
+        /// Optional: release the user's hold (`{hold}`, or of its slot): the slot is free again.
+        public var release: Request?
 
         /// The operations the adapter names, by the name the history gives them.
         var named: [(String, Request)] {
             [("reserve", reserve), ("bookings", bookings)]
                 + [
                     ("cancel", cancel), ("anySocket", anySocket), ("reschedule", reschedule), ("booking", booking),
-                    ("checkIn", checkIn), ("checkOut", checkOut),
+                    ("checkIn", checkIn), ("checkOut", checkOut), ("hold", hold), ("confirm", confirm),
+                    ("release", release),
                 ].compactMap { name, request in request.map { (name, $0) } }
         }
     }
@@ -87,6 +99,9 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var booking: String
         /// JSON pointer to the socket an accepted any-socket request booked (needed with `anySocket`).
         public var socket: String?
+        /// JSON pointer to the hold's id in an accepted hold's answer, for `{hold}` (none: the
+        /// API names a hold by its slot).
+        public var hold: String?
         /// How to read a page of the user's bookings.
         public var list: BookingList
     }
@@ -133,6 +148,9 @@ public struct Adapter: Codable, Sendable, Equatable {
         }
         if operations.anySocket != nil, answers.socket == nil {
             throw AdapterError(file: file, problem: "operations.anySocket needs answers.socket, the socket it booked")
+        }
+        if operations.hold == nil, operations.confirm != nil || operations.release != nil {
+            throw AdapterError(file: file, problem: "operations.confirm and operations.release need operations.hold")
         }
         for (name, request) in operations.named {
             guard ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(request.method) else {

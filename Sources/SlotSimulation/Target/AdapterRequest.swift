@@ -25,6 +25,8 @@ extension Adapter {
         public var hour = 0
         public var requestID = ""
         public var booking = ""
+        /// A hold's id, as the API answered it.
+        public var hold = ""
         public var page = 0
         /// The connector of the socket a request names (an any-socket request asks for it).
         public var connector = ""
@@ -47,6 +49,7 @@ extension Adapter {
             case "hour": String(hour)
             case "requestID": requestID
             case "booking": booking
+            case "hold": hold
             case "page": String(page)
             case "connector": connector
             case "accessCode": accessCode

@@ -41,6 +41,9 @@ public struct RulesCheck {
         public var partitions = 0
         /// Partitions whose search reached its budget undecided.
         public var unknownPartitions = 0
+        /// Partitions not searched: a hold of unknown outcome may or may not have taken their
+        /// slot, or counted toward their user's limit.
+        public var skippedPartitions = 0
     }
 
     /// One operation in a partition, and the history's operation it came from.
@@ -62,6 +65,12 @@ public struct RulesCheck {
     var bookings: [UInt64: (slot: Slot, user: UInt64)] = [:]
     var bySlot: [Slot: [Entry]] = [:]
     var byUser: [UInt64: [Entry]] = [:]
+    /// Each hold answered as made: its number (among the bookings'), slot and user, by the id
+    /// the API gave it, or `#` and its request's index.
+    var holds: [String: (number: UInt64, slot: Slot, user: UInt64)] = [:]
+    /// Slots and users with a hold of unknown outcome: their partitions are not searched.
+    var unsureSlots = Set<Slot>()
+    var unsureUsers = Set<UInt64>()
 
     /// An operation's invocation and its completion (none: it never completed).
     struct Call {
@@ -143,10 +152,14 @@ public struct RulesCheck {
             case "reserve", "anySocket": reserve(k, call, resolved: resolved[k])
             case "reschedule": reschedule(k, call)
             case "cancel", "checkOut": cancel(k, call, live: listed)
+            case "hold": hold(k, call)
+            case "confirm": confirm(k, call, resolved: resolved[k])
+            case "release": release(k, call)
             default: break
             }
         }
-        for (slot, entries) in bySlot.sorted(by: { $0.key < $1.key }) {
+        result.skippedPartitions = unsureSlots.count + unsureUsers.count
+        for (slot, entries) in bySlot.sorted(by: { $0.key < $1.key }) where !unsureSlots.contains(slot) {
             let initial = initialHolder[slot] ?? 0
             search(entries, name: "slot \(slot)", invariant: "linearizable per slot") { ops in
                 let verdict = Self.verdict(SlotSpecification(ops, initial: initial), ops, budget: budget)
@@ -155,7 +168,7 @@ public struct RulesCheck {
                 return Self.verdict(SlotSpecification(ops, initial: Self.outsider), ops, budget: budget)
             }
         }
-        for (user, entries) in byUser.sorted(by: { $0.key < $1.key }) {
+        for (user, entries) in byUser.sorted(by: { $0.key < $1.key }) where !unsureUsers.contains(user) {
             let initial = UserSpecification.Held(initialHeld[user] ?? [])
             search(entries, name: "user \(user)", invariant: "linearizable per user") { ops in
                 Self.verdict(UserSpecification(ops, initial: initial), ops, budget: budget)
@@ -231,19 +244,31 @@ public struct RulesCheck {
                         [k]))
                 return
             }
-            switch reason {
-            case .slotTaken, .slotHeld, .noMatchingSocketFree: op.kind = .refusedTaken
-            case .userLimitReached:
-                op.kind = .refusedLimit
-                op.now = first
-            case _ where Self.isStatic(reason):
-                judgeRefusal(reason, slot, "the reservation of \(slot)", (first, last), call: k)
-                return
-            default: return
-            }
+            guard classify(reason, &op, slot, "the reservation of \(slot)", (first, last), call: k) else { return }
         case .invoke, .info: return
         }
         add(op, call: k, slot: slot, user: user)
+    }
+
+    /// A refusal of taking `slot` (`what`: a reservation or a hold), made the operation the
+    /// partitions search (`op`, and `true`): refused as taken, or at the limit (the slot free).
+    /// A refusal for a static reason is judged here (``judgeRefusal(_:_:_:_:call:)``), and one
+    /// for another reason says nothing checked (both `false`).
+    mutating func classify(
+        _ reason: Rejection.Reason, _ op: inout BookingOperation, _ slot: Slot, _ what: String,
+        _ moments: (first: Int64, last: Int64), call k: Int
+    ) -> Bool {
+        switch reason {
+        case .slotTaken, .slotHeld, .noMatchingSocketFree: op.kind = .refusedTaken
+        case .userLimitReached:
+            op.kind = .refusedLimit
+            op.now = moments.first
+        case _ where Self.isStatic(reason):
+            judgeRefusal(reason, slot, what, moments, call: k)
+            return false
+        default: return false
+        }
+        return true
     }
 
     /// *Bookable when made*: `what` (a booking made or moved to `slot`) is a finding when the
@@ -305,7 +330,7 @@ public struct RulesCheck {
         add(op, call: k, slot: slot, user: owner)
     }
 
-    /// For each reservation or any-socket request with an unknown outcome (by its place in
+    /// For each reservation, any-socket request or confirm with an unknown outcome (by its place in
     /// ``calls``), the booking read back that it made: one of its user's at its slot (any socket
     /// of its station, for an any-socket request) that no answer named, the earliest request
     /// taking the first.
@@ -331,7 +356,8 @@ public struct RulesCheck {
         var taken = Set<String>()
         var resolved: [Int: (id: String, slot: Slot)] = [:]
         for (k, call) in calls.enumerated()
-        where ["reserve", "anySocket"].contains(call.invoke.operation) && (call.done == nil || call.done?.kind == .info)
+        where ["reserve", "anySocket", "confirm"].contains(call.invoke.operation)
+            && (call.done == nil || call.done?.kind == .info)
         {
             guard let slot = call.slot else { continue }
             let anySocket = call.invoke.operation == "anySocket"

@@ -42,6 +42,9 @@ public enum SafetyCheck {
             case "reserve" where event.kind == .ok, "anySocket" where event.kind == .ok:
                 if let booking = event.booking { made[booking] = made[booking] ?? index }
                 if let key = event.requestID { keys["\(event.user)/\(key)", default: []].append(index) }
+            case "confirm" where event.kind == .ok:
+                // A confirmed hold is a booking made, kept and limited as a reservation's.
+                if let booking = event.booking { made[booking] = made[booking] ?? index }
             case "cancel", "checkOut":
                 // A check-out ends its booking as a cancel does: the same promises hold.
                 if let booking = event.booking { cancels[booking, default: []].append((index, event.kind)) }

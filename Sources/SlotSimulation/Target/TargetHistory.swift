@@ -13,14 +13,19 @@ public struct TargetEvent: Codable, Sendable, Equatable {
     /// The worker that sent it.
     public var process: Int
     public var kind: Kind
-    /// `reserve` or `cancel`.
+    /// `reserve`, `cancel`, `anySocket`, `reschedule`, `read`, `checkIn`, `checkOut`, `hold`,
+    /// `confirm` or `release`.
     public var operation: String
     public var user: UInt64
-    /// `station/socket/date/hour`, for a reservation.
+    /// `station/socket/date/hour`, for a reservation (and a hold, and the hold a confirm or
+    /// release names).
     public var slot: String?
     public var requestID: String?
-    /// The booking made (a reservation's `ok`) or aimed at (a cancel).
+    /// The booking made (a reservation's or confirm's `ok`) or aimed at (a cancel).
     public var booking: String?
+    /// The hold made (a hold's `ok`, when the API names holds by id) or aimed at (a confirm or
+    /// release).
+    public var hold: String?
     public var status: Int?
     /// The refusal's reason, when the answer says it; ``retryLater`` for an answer that asks to
     /// be retried later (429, …).
@@ -33,7 +38,8 @@ public struct TargetEvent: Codable, Sendable, Equatable {
 
     public init(
         index: Int, process: Int, kind: Kind, operation: String, user: UInt64, slot: String? = nil,
-        requestID: String? = nil, booking: String? = nil, status: Int? = nil, reason: String? = nil, time: Int64
+        requestID: String? = nil, booking: String? = nil, hold: String? = nil, status: Int? = nil,
+        reason: String? = nil, time: Int64
     ) {
         self.index = index
         self.process = process
@@ -43,6 +49,7 @@ public struct TargetEvent: Codable, Sendable, Equatable {
         self.slot = slot
         self.requestID = requestID
         self.booking = booking
+        self.hold = hold
         self.status = status
         self.reason = reason
         self.time = time
@@ -63,6 +70,7 @@ public struct TargetEvent: Codable, Sendable, Equatable {
         if let slot { parts.append("slot \(slot)") }
         if let requestID { parts.append("key \(requestID)") }
         if let booking { parts.append("booking \(booking)") }
+        if let hold { parts.append("hold \(hold)") }
         if let status { parts.append("→ \(status)") }
         if let reason { parts.append(reason) }
         return parts.joined(separator: " ")
