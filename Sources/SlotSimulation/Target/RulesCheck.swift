@@ -7,6 +7,9 @@ import SlotScheduler
 ///   moment the request was in flight;
 /// - **refusals justified**: no reservation is refused for such a reason when the model allows
 ///   the slot at every such moment, nor for a reason the rules do not have;
+/// - **check-in window**: no first check-in answered as made while its booking's window was shut
+///   at every moment the request was in flight, nor refused for a window that was open (see
+///   `RulesCheck+CheckIn.swift`);
 /// - **linearizable per slot** and **per user**: each slot's operations, and each user's, have
 ///   an order within their real-time intervals that the model's rules accept (a slot is held by
 ///   one booking at a time; a user's limit is counted at each reservation; a refusal as taken
@@ -71,6 +74,9 @@ public struct RulesCheck {
     /// Slots and users with a hold of unknown outcome: their partitions are not searched.
     var unsureSlots = Set<Slot>()
     var unsureUsers = Set<UInt64>()
+    /// Bookings a check-in was answered as made for (or maybe was): a repeat is answered as made
+    /// whenever it comes.
+    var checkedIn = Set<UInt64>()
 
     /// An operation's invocation and its completion (none: it never completed).
     struct Call {
@@ -155,6 +161,7 @@ public struct RulesCheck {
             case "hold": hold(k, call)
             case "confirm": confirm(k, call, resolved: resolved[k])
             case "release": release(k, call)
+            case "checkIn": checkIn(k, call)
             default: break
             }
         }

@@ -1,0 +1,71 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+import Testing
+
+/// Check-ins under `--check rules`, judged against their booking's window: from 15 minutes
+/// before the hour to an hour after it starts (the policy's defaults in these rules).
+@Suite("Checking the check-in window of a booking API")
+struct TargetCheckInWindowTests {
+    typealias R = RulesCheckTests
+    /// An hour that starts as the run starts (2026-12-01 08:00 in London): its window is open.
+    static let now = "S/A/2026-12-01/8"
+    /// Booked before the run, by user 1.
+    static let before = [ListedBooking(id: "b0", user: 1, slot: now, live: true)]
+
+    static func checkIn(
+        _ index: Int, _ booking: String, _ kind: TargetEvent.Kind, reason: String? = nil, at: Int64
+    ) -> [TargetEvent] {
+        R.cancel(index, user: 1, booking, kind, reason: reason, at: at).map {
+            var event = $0
+            event.operation = "checkIn"
+            return event
+        }
+    }
+
+    static func judge(_ history: [TargetEvent]) throws -> [SafetyCheck.Finding] {
+        let prepared = try R.prepared()
+        return RulesCheck.check(
+            history: history, before: Self.before, listed: Self.before, prepared: prepared, shiftDays: 0,
+            adapter: try R.adapter(), clock: R.clock
+        ).findings
+    }
+
+    @Test func aCheckInInsideTheWindowIsAnsweredAsMade() throws {
+        #expect(try Self.judge(Self.checkIn(0, "b0", .ok, at: 0)).isEmpty)
+        let refused = try Self.judge(Self.checkIn(0, "b0", .fail, reason: "checkInNotOpen", at: 0))
+        #expect(refused.map(\.invariant) == ["refusals justified"])
+        let closed = try Self.judge(Self.checkIn(0, "b0", .fail, reason: "checkInClosed", at: 0))
+        #expect(closed.map(\.invariant) == ["refusals justified"])
+    }
+
+    @Test func aCheckInBeforeTheWindowOpensIsRefused() throws {
+        let made = R.reserve(0, user: 2, R.tomorrow, .ok, booking: "b1", at: 0)
+        func checkIn(_ kind: TargetEvent.Kind, reason: String? = nil) -> [TargetEvent] {
+            Self.checkIn(1, "b1", kind, reason: reason, at: 1).map {
+                var event = $0
+                event.user = 2
+                return event
+            }
+        }
+        #expect(try Self.judge(made + checkIn(.fail, reason: "checkInNotOpen")).isEmpty)
+        let early = try Self.judge(made + checkIn(.ok))
+        #expect(early.map(\.invariant) == ["check-in window"])
+        #expect(early.first?.explanation.contains("before its window opened") == true)
+    }
+
+    /// The window closes an hour after the start; the clock's tolerance (1.5 s) keeps the edge
+    /// unjudged.
+    @Test func aCheckInAfterTheWindowClosesIsRefused() throws {
+        #expect(try Self.judge(Self.checkIn(0, "b0", .fail, reason: "checkInClosed", at: 3_610)).isEmpty)
+        let late = try Self.judge(Self.checkIn(0, "b0", .ok, at: 3_610))
+        #expect(late.map(\.invariant) == ["check-in window"])
+        #expect(try Self.judge(Self.checkIn(0, "b0", .ok, at: 3_599)).isEmpty)
+    }
+
+    /// A repeated check-in is answered as made whenever it comes: only the first is judged.
+    @Test func aRepeatedCheckInIsNotJudged() throws {
+        let history = Self.checkIn(0, "b0", .ok, at: 0) + Self.checkIn(1, "b0", .ok, at: 3_700)
+        #expect(try Self.judge(history).isEmpty)
+    }
+}
