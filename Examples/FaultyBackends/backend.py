@@ -25,7 +25,11 @@ Each fault is one classic bug, a line or two away from the correct code:
 - ignores-notice: the time rule is not applied, so an hour already begun (or gone) is booked;
 - cancel-keeps-slot: a cancel frees the booking but not its slot, which is refused as taken after;
 - reserve-ignores-holds: a reservation checks the slot's bookings but not its holds, so a held
-  slot is booked by someone else, and the hold's confirm books it a second time.
+  slot is booked by someone else, and the hold's confirm books it a second time;
+- stored-an-hour-late: one reservation in 25 is stored an hour after the one asked for (the
+  shape of a time-zone or DST bug), answered 201 all the same;
+- cancel-anyones: a cancel does not check whose booking it is (OWASP API1), so anyone who learns
+  a reservation's ref cancels it.
 The last two break no invariant of `--check safety`; `--check rules` finds them.
 """
 
@@ -101,6 +105,8 @@ class Ledger:
                 self.lock.release()
                 time.sleep(0.005)
                 self.lock.acquire()
+            if self.fault == "stored-an-hour-late" and self.count % 25 == 0 and where["hour"] < 23:
+                where, slot = dict(where, hour=where["hour"] + 1), (*slot[:3], where["hour"] + 1)
             booking = {"ref": ref, "user": user, "where": where, "state": "booked"}
             self.bookings[ref], self.holder[slot], self.keys[(user, key)] = booking, ref, ref
             return 201, booking
@@ -108,7 +114,8 @@ class Ledger:
     def cancel(self, user, ref):
         with self.lock:
             booking = self.bookings.get(ref)
-            if booking is None or booking["user"] != user or booking["state"] != "booked":
+            owner = booking is not None and (booking["user"] == user or self.fault == "cancel-anyones")
+            if not owner or booking["state"] != "booked":
                 return 404
             booking["state"] = "cancelled"
             if self.fault != "cancel-keeps-slot":
@@ -233,7 +240,7 @@ def main():
         "--fault",
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
-            "cancel-keeps-slot", "reserve-ignores-holds",
+            "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones",
         ],
     )
     args = parser.parse_args()

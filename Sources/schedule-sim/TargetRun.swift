@@ -12,9 +12,10 @@ import Synchronization
 /// some) with fresh idempotency keys, repeats of earlier reservations with their key, and
 /// cancels of bookings the API answered as made, by their owners; and, when the adapter names
 /// them, any-socket requests, moves of bookings to another slot of their station, reads of one
-/// booking, check-ins and check-outs, and holds, each confirmed or released once. A booking is in
-/// one change at a time: it leaves the pool while it is cancelled, checked out or moved. The
-/// scenario's calendar is
+/// booking, check-ins and check-outs, and holds, each confirmed or released once; and, by other
+/// users, cancels and reads of bookings that are not theirs (to be refused as missing ones). A
+/// booking is in one change at a time: it leaves the pool while its owner cancels it, checks it
+/// out or moves it. The scenario's calendar is
 /// shifted so that it starts two days after the target's date (its `Date` header), so a
 /// scenario written for 2018 runs against a service on today's clock. With `rules`, the users'
 /// bookings are read before the run too, and one reservation in twenty probes the rules: a slot
@@ -200,6 +201,16 @@ struct TargetRun {
                     let (owner, hold, slot, made) = state.held.remove(at: rng.below(state.held.count))
                     let confirm = ops.release == nil || ops.confirm != nil && roll < 77
                     return .endHold(user: owner, hold: hold, made: made, slot: slot, confirm: confirm, key: key)
+                }
+                if (79..<82).contains(roll), userCount > 1, ops.cancel != nil || ops.booking != nil,
+                    !state.booked.isEmpty
+                {
+                    // Another user's booking, left in the pool: the API must refuse as for a missing one.
+                    let (owner, booking, _) = state.booked[rng.below(state.booked.count)]
+                    let step = UInt64(1 + rng.below(userCount - 1))
+                    let other = firstUser &+ (owner &- firstUser &+ step) % UInt64(userCount)
+                    return ops.booking != nil && (ops.cancel == nil || rng.chance(0.5))
+                        ? .read(user: other, booking: booking) : .cancel(user: other, booking: booking)
                 }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])

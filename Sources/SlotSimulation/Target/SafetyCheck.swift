@@ -8,7 +8,11 @@
 ///   refused unless a cancel of it was sent before the read was answered;
 /// - **acknowledged cancels applied**: a booking whose cancel was answered as made is not live;
 /// - **idempotent retries**: a key repeated by one user never makes a second booking, and a
-///   repeat sent after the first was answered as made is not refused.
+///   repeat sent after the first was answered as made is not refused;
+/// - **kept as made**: a booking answered as made is listed at the end among its user's
+///   bookings, at its slot or one a move of it was answered to (`SafetyCheck+Owners.swift`);
+/// - **nobody acts as another user**: a cancel or read of another user's booking is refused, and
+///   not as forbidden (403, `notOwner`), which would tell it apart from a missing one.
 ///
 /// Operations whose outcome is unknown (`info`) are resolved either way, as Jepsen does. Each
 /// finding carries the smallest part of the history that shows it. Cost: linear in the history
@@ -35,16 +39,25 @@ public enum SafetyCheck {
             }
         }
         var made: [String: Int] = [:]  // booking id -> the reservation's index
+        var owners: [String: UInt64] = [:]  // booking id -> the user it was made for
+        var foreign: [Int] = []  // cancels and reads of another user's booking
         var cancels: [String: [(index: Int, kind: TargetEvent.Kind)]] = [:]
         var keys: [String: [Int]] = [:]  // user/key -> reservations answered ok
         for (index, event) in completions.sorted(by: { $0.key < $1.key }) {
             switch event.operation {
-            case "reserve" where event.kind == .ok, "anySocket" where event.kind == .ok:
-                if let booking = event.booking { made[booking] = made[booking] ?? index }
-                if let key = event.requestID { keys["\(event.user)/\(key)", default: []].append(index) }
-            case "confirm" where event.kind == .ok:
+            case "reserve" where event.kind == .ok, "anySocket" where event.kind == .ok,
                 // A confirmed hold is a booking made, kept and limited as a reservation's.
-                if let booking = event.booking { made[booking] = made[booking] ?? index }
+                "confirm" where event.kind == .ok:
+                if let booking = event.booking, made[booking] == nil {
+                    made[booking] = index
+                    owners[booking] = event.user
+                }
+                if event.operation != "confirm", let key = event.requestID {
+                    keys["\(event.user)/\(key)", default: []].append(index)
+                }
+            case _ where event.booking.flatMap({ owners[$0] }).map({ $0 != event.user }) == true:
+                // Sent by someone else: it must not act on the booking at all.
+                foreign.append(index)
             case "cancel", "checkOut":
                 // A check-out ends its booking as a cancel does: the same promises hold.
                 if let booking = event.booking { cancels[booking, default: []].append((index, event.kind)) }
@@ -86,6 +99,8 @@ public enum SafetyCheck {
                     events: evidence([index] + tried.map(\.index))))
         }
         findings += readsRefused(made: made, cancels: cancels, invocations, completions, evidence)
+        findings += keptAsMade(made: made, owners: owners, listed: listed, completions, evidence)
+        findings += actingAsAnother(foreign, owners: owners, completions, evidence)
         for (booking, tried) in cancels.sorted(by: { $0.key < $1.key }) where liveIDs.contains(booking) {
             guard let done = tried.first(where: { $0.kind == .ok }) else { continue }
             findings.append(
@@ -131,8 +146,9 @@ public enum SafetyCheck {
         var findings: [Finding] = []
         for (index, read) in completions.sorted(by: { $0.key < $1.key })
         where read.operation == "read" && read.kind == .fail && read.reason != TargetEvent.retryLater {
+            // Another user's read is refused as it should be (``actingAsAnother``).
             guard let booking = read.booking, let madeAt = made[booking], let answered = completions[madeAt],
-                answered.time < (invocations[index]?.time ?? .min)
+                answered.user == read.user, answered.time < (invocations[index]?.time ?? .min)
             else { continue }
             let cancelled = (cancels[booking] ?? []).contains { (invocations[$0.index]?.time ?? .max) < read.time }
             guard !cancelled else { continue }

@@ -1,0 +1,70 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+import Testing
+
+/// Whose a booking is, and where: an API keeps each booking for the user who made it, at the
+/// slot it was made at (or moved to), and answers another user as it answers for a missing one.
+@Suite("Checking whose a booking is, and where")
+struct TargetOwnershipCheckTests {
+    typealias R = RulesCheckTests
+    typealias L = TargetLifecycleCheckTests
+
+    static func check(_ history: [TargetEvent], _ listed: [ListedBooking]) -> [SafetyCheck.Finding] {
+        SafetyCheck.check(history: history, listed: listed, limit: 5)
+    }
+
+    static func by(_ user: UInt64, _ events: [TargetEvent], as operation: String? = nil, status: Int? = nil)
+        -> [TargetEvent]
+    {
+        events.map {
+            var event = $0
+            event.user = user
+            if let operation { event.operation = operation }
+            if event.kind != .invoke, let status { event.status = status }
+            return event
+        }
+    }
+
+    @Test func aBookingListedAtAnotherSlotWasNotKeptAsMade() {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let elsewhere = [ListedBooking(id: "b1", user: 1, slot: L.other, live: true)]
+        let findings = Self.check(made, elsewhere)
+        #expect(findings.map(\.invariant) == ["acknowledged bookings kept"])
+        #expect(findings.first?.explanation.contains("is listed at \(L.other)") == true)
+        // Moved there, it is where it should be; and an hour written `09` is hour 9.
+        #expect(Self.check(made + L.move(1, user: 1, "b1", to: L.other, .ok, at: 1), elsewhere).isEmpty)
+        #expect(Self.check(made, [ListedBooking(id: "b1", user: 1, slot: "S/A/2026-12-02/09", live: true)]).isEmpty)
+    }
+
+    @Test func aBookingListedAmongAnotherUsersWasNotKeptAsMade() {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let findings = Self.check(made, [ListedBooking(id: "b1", user: 2, slot: R.tomorrow, live: true)])
+        #expect(findings.map(\.explanation).contains { $0.contains("listed among user 2's bookings") })
+    }
+
+    @Test func anotherUsersCancelMustBeRefusedAsForAMissingBooking() {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
+        // Refused as missing: right.
+        let missing = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "unknownBooking", at: 1), status: 404)
+        #expect(Self.check(made + missing, live).isEmpty)
+        // Answered as made: the owner's booking is gone, and someone else did it.
+        let done = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1))
+        let findings = Self.check(made + done, [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: false)])
+        #expect(findings.map(\.invariant) == ["acknowledged bookings kept", "nobody acts as another user"])
+        // Refused as forbidden: it tells the booking apart from a missing one.
+        let forbidden = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "forbidden", at: 1), status: 403)
+        #expect(Self.check(made + forbidden, live).map(\.invariant) == ["nobody acts as another user"])
+    }
+
+    /// Another user's read refused is no lost booking; answered, it shows someone else's booking.
+    @Test func anotherUsersReadMustBeRefused() {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
+        let refused = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "unknownBooking", at: 1), as: "read")
+        #expect(Self.check(made + refused, live).isEmpty)
+        let shown = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1), as: "read")
+        #expect(Self.check(made + shown, live).map(\.invariant) == ["nobody acts as another user"])
+    }
+}
