@@ -10,7 +10,7 @@ struct TargetOwnershipCheckTests {
     typealias R = RulesCheckTests
     typealias L = TargetLifecycleCheckTests
 
-    static func check(_ history: [TargetEvent], _ listed: [ListedBooking]) -> [SafetyCheck.Finding] {
+    static func findings(_ history: [TargetEvent], _ listed: [ListedBooking]) -> [SafetyCheck.Finding] {
         SafetyCheck.check(history: history, listed: listed, limit: 5)
     }
 
@@ -29,17 +29,17 @@ struct TargetOwnershipCheckTests {
     @Test func aBookingListedAtAnotherSlotWasNotKeptAsMade() {
         let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
         let elsewhere = [ListedBooking(id: "b1", user: 1, slot: L.other, live: true)]
-        let findings = Self.check(made, elsewhere)
+        let findings = Self.findings(made, elsewhere)
         #expect(findings.map(\.invariant) == ["acknowledged bookings kept"])
         #expect(findings.first?.explanation.contains("is listed at \(L.other)") == true)
         // Moved there, it is where it should be; and an hour written `09` is hour 9.
-        #expect(Self.check(made + L.move(1, user: 1, "b1", to: L.other, .ok, at: 1), elsewhere).isEmpty)
-        #expect(Self.check(made, [ListedBooking(id: "b1", user: 1, slot: "S/A/2026-12-02/09", live: true)]).isEmpty)
+        #expect(Self.findings(made + L.move(1, user: 1, "b1", to: L.other, .ok, at: 1), elsewhere).isEmpty)
+        #expect(Self.findings(made, [ListedBooking(id: "b1", user: 1, slot: "S/A/2026-12-02/09", live: true)]).isEmpty)
     }
 
     @Test func aBookingListedAmongAnotherUsersWasNotKeptAsMade() {
         let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
-        let findings = Self.check(made, [ListedBooking(id: "b1", user: 2, slot: R.tomorrow, live: true)])
+        let findings = Self.findings(made, [ListedBooking(id: "b1", user: 2, slot: R.tomorrow, live: true)])
         #expect(findings.map(\.explanation).contains { $0.contains("listed among user 2's bookings") })
     }
 
@@ -48,14 +48,14 @@ struct TargetOwnershipCheckTests {
         let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
         // Refused as missing: right.
         let missing = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "unknownBooking", at: 1), status: 404)
-        #expect(Self.check(made + missing, live).isEmpty)
+        #expect(Self.findings(made + missing, live).isEmpty)
         // Answered as made: the owner's booking is gone, and someone else did it.
         let done = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1))
-        let findings = Self.check(made + done, [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: false)])
+        let findings = Self.findings(made + done, [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: false)])
         #expect(findings.map(\.invariant) == ["acknowledged bookings kept", "nobody acts as another user"])
         // Refused as forbidden: it tells the booking apart from a missing one.
         let forbidden = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "forbidden", at: 1), status: 403)
-        #expect(Self.check(made + forbidden, live).map(\.invariant) == ["nobody acts as another user"])
+        #expect(Self.findings(made + forbidden, live).map(\.invariant) == ["nobody acts as another user"])
     }
 
     /// Another user's read refused is no lost booking; answered, it shows someone else's booking.
@@ -63,8 +63,8 @@ struct TargetOwnershipCheckTests {
         let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
         let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
         let refused = Self.by(2, R.cancel(1, user: 2, "b1", .fail, reason: "unknownBooking", at: 1), as: "read")
-        #expect(Self.check(made + refused, live).isEmpty)
+        #expect(Self.findings(made + refused, live).isEmpty)
         let shown = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1), as: "read")
-        #expect(Self.check(made + shown, live).map(\.invariant) == ["nobody acts as another user"])
+        #expect(Self.findings(made + shown, live).map(\.invariant) == ["nobody acts as another user"])
     }
 }
