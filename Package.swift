@@ -110,6 +110,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: asyncHTTP),
                 .product(name: "NIOCore", package: "swift-nio", condition: asyncHTTP),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: asyncHTTP),
+                .product(name: "NIOPosix", package: "swift-nio", condition: asyncHTTP),
             ],
             swiftSettings: swiftSettings
         ),

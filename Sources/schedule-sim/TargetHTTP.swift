@@ -13,8 +13,9 @@ import FoundationNetworking
 #endif
 
 /// How `run --target` sends its requests: `concurrency` of them in flight over kept-alive
-/// connections. With the `AsyncHTTP` trait, AsyncHTTPClient on NIO (eight times the requests a
-/// second here: docs/performance/); without it, Foundation's URLSession, so that the default
+/// connections. With the `AsyncHTTP` trait, on NIO: the workload on one connection per worker
+/// (``WorkerConnections``) for an `http://` target, and AsyncHTTPClient otherwise (eight times
+/// URLSession's requests a second here, docs/performance/); without it, Foundation's URLSession, so that the default
 /// build of schedule-sim compiles neither NIO nor BoringSSL.
 final class TargetHTTP: Sendable {
     /// An answer: its status, JSON body and `Date` header; no status when none came.
@@ -22,8 +23,11 @@ final class TargetHTTP: Sendable {
 
     #if AsyncHTTP
     let client: HTTPClient
+    /// The workload's own connections, one per worker, for an `http://` target.
+    let workers: WorkerConnections?
 
-    init(concurrency: Int) {
+    init(concurrency: Int, target: String) {
+        workers = WorkerConnections(target: target, workers: concurrency)
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
@@ -39,22 +43,30 @@ final class TargetHTTP: Sendable {
         do {
             let response = try await client.execute(request, timeout: .seconds(30))
             let bytes = try await response.body.collect(upTo: 16 << 20)
-            let body =
-                bytes.readableBytes == 0
-                ? nil
-                : try? JSONDecoder().decode(
-                    JSONValue.self, from: Data(bytes.readableBytesView))
+            let body = bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
             return (Int(response.status.code), body, response.headers.first(name: "Date"))
         } catch {
             return (nil, nil, nil)
         }
     }
 
-    func shutdown() async { try? await client.shutdown() }
+    /// `rendered` sent for worker `process`: on its own connection when it has one.
+    func send(_ url: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
+        guard let workers else { return await send(url, rendered) }
+        return await workers.send(rendered, process: process)
+    }
+
+    /// The executor worker `process` runs on: its connection's event loop.
+    func executor(for process: Int) -> (any TaskExecutor)? { workers?.executor(for: process) }
+
+    func shutdown() async {
+        await workers?.shutdown()
+        try? await client.shutdown()
+    }
     #else
     let session: URLSession
 
-    init(concurrency: Int) {
+    init(concurrency: Int, target: String) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = concurrency
         configuration.timeoutIntervalForRequest = 30
@@ -71,12 +83,16 @@ final class TargetHTTP: Sendable {
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else { return (nil, nil, nil) }
-            let body = data.isEmpty ? nil : try? JSONDecoder().decode(JSONValue.self, from: data)
+            let body = data.isEmpty ? nil : try? JSONValue(parsing: Array(data))
             return (http.statusCode, body, http.value(forHTTPHeaderField: "Date"))
         } catch {
             return (nil, nil, nil)
         }
     }
+
+    func send(_ url: String, _ rendered: RenderedRequest, process: Int) async -> Answer { await send(url, rendered) }
+
+    func executor(for process: Int) -> (any TaskExecutor)? { nil }
 
     func shutdown() async { session.finishTasksAndInvalidate() }
     #endif

@@ -44,11 +44,24 @@ struct TargetRun {
         var clock: RulesCheck.TargetClock
     }
 
-    /// What the workers share: the history and the bookings the API answered as made.
+    /// What the workers share: the next operation's number, each worker's history, and the
+    /// bookings the API answered as made. Each worker writes its own history (its lock is never
+    /// contended), so the workers meet only to draw an operation.
     final class Shared: Sendable {
+        let next = Atomic<Int>(0)
+        let histories: [History]
+
+        /// One worker's events.
+        final class History: Sendable {
+            let events = Mutex<[TargetEvent]>([])
+        }
+
+        init(workers: Int) { histories = (0..<workers).map { _ in History() } }
+
+        /// Every worker's history, in one list.
+        var history: [TargetEvent] { histories.flatMap { $0.events.withLock { $0 } } }
+
         struct State {
-            var history: [TargetEvent] = []
-            var next = 0
             var booked: [(user: UInt64, booking: String, slot: Slot)] = []
             /// Every booking ever put in `booked`: a repeat's answer does not put it there twice.
             var known = Set<String>()
@@ -61,7 +74,7 @@ struct TargetRun {
     }
 
     func run() async throws -> Outcome {
-        let session = TargetHTTP(concurrency: concurrency)
+        let session = TargetHTTP(concurrency: concurrency, target: target)
         do {
             let outcome = try await run(session)
             await session.shutdown()
@@ -83,13 +96,13 @@ struct TargetRun {
         let users = (0..<UInt64(userCount)).map { firstUser &+ $0 }
         let before = rules ? try await readBack(session, users: users) : []
         let probes = rules ? probeSlots(slots, shift: shift) : []
-        let shared = Shared()
+        let shared = Shared(workers: concurrency)
         let started = ContinuousClock.now
         let clock = RulesCheck.TargetClock(
             start: Date().timeIntervalSince1970 + offset.seconds, tolerance: offset.error)
         await withTaskGroup(of: Void.self) { group in
             for process in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: session.executor(for: process)) {
                     await worker(
                         process, session: session, shared: shared, started: started, firstUser: firstUser,
                         userCount: userCount, slots: slots, hot: hotSlots, probes: probes,
@@ -98,9 +111,10 @@ struct TargetRun {
             }
         }
         let seconds = Self.seconds(ContinuousClock.now - started)
-        let touched = Set(shared.state.withLock { $0.history.map(\.user) }).sorted()
+        let recorded = shared.history
+        let touched = Set(recorded.map(\.user)).sorted()
         let listed = try await readBack(session, users: touched)
-        let history = shared.state.withLock { $0.history }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+        let history = recorded.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
         return Outcome(
             history: history, listed: listed, shiftDays: shift, seconds: seconds, users: touched.count, before: before,
             clock: clock)
@@ -148,10 +162,7 @@ struct TargetRun {
         userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot], run: Int64
     ) async {
         while true {
-            let index = shared.state.withLock { state -> Int in
-                defer { state.next += 1 }
-                return state.next
-            }
+            let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < operations else { return }
             var rng = SplitMix64(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
             let roll = rng.below(100)
@@ -247,8 +258,9 @@ struct TargetRun {
         guard let template else { return }
         var event = invocation
         event.time = now()
-        shared.state.withLock { $0.history.append(event) }
-        let answer = await send(session, adapter.render(template, values, token: token(for: values.user)))
+        shared.histories[process].events.withLock { $0.append(event) }
+        let rendered = adapter.render(template, values, token: token(for: values.user))
+        let answer = await session.send(target + rendered.path, rendered, process: process)
         var done = event
         done.time = now()
         done.status = answer.status
@@ -302,7 +314,7 @@ struct TargetRun {
             }
         default: break
         }
-        shared.state.withLock { $0.history.append(done) }
+        shared.histories[process].events.withLock { $0.append(done) }
     }
 
     /// The invocation, the placeholders' values and the template of a planned request (no

@@ -147,6 +147,20 @@ struct TargetCheckTests {
         #expect(adapter.verdict(status: nil) == .unknown)
     }
 
+    /// JSON pointers (RFC 6901): `~1` is `/`, `~0` is `~`, read left to right; an index into an
+    /// array; the empty pointer is the whole value.
+    @Test func jsonPointersFollowRFC6901() throws {
+        let value = try JSONDecoder().decode(
+            JSONValue.self, from: Data(#"{"a/b": 1, "m~n": 2, "~1": 3, "list": [4, {"x": 5}]}"#.utf8))
+        #expect(value.at("/a~1b") == .integer(1))
+        #expect(value.at("/m~0n") == .integer(2))
+        #expect(value.at("/~01") == .integer(3))
+        #expect(value.at("/list/1/x") == .integer(5))
+        #expect(value.at("/list/2") == nil)
+        #expect(value.at("") == value)
+        #expect(value.at("a") == nil)
+    }
+
     @Test func hmacSHA256MatchesRFC4231() {
         func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(

@@ -50,7 +50,7 @@ public enum JSONValue: Codable, Sendable, Hashable {
         guard pointer.hasPrefix("/") else { return nil }
         var value = self
         for token in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            let key = Self.unescape(token)
             switch value {
             case .object(let object):
                 guard let next = object[key] else { return nil }
@@ -63,6 +63,27 @@ public enum JSONValue: Codable, Sendable, Hashable {
             }
         }
         return value
+    }
+
+    /// A JSON pointer's reference token as a key: `~1` is `/` and `~0` is `~` (RFC 6901, read
+    /// left to right, so `~01` is `~1`).
+    static func unescape(_ token: Substring) -> String {
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return String(token) }
+        var key = ""
+        var characters = token.makeIterator()
+        while let character = characters.next() {
+            guard character == "~" else {
+                key.append(character)
+                continue
+            }
+            switch characters.next() {
+            case "1": key.append("/")
+            case "0": key.append("~")
+            case let other?: key += "~\(other)"
+            case nil: key.append("~")
+            }
+        }
+        return key
     }
 
     /// The value as text: a string as it is, a whole number without a fraction, others as JSON.
