@@ -15,7 +15,8 @@ the simulator's adapter (adapter.json here) does the translating:
     POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
            200 the same again; 404 {"error": "unknown hold"} (expired, released or another's)
     DELETE /holds/{id}                              X-User: 17   204; 404 {"error": "unknown hold"}
-    GET    /people/{user}/reservations              200 [{"ref", "where": {station, socket, date, hour}, "state"}]
+    GET    /people/{user}/reservations   X-User: 17 200 [{"ref", "where": {station, socket, date, hour}, "state"}];
+           another user's list: 404 {"error": "unknown"}
 
 Each fault is one classic bug, a line or two away from the correct code:
 - check-then-insert: the slot is checked, then booked in a second step (Cal.com #13397);
@@ -28,6 +29,7 @@ Each fault is one classic bug, a line or two away from the correct code:
   slot is booked by someone else, and the hold's confirm books it a second time;
 - stored-an-hour-late: one reservation in 25 is stored an hour after the one asked for (the
   shape of a time-zone or DST bug), answered 201 all the same;
+- lists-anyones: anyone reads anyone's list of reservations (OWASP API1);
 - cancel-anyones: a cancel does not check whose booking it is (OWASP API1), so anyone who learns
   a reservation's ref cancels it.
 The last two break no invariant of `--check safety`; `--check rules` finds them.
@@ -222,7 +224,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         match = re.fullmatch(r"/people/(\d+)/reservations", self.path)
-        if not match:
+        # Another user's list is answered as a missing one.
+        mine = match and (self.user() == int(match.group(1)) or self.ledger.fault == "lists-anyones")
+        if not mine:
             return self.answer(404, {"error": "unknown"})
         with self.ledger.lock:
             mine = [b for b in self.ledger.bookings.values() if b["user"] == int(match.group(1))]
@@ -240,7 +244,7 @@ def main():
         "--fault",
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
-            "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones",
+            "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
         ],
     )
     args = parser.parse_args()

@@ -111,9 +111,10 @@ struct TargetRun {
             }
         }
         let seconds = Self.seconds(ContinuousClock.now - started)
-        let recorded = shared.history
+        var recorded = shared.history
         let touched = Set(recorded.map(\.user)).sorted()
         let listed = try await readBack(session, users: touched)
+        recorded += await listsReadByOthers(session, users: touched, started: started)
         let history = recorded.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
         return Outcome(
             history: history, listed: listed, shiftDays: shift, seconds: seconds, users: touched.count, before: before,
@@ -431,6 +432,39 @@ struct TargetRun {
             }
         }
         return found.flatMap { $0 }
+    }
+
+    /// Nobody reads another user's bookings: the first page of each of the first eight users'
+    /// lists, asked for by the next user, when the list's request names its user. Each booking it
+    /// shows is recorded as a `list` of it by that user answered as made (``SafetyCheck`` finds
+    /// the ones that are not theirs); a refusal is what should happen, and records nothing.
+    private func listsReadByOthers(_ session: TargetHTTP, users: [UInt64], started: ContinuousClock.Instant) async
+        -> [TargetEvent]
+    {
+        let request = adapter.operations.bookings
+        guard users.count > 1, request.path.contains("{user}") else { return [] }
+        var events: [TargetEvent] = []
+        for (k, owner) in users.prefix(8).enumerated() {
+            let caller = users[(k + 1) % users.count]
+            var values = Adapter.Values(user: owner)
+            values.caller = caller
+            let answer = await send(session, adapter.render(request, values, token: token(for: caller)))
+            guard adapter.verdict(status: answer.status) == .accepted,
+                case .array(let items)? = answer.body?.at(adapter.answers.list.items)
+            else { continue }
+            let (seconds, attoseconds) = (ContinuousClock.now - started).components
+            let time = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            for id in items.compactMap({ $0.at(adapter.answers.list.id)?.text }) {
+                let event = TargetEvent(
+                    index: operations + events.count, process: -1, kind: .invoke, operation: "list", user: caller,
+                    booking: id, time: time)
+                var shown = event
+                shown.kind = .ok
+                shown.status = answer.status
+                events += [event, shown]
+            }
+        }
+        return events
     }
 
     private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {

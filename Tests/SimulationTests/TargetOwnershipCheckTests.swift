@@ -67,4 +67,33 @@ struct TargetOwnershipCheckTests {
         let shown = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1), as: "read")
         #expect(Self.findings(made + shown, live).map(\.invariant) == ["nobody acts as another user"])
     }
+
+    /// Another user's list, read back after the run, must not show the owner's bookings.
+    @Test func anotherUsersListMustNotShowTheBookings() throws {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
+        let shown = Self.by(2, R.cancel(1, user: 2, "b1", .ok, at: 1), as: "list")
+        let findings = Self.findings(made + shown, live)
+        #expect(findings.map(\.invariant) == ["nobody acts as another user"])
+        #expect(findings.first?.explanation.contains("user 1's list of bookings, read by user 2") == true)
+        // The owner's own list shows it, as it should.
+        #expect(Self.findings(made + Self.by(1, R.cancel(1, user: 1, "b1", .ok, at: 1), as: "list"), live).isEmpty)
+    }
+
+    /// A request sent by one user about another: the placeholders are the other's, the
+    /// credentials the caller's.
+    @Test func aCallerSendsItsOwnCredentials() throws {
+        let json = """
+            {"version": 1, "auth": {"type": "header", "header": "X-User", "value": "{user}"},
+             "operations": {"reserve": {"method": "POST", "path": "/r"}, "bookings": {"method": "GET", "path": "/people/{user}"}},
+             "answers": {"accepted": [200], "refused": [404], "booking": "/id",
+                         "list": {"items": "", "id": "/id", "station": "/s", "socket": "/k", "date": "/d", "hour": "/h"}}}
+            """
+        let adapter = try JSONDecoder().decode(Adapter.self, from: Data(json.utf8))
+        var values = Adapter.Values(user: 1)
+        values.caller = 2
+        let request = adapter.render(adapter.operations.bookings, values, token: nil)
+        #expect(request.path == "/people/1")
+        #expect(request.headers.first { $0.0 == "X-User" }?.1 == "2")
+    }
 }

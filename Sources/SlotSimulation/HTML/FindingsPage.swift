@@ -87,7 +87,8 @@ public enum FindingsPage {
         let scale = width / Double(end - start)
         var svg = ""
         for (k, worker) in workers.enumerated() {
-            svg += "<text x=\"0\" y=\"\(k * height + 16)\" font-size=\"11\">worker \(worker)</text>"
+            svg +=
+                "<text x=\"0\" y=\"\(k * height + 16)\" font-size=\"11\">\(worker < 0 ? "read back" : "worker \(worker)")</text>"
         }
         for operation in operations {
             let x = left + Double(operation.invoke.time - start) * scale

@@ -33,6 +33,9 @@ extension Adapter {
         /// The code a check-in presents: its socket's `Socket.accessCode`; `nil` for a socket
         /// without one, and a body member that is exactly `{accessCode}` is then left out.
         public var accessCode: String?
+        /// Who sends the request, when not `user`: the credentials are the caller's, the
+        /// placeholders `user`'s (to check that one user cannot read another's bookings).
+        public var caller: UInt64?
 
         public init(user: UInt64) { self.user = user }
 
@@ -74,7 +77,10 @@ extension Adapter {
         var headers = (request.headers ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, Self.fill($0.value, values)) }
         if let auth {
             switch auth.type {
-            case "header": headers.append((auth.header ?? "", Self.fill(auth.value ?? "", values)))
+            case "header":
+                var credentials = values
+                credentials.user = values.caller ?? values.user
+                headers.append((auth.header ?? "", Self.fill(auth.value ?? "", credentials)))
             default: if let token { headers.append(("Authorization", "Bearer \(token)")) }
             }
         }

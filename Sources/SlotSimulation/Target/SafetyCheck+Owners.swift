@@ -46,7 +46,7 @@ extension SafetyCheck {
     }
 
     /// *Nobody acts as another user*: a cancel, check-in, check-out or read of a booking sent by
-    /// a user it is not theirs is refused, and not as forbidden (403, or `notOwner`): the answer
+    /// a user it is not theirs, or a list of another user's bookings (`list`), is refused, and not as forbidden (403, or `notOwner`): the answer
     /// for another user's booking must be the answer for a missing one.
     static func actingAsAnother(
         _ foreign: [Int], owners: [String: UInt64], _ completions: [Int: TargetEvent],
@@ -57,7 +57,11 @@ extension SafetyCheck {
                 return nil
             }
             let what =
-                "\(event.operation == "read" ? "a read" : "a \(event.operation)") of booking \(booking) of user \(owner) by user \(event.user)"
+                switch event.operation {
+                case "list": "user \(owner)'s list of bookings, read by user \(event.user), showing booking \(booking),"
+                case "read": "a read of booking \(booking) of user \(owner) by user \(event.user)"
+                default: "a \(event.operation) of booking \(booking) of user \(owner) by user \(event.user)"
+                }
             let explanation: String
             switch event.kind {
             case .ok: explanation = "\(what) was answered as made"

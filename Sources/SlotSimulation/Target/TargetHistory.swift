@@ -10,7 +10,7 @@ public struct TargetEvent: Codable, Sendable, Equatable {
 
     /// The operation's number in the run (an invocation and its completion share it).
     public var index: Int
-    /// The worker that sent it.
+    /// The worker that sent it; -1 for a request sent after the workload, reading back.
     public var process: Int
     public var kind: Kind
     /// `reserve`, `cancel`, `anySocket`, `reschedule`, `read`, `checkIn`, `checkOut`, `hold`,
