@@ -7,7 +7,7 @@ import SlotScheduler
 /// counts whole seconds), so a slot free again after it, and a confirm refused as expired before
 /// it, are both told apart.
 extension RulesCheck {
-    /// The key of a hold in ``holds``: the id the API gave it, or its request's index.
+    /// The key of a hold in `holds`: the id the API gave it, or its request's index.
     public static func holdKey(_ id: String?, index: Int) -> String { id ?? "#\(index)" }
 
     mutating func hold(_ k: Int, _ call: Call) {
