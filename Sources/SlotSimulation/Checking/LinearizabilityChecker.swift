@@ -245,8 +245,9 @@ public struct UserSpecification: SequentialSpecification {
         case .reserved:
             guard ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
             return state.adding(op.booking, start: op.start)
-        case .moved:
-            guard let at = state.ids.firstIndex(of: op.booking) else { return nil }
+        case .moved, .confirmed:
+            // The booking (a move) or the hold (a confirm) gives its place to the booking at `start`.
+            guard let at = state.ids.firstIndex(of: op.kind == .moved ? op.booking : op.hold) else { return nil }
             let others = state.removing(at: at)
             guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
             return others.adding(op.booking, start: op.start)
@@ -256,11 +257,6 @@ public struct UserSpecification: SequentialSpecification {
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) }
         case .refusedInactive, .refusedLapsed:
             return state.ids.contains(op.booking) ? nil : state
-        case .confirmed:
-            guard let at = state.ids.firstIndex(of: op.hold) else { return nil }
-            let others = state.removing(at: at)
-            guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
-            return others.adding(op.booking, start: op.start)
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
         case .repeated, .refusedTaken, .refusedOther, .neutral:
