@@ -251,10 +251,7 @@ struct TargetRun {
         _ planned: Planned, index: Int, process: Int, session: TargetHTTP, shared: Shared,
         started: ContinuousClock.Instant
     ) async {
-        func now() -> Int64 {
-            let (seconds, attoseconds) = (ContinuousClock.now - started).components
-            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        }
+        func now() -> Int64 { Self.nanoseconds(since: started) }
         let (invocation, values, template) = request(planned, index: index, process: process)
         guard let template else { return }
         var event = invocation
@@ -452,8 +449,7 @@ struct TargetRun {
             guard adapter.verdict(status: answer.status) == .accepted,
                 case .array(let items)? = answer.body?.at(adapter.answers.list.items)
             else { continue }
-            let (seconds, attoseconds) = (ContinuousClock.now - started).components
-            let time = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            let time = Self.nanoseconds(since: started)
             for id in items.compactMap({ $0.at(adapter.answers.list.id)?.text }) {
                 let event = TargetEvent(
                     index: operations + events.count, process: -1, kind: .invoke, operation: "list", user: caller,
@@ -555,6 +551,12 @@ struct TargetRun {
 
     static func key(_ slot: Slot) -> String {
         "\(slot.station.rawValue)/\(slot.socket.rawValue)/\(slot.date)/\(slot.hour)"
+    }
+
+    /// Nanoseconds from `start` to now on the monotonic clock: a history event's time.
+    static func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     static func seconds(_ duration: Duration) -> Double {

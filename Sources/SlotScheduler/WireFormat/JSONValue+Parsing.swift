@@ -70,14 +70,8 @@ struct JSONReader {
     }
 
     mutating func object(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        guard depth < maxDepth else { throw failure("nested deeper than \(maxDepth)") }
-        at += 1
         var members: [String: JSONValue] = [:]
-        skipSpace()
-        if next == UInt8(ascii: "}") {
-            at += 1
-            return .object(members)
-        }
+        if try opens(closedBy: "}", depth: depth) { return .object(members) }
         while true {
             guard next == UInt8(ascii: "\"") else { throw failure("a member's name was expected") }
             let name = try string()
@@ -87,40 +81,43 @@ struct JSONReader {
             skipSpace()
             let member = try value(depth: depth + 1)
             if members[name] == nil { members[name] = member }
-            skipSpace()
-            switch next {
-            case UInt8(ascii: ","):
-                at += 1
-                skipSpace()
-            case UInt8(ascii: "}"):
-                at += 1
-                return .object(members)
-            default: throw failure("',' or '}' was expected")
-            }
+            if try closes("}") { return .object(members) }
         }
     }
 
     mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        guard depth < maxDepth else { throw failure("nested deeper than \(maxDepth)") }
-        at += 1
         var items: [JSONValue] = []
-        skipSpace()
-        if next == UInt8(ascii: "]") {
-            at += 1
-            return .array(items)
-        }
+        if try opens(closedBy: "]", depth: depth) { return .array(items) }
         while true {
             items.append(try value(depth: depth + 1))
+            if try closes("]") { return .array(items) }
+        }
+    }
+
+    /// Past an object's or array's opening byte (within the depth limit): whether `close`
+    /// follows at once (it is then read too).
+    mutating func opens(closedBy close: Unicode.Scalar, depth: Int) throws(JSONValue.ParseError) -> Bool {
+        guard depth < maxDepth else { throw failure("nested deeper than \(maxDepth)") }
+        at += 1
+        skipSpace()
+        guard next == UInt8(ascii: close) else { return false }
+        at += 1
+        return true
+    }
+
+    /// After a member or an item: `,` (read, and the space after it; `false`), or `close`
+    /// (read; `true`).
+    mutating func closes(_ close: Unicode.Scalar) throws(JSONValue.ParseError) -> Bool {
+        skipSpace()
+        switch next {
+        case UInt8(ascii: ","):
+            at += 1
             skipSpace()
-            switch next {
-            case UInt8(ascii: ","):
-                at += 1
-                skipSpace()
-            case UInt8(ascii: "]"):
-                at += 1
-                return .array(items)
-            default: throw failure("',' or ']' was expected")
-            }
+            return false
+        case UInt8(ascii: close):
+            at += 1
+            return true
+        default: throw failure("',' or '\(close)' was expected")
         }
     }
 
