@@ -691,6 +691,14 @@ MUTANTS = [
         edits=[("            case \"checkIn\": checkIn(k, call)\n", "")],
     ),
     dict(
+        name="session-checkout-unjudged",
+        describe="the one session specification never judges a check-out: a store that ends a ride that never started passes both the threads-mode and the --check rules checks",
+        file="Sources/SlotSimulation/Checking/SessionSpecification.swift",
+        filter="SimulationTests",
+        quick="SessionSpecificationTests",
+        edits=[("            return state.checkedIn == .no ? .checkedOutWithoutCheckIn : nil\n", "            return nil\n")],
+    ),
+    dict(
         name="safety-foreign-unchecked",
         describe="schedule-sim's safety checks let one user act on another's booking: an API that cancels or shows anyone's booking to anyone passes",
         file="Sources/SlotSimulation/Target/SafetyCheck.swift",

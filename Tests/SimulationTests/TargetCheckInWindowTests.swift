@@ -68,4 +68,27 @@ struct TargetCheckInWindowTests {
         let history = Self.checkIn(0, "b0", .ok, at: 0) + Self.checkIn(1, "b0", .ok, at: 3_700)
         #expect(try Self.judge(history).isEmpty)
     }
+
+    static func checkOut(_ index: Int, _ kind: TargetEvent.Kind, reason: String? = nil, at: Int64) -> [TargetEvent] {
+        R.cancel(index, user: 1, "b0", kind, reason: reason, at: at).map {
+            var event = $0
+            event.operation = "checkOut"
+            return event
+        }
+    }
+
+    /// A check-out is answered as made only after a check-in, and refused as not checked in only
+    /// before one.
+    @Test func aCheckOutNeedsACheckIn() throws {
+        #expect(try Self.judge(Self.checkIn(0, "b0", .ok, at: 0) + Self.checkOut(1, .ok, at: 60)).isEmpty)
+        #expect(try Self.judge(Self.checkOut(0, .fail, reason: "notCheckedIn", at: 0)).isEmpty)
+        let early = try Self.judge(Self.checkOut(0, .ok, at: 0))
+        #expect(early.map(\.invariant) == ["check-out after check-in"])
+        #expect(early.first?.explanation.contains("without a check-in") == true)
+        let refused = try Self.judge(
+            Self.checkIn(0, "b0", .ok, at: 0) + Self.checkOut(1, .fail, reason: "notCheckedIn", at: 60))
+        #expect(refused.map(\.invariant) == ["check-out after check-in"])
+        // A check-in of unknown outcome may have happened: either answer is possible.
+        #expect(try Self.judge(Self.checkIn(0, "b0", .info, at: 0) + Self.checkOut(1, .ok, at: 60)).isEmpty)
+    }
 }

@@ -124,7 +124,8 @@ struct TargetLifecycleCheckTests {
             ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: false),
             ListedBooking(id: "b2", user: 2, slot: R.tomorrow, live: true),
         ]
-        #expect(try R.judge(ended, listed: listed).findings.map(\.explanation) == [])
+        // The slot's partition is fine; only the session is not (no check-in came before).
+        #expect(try R.judge(ended, listed: listed).findings.map(\.invariant) == ["check-out after check-in"])
         #expect(SafetyCheck.check(history: ended, listed: listed, limit: 5).isEmpty)
         // Refused as not checked in: the booking stays, and the slot stays taken.
         let refused =

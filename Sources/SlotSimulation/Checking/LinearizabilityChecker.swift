@@ -143,6 +143,12 @@ public struct BookingOperation: Sendable, Hashable {
         case lapsed
         /// A confirm refused because the hold (`booking`) no longer had its slot.
         case refusedLapsed
+        /// A check-in of `booking` accepted, or of unknown outcome (``SessionSpecification``).
+        case checkedIn, maybeCheckedIn
+        /// A check-in refused as not open yet, or as closed.
+        case refusedNotOpen, refusedClosed
+        /// A check-out of `booking` accepted, or refused as not checked in.
+        case checkedOut, refusedNotCheckedIn
     }
     public var kind: Kind
     public var booking: UInt64
@@ -155,6 +161,9 @@ public struct BookingOperation: Sendable, Hashable {
     public var complete: Int64
     /// The hold a ``Kind/confirmed`` operation turned into `booking`.
     public var hold: UInt64 = 0
+    /// The last moment `now` may have been, when the operation's clock is known only within
+    /// bounds (`now` the first); below `now`: `now` itself.
+    public var latest: Int64 = .min
 
     public init(
         kind: Kind, booking: UInt64 = 0, user: UInt64 = 0, now: Int64 = 0, start: Int64 = 0, limit: Int32 = 0,
@@ -190,7 +199,9 @@ public struct SlotSpecification: SequentialSpecification {
         case .refusedInactive, .refusedLapsed: return state != op.booking ? state : nil
         case .confirmed: return state == op.hold ? op.booking : nil
         case .lapsed: return state == op.booking ? 0 : state
-        case .repeated, .refusedOther, .neutral: return state
+        case .repeated, .refusedOther, .neutral, .checkedIn, .maybeCheckedIn, .refusedNotOpen, .refusedClosed,
+            .checkedOut, .refusedNotCheckedIn:
+            return state
         }
     }
 }
@@ -259,7 +270,8 @@ public struct UserSpecification: SequentialSpecification {
             return state.ids.contains(op.booking) ? nil : state
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
-        case .repeated, .refusedTaken, .refusedOther, .neutral:
+        case .repeated, .refusedTaken, .refusedOther, .neutral, .checkedIn, .maybeCheckedIn, .refusedNotOpen,
+            .refusedClosed, .checkedOut, .refusedNotCheckedIn:
             return state
         }
     }

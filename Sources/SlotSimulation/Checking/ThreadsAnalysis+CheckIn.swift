@@ -1,52 +1,65 @@
 import SlotScheduler
 
-/// The check-in checks of a threads-mode history (I18, I19). A booking's own operations come
-/// from one worker, one at a time, so its stays and check-ins in history order are the order
-/// they happened in; a move clears a check-in.
+/// The check-in and check-out checks of a threads-mode history (I18, I19, I21). A booking's own
+/// operations come from one worker, one at a time, so its stays, check-ins and check-outs in
+/// history order are the order they happened in; a move clears a check-in.
 extension ThreadsAnalysis {
-    /// The first accepted check-in of each booking since its last move, by history index, with
-    /// the cell the booking was in: the check-ins that were not repeats.
-    func firstCheckIns() -> [Int: Int32] {
-        var first: [Int: Int32] = [:]
-        var checked: Set<UInt64> = []
-        var cell: [UInt64: Int32] = [:]
-        for (i, op) in history.enumerated() {
-            if let list = placements[op.booking], list.contains(i) {
-                cell[op.booking] = op.cell
-                checked.remove(op.booking)
-            }
-            if op.kind == .checkIn, op.outcome == -1, let at = cell[op.booking], checked.insert(op.booking).inserted {
-                first[i] = at
-            }
+    /// I18 and I21 in the history: each booking's check-ins and check-outs, with what made, moved
+    /// and cancelled it, held in history order to the model's session rules
+    /// (``SessionSpecification``): reported when no order of them within their times fits, at
+    /// the first, in history order, whose answer the model cannot give (a booking's own
+    /// operations come from one worker, one at a time, so that is the one to blame). Only bookings some check-in or check-out names are
+    /// looked at; one no acknowledged operation made is not (its hour is not known).
+    /// - Complexity: O(n) over the history, plus O(k log k) for the k bookings named.
+    mutating func checkSessions(made: [UInt64: Int]) {
+        var named = Set<UInt64>()
+        for op in history where op.kind == .checkIn || op.kind == .checkOut {
+            if made[op.booking] != nil { named.insert(op.booking) }
         }
-        return first
+        guard !named.isEmpty else { return }
+        var sessions: [UInt64: [(index: Int, operation: BookingOperation)]] = [:]
+        for (i, op) in history.enumerated() where named.contains(op.booking) {
+            guard let kind = sessionKind(i, made: made) else { continue }
+            let start = kind == .reserved || kind == .moved ? p.starts[Int(op.cell)] : .min
+            sessions[op.booking, default: []].append(
+                (
+                    i,
+                    BookingOperation(
+                        kind: kind, booking: op.booking, user: op.user, now: op.now, start: start,
+                        invoke: op.invoke, complete: op.complete)
+                ))
+        }
+        for booking in sessions.keys.sorted() {
+            guard let entries = sessions[booking] else { continue }
+            let ops = entries.map(\.operation)
+            let spec = SessionSpecification(ops, initial: .init(start: nil), rules: rules)
+            let (found, checkIns) = spec.replay()
+            sessionsCheckedIn += checkIns
+            // Searched too, so that no order of calls that overlapped is missed.
+            guard let (k, violation) = found,
+                LinearizabilityChecker.check(spec, intervals: ops.map { ($0.invoke, $0.complete) }) == .notLinearizable
+            else { continue }
+            let op = history[entries[k].index]
+            violate(
+                violation.isCheckIn ? .I18 : .I21, at: entries[k].index,
+                violation.explanation(booking: "\(booking)") + " (at \(Instant(secondsSinceEpoch: op.now)))")
+        }
     }
 
-    /// I18: a check-in accepted only in its window (``ModelRules/checkInWindow(start:)``), and
-    /// refused as not open or closed only outside it.
-    mutating func checkCheckIns() {
-        let first = firstCheckIns()
-        var cell: [UInt64: Int32] = [:]
-        for (i, op) in history.enumerated() {
-            if let list = placements[op.booking], list.contains(i) { cell[op.booking] = op.cell }
-            guard op.kind == .checkIn, op.outcome != -2, let at = first[i] ?? cell[op.booking], at >= 0 else {
-                continue
-            }
-            let window = rules.checkInWindow(start: p.starts[Int(at)])
-            let (opens, closes) = (window.lowerBound, window.upperBound)
-            let wrong: String? =
-                switch op.outcome {
-                case -1 where first[i] != nil && !(opens..<closes).contains(op.now): "accepted"
-                case Reasons.code(.checkInNotOpen) where op.now >= opens: "refused as not open"
-                case Reasons.code(.checkInClosed) where op.now < closes: "refused as closed"
-                default: nil
-                }
-            if let wrong {
-                violate(
-                    .I18, at: i,
-                    "check-in of booking \(op.booking) (\(p.slot(ofCell: at))) at \(Instant(secondsSinceEpoch: op.now)) was \(wrong); its window is \(Instant(secondsSinceEpoch: opens)) until \(Instant(secondsSinceEpoch: closes))"
-                )
-            }
+    /// What operation `i` is to its booking's session, or `nil` if nothing.
+    func sessionKind(_ i: Int, made: [UInt64: Int]) -> BookingOperation.Kind? {
+        let op = history[i]
+        if made[op.booking] == i { return op.cell >= 0 ? .reserved : nil }
+        if placements[op.booking]?.contains(i) == true { return op.cell >= 0 ? .moved : nil }
+        switch (op.kind, op.outcome) {
+        case (.checkIn, -1): return .checkedIn
+        case (.checkIn, -2): return .maybeCheckedIn
+        case (.checkIn, Reasons.code(.checkInNotOpen)): return .refusedNotOpen
+        case (.checkIn, Reasons.code(.checkInClosed)): return .refusedClosed
+        case (.checkOut, -1): return .checkedOut
+        case (.checkOut, Reasons.code(.notCheckedIn)): return .refusedNotCheckedIn
+        case (.cancel, -1): return .released
+        default: return nil
         }
     }
 
@@ -93,31 +106,6 @@ extension ThreadsAnalysis {
                     .I19, at: i,
                     "user \(op.user) was given booking \(op.booking) with \(noShows) no-shows in the last \(rule.days) days while holding \(upcoming) upcoming bookings (lowered limit \(lowered))"
                 )
-            }
-        }
-    }
-}
-
-extension ThreadsAnalysis {
-    /// I21 in the history: a check-out accepted only of a booking some check-in of which
-    /// (accepted, or of unknown outcome) began before the check-out ended; a check-out refused
-    /// `notCheckedIn` only of a booking with no accepted check-in that ended before it began.
-    mutating func checkCheckOuts() {
-        guard history.contains(where: { $0.kind == .checkOut }) else { return }
-        var checkIns: [UInt64: [Int]] = [:]
-        for (i, op) in history.enumerated() where op.kind == .checkIn && (op.outcome == -1 || op.outcome == -2) {
-            checkIns[op.booking, default: []].append(i)
-        }
-        for (i, op) in history.enumerated() where op.kind == .checkOut {
-            let ins = checkIns[op.booking] ?? []
-            if op.outcome == -1, !ins.contains(where: { history[$0].invoke < op.complete }) {
-                violate(.I21, at: i, "booking \(op.booking) was checked out without a check-in before it")
-            }
-            // A move clears a check-in: only a booking never moved says "checked in" for sure.
-            if op.outcome == Reasons.code(.notCheckedIn), (placements[op.booking]?.count ?? 1) == 1,
-                ins.contains(where: { history[$0].outcome == -1 && history[$0].complete < op.invoke })
-            {
-                violate(.I21, at: i, "booking \(op.booking) was refused as not checked in after its check-in")
             }
         }
     }

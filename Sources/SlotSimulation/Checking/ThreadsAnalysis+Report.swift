@@ -13,7 +13,7 @@ extension ThreadsAnalysis {
         var attempts: [Int32: (Int, Int)] = [:]
         var latencies = Latencies()
         var lifecycle = Report.Lifecycle()
-        lifecycle.checkedIn = history.contains { $0.kind == .checkIn } ? firstCheckIns().count : 0
+        lifecycle.checkedIn = sessionsCheckedIn
         for (i, op) in history.enumerated() {
             if let r = op.reason { refused[r, default: 0] += 1 }
             // Resolved indeterminate operations count as what the client saw: an error.

@@ -28,6 +28,8 @@ struct ThreadsAnalysis {
     var placements: [UInt64: [Int]] = [:]
     /// The cell each moving reschedule took its booking from, by history index.
     var movedFrom: [Int: Int32] = [:]
+    /// Bookings checked in (a check-in accepted while not checked in), found by ``checkSessions(made:)``.
+    var sessionsCheckedIn = 0
     /// Users who had a hold accepted: a limit refusal of theirs may count holds the checks do not see.
     var holders: Set<UInt64> = []
 
@@ -80,11 +82,9 @@ struct ThreadsAnalysis {
             // I13-I17: any-socket answers, moves and holds.
             checkLifecycle(made: made, segments: segments)
             checkWrongRefusals(segments)
-            // I18, I19: check-ins and the no-show limit.
-            checkCheckIns()
+            // I18, I21: each booking's session; I19: the no-show limit.
+            checkSessions(made: made)
             checkNoShowLimits(segments, made: made)
-            // I21: check-outs only of checked-in bookings.
-            checkCheckOuts()
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.

@@ -1,47 +1,86 @@
 import SlotScheduler
 
-/// Check-ins under `--check rules`, judged against their booking's window (the model's
-/// `checkInWindow`: from `earlyCheckInSeconds` before the hour starts to `noShowGraceSeconds`
-/// after), at every moment the request was in flight on the target's clock:
-/// - **check-in window**: a first check-in answered as made when the window was shut at every
-///   such moment (a repeat is answered as made whenever it comes);
+/// Check-ins and check-outs under `--check rules`: each booking's session (what made, moved,
+/// checked in, checked out or cancelled it) is a partition held to the model's session rules
+/// (``SessionSpecification``), each call judged at every moment it was in flight on the target's
+/// clock:
+/// - **check-in window**: a first check-in answered as made when the window (from
+///   `earlyCheckInSeconds` before the hour to `noShowGraceSeconds` after) was shut at every such
+///   moment (a repeat is answered as made whenever it comes);
 /// - **refusals justified**: a check-in refused as not open yet when the window had opened at
-///   every such moment, or as closed when it had not closed at any.
+///   every such moment, or as closed when it had not closed at any;
+/// - **check-out after check-in**: a check-out answered as made only of a booking checked in
+///   (or maybe checked in) before it, and refused as not checked in only of one that was not.
 extension RulesCheck {
     mutating func checkIn(_ k: Int, _ call: Call) {
-        guard let id = call.invoke.booking, let n = numbers[id], let (slot, owner) = bookings[n],
-            owner == call.invoke.user, let start = catalogClock.start(of: slot), let done = call.done
-        else { return }
-        let window = model.rules.checkInWindow(start: start)
-        let (first, last) = moments(call)
+        guard let n = ownBooking(call), let done = call.done else { return }
         switch done.kind {
-        case .ok where checkedIn.insert(n).inserted:
-            if last < window.lowerBound {
-                result.findings.append(
-                    finding(
-                        "check-in window",
-                        "booking \(id) was checked in before its window opened (\(Instant(secondsSinceEpoch: window.lowerBound))) at every moment the request was in flight",
-                        [k]))
-            } else if first >= window.upperBound {
-                result.findings.append(
-                    finding(
-                        "check-in window",
-                        "booking \(id) was checked in after its window closed (\(Instant(secondsSinceEpoch: window.upperBound))) at every moment the request was in flight",
-                        [k]))
-            }
-        case .info: checkedIn.insert(n)
+        case .ok: addSession(.checkedIn, booking: n, call: k)
+        case .info: addSession(.maybeCheckedIn, booking: n, call: k)
         case .fail:
-            let reason = adapter.reason(done.reason)
-            let wrong =
-                reason == .checkInNotOpen && first >= window.lowerBound
-                || reason == .checkInClosed && last < window.upperBound
-            guard wrong, let reason else { return }
+            switch adapter.reason(done.reason) {
+            case .checkInNotOpen: addSession(.refusedNotOpen, booking: n, call: k)
+            case .checkInClosed: addSession(.refusedClosed, booking: n, call: k)
+            default: return
+            }
+        case .invoke: return
+        }
+    }
+
+    /// The number of the booking `call` names, when its caller owns it.
+    func ownBooking(_ call: Call) -> UInt64? {
+        guard let id = call.invoke.booking, let n = numbers[id], bookings[n]?.user == call.invoke.user else {
+            return nil
+        }
+        return n
+    }
+
+    /// Adds call `k` to booking `n`'s session as `kind`, judged over the moments it was in flight.
+    mutating func addSession(_ kind: BookingOperation.Kind, booking n: UInt64, call k: Int) {
+        let call = calls[k]
+        let (first, last) = moments(call)
+        let unknown = call.done == nil || call.done?.kind == .info
+        var op = BookingOperation(
+            kind: kind, booking: n, user: call.invoke.user, now: first, invoke: call.invoke.time,
+            complete: unknown ? .max : call.done?.time ?? .max)
+        op.latest = last
+        bySession[n, default: []].append(Entry(operation: op, call: k))
+        if kind != .released { namedSessions.insert(n) }
+    }
+
+    /// Searches the session of each booking a check-in or check-out named; `initialStarts`: the
+    /// start of each booking read before the run.
+    mutating func searchSessions(initialStarts: [UInt64: Int64], budget: Int) {
+        for n in namedSessions.sorted() {
+            guard let entries = bySession[n] else { continue }
+            let ops = entries.map(\.operation)
+            let spec = SessionSpecification(ops, initial: .init(start: initialStarts[n]), rules: model.rules)
+            result.partitions += 1
+            switch Self.verdict(spec, ops, budget: budget) {
+            case .linearizable: continue
+            case .unknown:
+                result.unknownPartitions += 1
+                continue
+            case .notLinearizable: break
+            }
+            let id = numbers.first { $0.value == n }?.key ?? "#\(n)"
+            guard let (i, violation) = spec.firstViolation() else {
+                search(entries, name: "booking \(id)", invariant: "check-in window") { _ in .notLinearizable }
+                continue
+            }
+            let (invariant, throughout): (String, Bool) =
+                switch violation {
+                case .checkedInBeforeWindow, .checkedInAfterWindow: ("check-in window", true)
+                case .refusedAsNotOpen, .refusedAsClosed: ("refusals justified", true)
+                case .acceptedAfterEnd(checkIn: true): ("check-in window", false)
+                case .checkedOutWithoutCheckIn, .refusedAsNotCheckedIn, .acceptedAfterEnd:
+                    ("check-out after check-in", false)
+                }
             result.findings.append(
                 finding(
-                    "refusals justified",
-                    "the check-in of booking \(id) was refused as \(reason.rawValue), but its window (\(Instant(secondsSinceEpoch: window.lowerBound)) to \(Instant(secondsSinceEpoch: window.upperBound))) says otherwise at every moment the request was in flight",
-                    [k]))
-        case .ok, .invoke: return
+                    invariant,
+                    violation.explanation(booking: id)
+                        + (throughout ? " at every moment the request was in flight" : ""), [entries[i].call]))
         }
     }
 }

@@ -62,7 +62,7 @@ extension RulesCheck {
         guard let held = heldBy(call) else { return }
         let (first, last) = moments(call)
         var op = BookingOperation(
-            kind: .confirmed, user: held.user, now: last, start: catalogClock.start(of: held.slot) ?? 0,
+            kind: .confirmed, user: held.user, now: last, start: catalogClock.start(of: held.slot) ?? .min,
             limit: Int32(clamping: model.rules.limit(for: UserID(held.user))), invoke: call.invoke.time,
             complete: call.done?.time ?? .max)
         op.hold = held.number

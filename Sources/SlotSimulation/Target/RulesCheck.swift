@@ -7,9 +7,10 @@ import SlotScheduler
 ///   moment the request was in flight;
 /// - **refusals justified**: no reservation is refused for such a reason when the model allows
 ///   the slot at every such moment, nor for a reason the rules do not have;
-/// - **check-in window**: no first check-in answered as made while its booking's window was shut
-///   at every moment the request was in flight, nor refused for a window that was open (see
-///   `RulesCheck+CheckIn.swift`);
+/// - **check-in window** and **check-out after check-in**: each booking's session held to the
+///   model's (`SessionSpecification`): no first check-in answered as made while its booking's
+///   window was shut at every moment the request was in flight, nor refused for a window that was
+///   open; no check-out without a check-in (see `RulesCheck+CheckIn.swift`);
 /// - **linearizable per slot** and **per user**: each slot's operations, and each user's, have
 ///   an order within their real-time intervals that the model's rules accept (a slot is held by
 ///   one booking at a time; a user's limit is counted at each reservation; a refusal as taken
@@ -74,9 +75,10 @@ public struct RulesCheck {
     /// Slots and users with a hold of unknown outcome: their partitions are not searched.
     var unsureSlots = Set<Slot>()
     var unsureUsers = Set<UInt64>()
-    /// Bookings a check-in was answered as made for (or maybe was): a repeat is answered as made
-    /// whenever it comes.
-    var checkedIn = Set<UInt64>()
+    /// Each booking's session: what made, moved, checked in, checked out or cancelled it.
+    var bySession: [UInt64: [Entry]] = [:]
+    /// Bookings a check-in or check-out named: their sessions are searched.
+    var namedSessions = Set<UInt64>()
 
     /// An operation's invocation and its completion (none: it never completed).
     struct Call {
@@ -145,12 +147,14 @@ public struct RulesCheck {
     mutating func run(before: [ListedBooking], listed: [ListedBooking], budget: Int) {
         var initialHolder: [Slot: UInt64] = [:]
         var initialHeld: [UInt64: [(id: UInt64, start: Int64)]] = [:]
+        var initialStarts: [UInt64: Int64] = [:]
         for booking in before where booking.live {
             guard let slot = Self.slot(booking.slot, in: model) else { continue }
             let n = number(booking.id)
             bookings[n] = (slot, booking.user)
             initialHolder[slot] = n
-            initialHeld[booking.user, default: []].append((n, catalogClock.start(of: slot) ?? 0))
+            initialStarts[n] = catalogClock.start(of: slot)
+            initialHeld[booking.user, default: []].append((n, initialStarts[n] ?? 0))
         }
         let resolved = resolutions(listed: listed)
         for (k, call) in calls.enumerated() {
@@ -181,6 +185,7 @@ public struct RulesCheck {
                 Self.verdict(UserSpecification(ops, initial: initial), ops, budget: budget)
             }
         }
+        searchSessions(initialStarts: initialStarts, budget: budget)
     }
 
     // MARK: Operations
@@ -215,7 +220,7 @@ public struct RulesCheck {
         let user = call.invoke.user
         let (first, last) = moments(call)
         var op = BookingOperation(
-            kind: .neutral, user: user, now: last, start: catalogClock.start(of: slot) ?? 0,
+            kind: .neutral, user: user, now: last, start: catalogClock.start(of: slot) ?? .min,
             limit: Int32(clamping: model.rules.limit(for: UserID(user))), invoke: call.invoke.time,
             complete: call.done?.time ?? .max)
         guard let done = call.done, done.kind != .info else {
@@ -316,6 +321,13 @@ public struct RulesCheck {
         guard let id = call.invoke.booking, let n = numbers[id], let (slot, owner) = bookings[n],
             owner == call.invoke.user
         else { return }
+        let checkOut = call.invoke.operation == "checkOut"
+        switch call.done?.kind {
+        case .ok: addSession(checkOut ? .checkedOut : .released, booking: n, call: k)
+        case .fail where checkOut && adapter.reason(call.done?.reason) == .notCheckedIn:
+            addSession(.refusedNotCheckedIn, booking: n, call: k)
+        default: break
+        }
         var op = BookingOperation(
             kind: .released, booking: n, user: owner, now: moments(call).last, invoke: call.invoke.time,
             complete: call.done?.time ?? .max)
@@ -389,7 +401,7 @@ public struct RulesCheck {
         let (first, last) = moments(call)
         let unknown = call.done == nil || call.done?.kind == .info
         var op = BookingOperation(
-            kind: .moved, booking: n, user: owner, now: last, start: catalogClock.start(of: to) ?? 0,
+            kind: .moved, booking: n, user: owner, now: last, start: catalogClock.start(of: to) ?? .min,
             limit: Int32(clamping: model.rules.limit(for: UserID(owner))), invoke: call.invoke.time,
             complete: unknown ? .max : call.done?.time ?? .max)
         if let done = call.done, done.kind == .fail {
@@ -411,12 +423,17 @@ public struct RulesCheck {
         bySlot[from, default: []].append(Entry(operation: leaving, call: k))
         bySlot[to, default: []].append(Entry(operation: op, call: k))
         byUser[owner, default: []].append(Entry(operation: op, call: k))
+        bySession[n, default: []].append(Entry(operation: op, call: k))
         if !unknown { bookings[n] = (to, owner) }
     }
 
     mutating func add(_ op: BookingOperation, call: Int, slot: Slot, user: UInt64) {
         bySlot[slot, default: []].append(Entry(operation: op, call: call))
         byUser[user, default: []].append(Entry(operation: op, call: call))
+        // A booking made begins its session at its slot's start.
+        if op.kind == .reserved || op.kind == .confirmed {
+            bySession[op.booking, default: []].append(Entry(operation: op, call: call))
+        }
     }
 
     // MARK: Search
