@@ -214,15 +214,21 @@ struct TargetRun {
                     let confirm = ops.release == nil || ops.confirm != nil && roll < 77
                     return .endHold(user: owner, hold: hold, made: made, slot: slot, confirm: confirm, key: key)
                 }
-                if (79..<82).contains(roll), userCount > 1, ops.cancel != nil || ops.booking != nil,
-                    !state.booked.isEmpty
+                if (79..<82).contains(roll), userCount > 1,
+                    ops.cancel != nil || ops.booking != nil || ops.checkIn != nil, !state.booked.isEmpty
                 {
-                    // Another user's booking, left in the pool: the API must refuse as for a missing one.
-                    let (owner, booking, _) = state.booked[rng.below(state.booked.count)]
+                    // Another user's booking, left in the pool: the API must refuse as for a missing
+                    // one, a check-in too (sent with the socket's code: knowing it is not owning it).
+                    let (owner, booking, slot) = state.booked[rng.below(state.booked.count)]
                     let step = UInt64(1 + rng.below(userCount - 1))
                     let other = firstUser &+ (owner &- firstUser &+ step) % UInt64(userCount)
-                    return ops.booking != nil && (ops.cancel == nil || rng.chance(0.5))
-                        ? .read(user: other, booking: booking) : .cancel(user: other, booking: booking)
+                    let foreign: [Planned?] = [
+                        ops.booking.map { _ in .read(user: other, booking: booking) },
+                        ops.cancel.map { _ in .cancel(user: other, booking: booking) },
+                        ops.checkIn.map { _ in .checkIn(user: other, booking: booking, slot: slot) },
+                    ]
+                    let available = foreign.compactMap { $0 }
+                    return available[rng.below(available.count)]
                 }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])

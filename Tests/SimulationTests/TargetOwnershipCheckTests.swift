@@ -37,6 +37,24 @@ struct TargetOwnershipCheckTests {
         #expect(Self.findings(made, [ListedBooking(id: "b1", user: 1, slot: "S/A/2026-12-02/09", live: true)]).isEmpty)
     }
 
+    /// Knowing a socket's code is not owning its booking: another user's check-in is refused as
+    /// for a missing booking, or it starts someone else's session.
+    @Test func anotherUsersCheckInMustBeRefusedAsForAMissingBooking() {
+        let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
+        let live = [ListedBooking(id: "b1", user: 1, slot: R.tomorrow, live: true)]
+        let checkIn = { (kind: TargetEvent.Kind, reason: String?, status: Int?) in
+            Self.by(2, R.cancel(1, user: 2, "b1", kind, reason: reason, at: 1), as: "checkIn", status: status)
+        }
+        #expect(Self.findings(made + checkIn(.fail, "unknownBooking", 404), live).isEmpty)
+        let started = Self.findings(made + checkIn(.ok, nil, 200), live)
+        #expect(started.map(\.invariant) == ["nobody acts as another user"])
+        #expect(started.first?.explanation.contains("a checkIn of booking b1 of user 1 by user 2") == true)
+        #expect(
+            Self.findings(made + checkIn(.fail, "notOwner", 409), live).map(\.invariant) == [
+                "nobody acts as another user"
+            ])
+    }
+
     @Test func aBookingListedAmongAnotherUsersWasNotKeptAsMade() {
         let made = R.reserve(0, user: 1, R.tomorrow, .ok, booking: "b1", at: 0)
         let findings = Self.findings(made, [ListedBooking(id: "b1", user: 2, slot: R.tomorrow, live: true)])
