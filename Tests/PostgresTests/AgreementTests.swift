@@ -1,6 +1,7 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import SlotScheduler
 import SlotSchedulerPostgres
+import SlotSimulation
 import Testing
 
 /// Fails the run in CI when there is no database; explains the skip locally.
@@ -46,6 +47,31 @@ enum Outcome: Equatable, CustomStringConvertible {
         case .refused(let r): "refused \(r.reason.rawValue): \(r)"
         }
     }
+
+    /// What the reference model decides of an outcome: who booked which slot, starting when, or
+    /// the refusal's reason (the model has neither ids nor a refusal's details).
+    var asTheModelSeesIt: String {
+        switch self {
+        case .booking(let b): "booked \(b.slot) user \(b.user) from \(b.start) \(b.status.rawValue)"
+        case .bookings(let list): "displaced \(list.map { "\($0.slot) user \($0.user)" }.sorted())"
+        case .refused(let r): "refused \(r.reason.rawValue)"
+        }
+    }
+
+    /// The model's answer, as ``asTheModelSeesIt`` writes an outcome.
+    static func model(_ result: ModelResult<Booking>) -> String {
+        switch result {
+        case .success(let b): Outcome.booking(b).asTheModelSeesIt
+        case .failure(let reason): "refused \(reason.rawValue)"
+        }
+    }
+
+    static func model(_ result: ModelResult<[Booking]>) -> String {
+        switch result {
+        case .success(let list): Outcome.bookings(list).asTheModelSeesIt
+        case .failure(let reason): "refused \(reason.rawValue)"
+        }
+    }
 }
 
 @Suite(
@@ -53,11 +79,16 @@ enum Outcome: Equatable, CustomStringConvertible {
     .enabled(if: TestDatabase.url != nil, Comment(rawValue: TestDatabase.skipMessage)))
 struct AgreementTests {
     /// The same fixed, seeded command sequence on the in-memory ledger and on PostgreSQL gives the
-    /// same results, refusal for refusal, and the same final state. The sequence reaches every
-    /// refusal reason.
+    /// same results, refusal for refusal, and the same final state; and each answer is the
+    /// reference model's (the one specification, `SlotSimulation`'s `ReferenceModel`), which
+    /// shares no code with either. The sequence reaches every refusal reason.
     @Test func agreesWithLedgerOnAFixedSequence() async throws {
         let store = try await TestDatabase.store(schema: TestDatabase.freshSchema("agree"))
         var ledger = Ledger(rules: try Rules(catalog: try Catalog(Fixture.stations), policy: Fixture.policy))
+        var model = ReferenceModel(
+            stations: Fixture.stations, policy: Fixture.policy, clock: CatalogClock(try Catalog(Fixture.stations)))
+        /// The model's booking ids by the ledger's.
+        var modelIDs: [BookingID: BookingID] = [:]
         var ids = IDMap()
         var made: [BookingID] = []  // ledger ids, in order of creation
         var reasons = Set<Rejection.Reason>()
@@ -80,6 +111,7 @@ struct AgreementTests {
             let user = UserID(UInt64([1, 2, 3, 4, 99].randomElement(using: &random) ?? 1))
             let expected: Outcome
             let actual: Outcome
+            let modelAnswer: String
             if roll < 70 {
                 let hour = roll < 25 ? Int.random(in: 0...24, using: &random) : Int.random(in: 9...11, using: &random)
                 let requestID: RequestID? =
@@ -90,9 +122,12 @@ struct AgreementTests {
                 let request = ReservationRequest(
                     slot: Slot(station: station, socket: socket, date: date, hour: hour), user: user,
                     requestID: requestID, reminder: reminder)
+                let modelResult = model.reserve(request, at: now)
+                modelAnswer = Outcome.model(modelResult)
                 do {
                     let booking = try ledger.reserve(request, at: now)
                     if !made.contains(booking.id) { made.append(booking.id) }
+                    if case .success(let theirs) = modelResult { modelIDs[booking.id] = theirs.id }
                     expected = .booking(booking)
                 } catch { expected = .refused(error) }
                 do {
@@ -106,6 +141,7 @@ struct AgreementTests {
                 let ledgerID = made.isEmpty || roll == 70 ? BookingID(999_999) : made[step % made.count]
                 let owner = ledger.booking(ledgerID)?.user ?? user
                 let by = roll < 80 ? owner : user
+                modelAnswer = Outcome.model(model.cancel(modelIDs[ledgerID] ?? BookingID(999_999), by: by, at: now))
                 do { expected = .booking(try ledger.cancel(ledgerID, by: by, at: now)) } catch {
                     expected = .refused(error)
                 }
@@ -118,6 +154,7 @@ struct AgreementTests {
                 let change = AvailabilityChange(
                     station: station, socket: roll % 3 == 0 ? nil : socket, date: date, hours: hours)
                 let rule: DisplacementRule = roll % 4 == 0 ? .refuse : .displace
+                modelAnswer = Outcome.model(model.changeAvailability(change, rule: rule, at: now))
                 do { expected = .bookings(try ledger.changeAvailability(change, onBookings: rule, at: now)) } catch {
                     expected = .refused(error)
                 }
@@ -128,7 +165,8 @@ struct AgreementTests {
             }
             if case .refused(let r) = expected { reasons.insert(r.reason) }
             #expect(actual == expected, "step \(step) at \(now): store \(actual), ledger \(expected)")
-            if actual != expected { break }
+            #expect(actual.asTheModelSeesIt == modelAnswer, "step \(step) at \(now): store \(actual)")
+            if actual != expected || actual.asTheModelSeesIt != modelAnswer { break }
         }
         // The seeded sequence reaches most reasons; refusalReasonsMatchTheLedger covers the rest.
         #expect(
