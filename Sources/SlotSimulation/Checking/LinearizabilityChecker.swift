@@ -207,17 +207,23 @@ public struct SlotSpecification: SequentialSpecification {
 }
 
 /// One user: the active bookings and live holds they have (id and start; a hold's start is
-/// `Int64.max`, so it counts until it lapses), limited at reservation time.
+/// `Int64.max`, so it counts until it lapses), limited at reservation time; with the policy's
+/// ``Policy/noShowLimit``, by the limit their no-shows lower (the model's `ModelRules`: a booking
+/// not checked in is a no-show from its start plus grace, counted while it started within the
+/// rule's days).
 public struct UserSpecification: SequentialSpecification {
     public struct Held: Hashable, Sendable {
         var ids: [UInt64] = []
         var starts: [Int64] = []
+        /// Whether each is checked in (or maybe is): not a no-show.
+        var checkedIn: [Bool] = []
 
         /// Bookings held before the first operation: their ids and starts, by id.
         public init(_ bookings: [(id: UInt64, start: Int64)] = []) {
             for booking in bookings.sorted(by: { $0.id < $1.id }) {
                 ids.append(booking.id)
                 starts.append(booking.start)
+                checkedIn.append(false)
             }
         }
 
@@ -232,6 +238,7 @@ public struct UserSpecification: SequentialSpecification {
             let at = ids.firstIndex { $0 > id } ?? ids.count
             held.ids.insert(id, at: at)
             held.starts.insert(start, at: at)
+            held.checkedIn.insert(false, at: at)
             return held
         }
 
@@ -240,28 +247,68 @@ public struct UserSpecification: SequentialSpecification {
             var held = self
             held.ids.remove(at: index)
             held.starts.remove(at: index)
+            held.checkedIn.remove(at: index)
             return held
         }
+
+        /// The no-shows that count against the user at `now` under `rules`.
+        func noShows(at now: Int64, _ rules: ModelRules) -> Int {
+            starts.indices.reduce(0) { count, i in
+                let start = starts[i]
+                let counts =
+                    !checkedIn[i] && rules.isNoShow(start: start, at: now)
+                    && rules.countsAsRecent(start: start, at: now)
+                return count + (counts ? 1 : 0)
+            }
+        }
+
     }
     public let ops: [BookingOperation]
     /// What the user held before the first operation.
     public let initial: Held
+    /// The rules whose no-show limit lowers a user's (`nil`: none does).
+    let noShowRules: ModelRules?
+
     public init(_ ops: [BookingOperation], initial: Held = Held()) {
+        self.init(ops, initial: initial, noShowRules: nil)
+    }
+
+    /// With `noShowRules`, whose ``Policy/noShowLimit`` (if any) lowers the limit of each
+    /// reservation, move and confirm: the partition then holds the user's check-ins too.
+    package init(_ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?) {
         self.ops = ops
         self.initial = initial
+        self.noShowRules = noShowRules?.policy.noShowLimit == nil ? nil : noShowRules
     }
+
+    /// The limit of `op`'s user in `state`: its own, or the one their no-shows lower it to.
+    func limit(_ op: BookingOperation, in state: Held) -> Int {
+        guard let rules = noShowRules else { return Int(op.limit) }
+        return rules.limit(own: Int(op.limit), noShows: state.noShows(at: op.now, rules))
+    }
+
     public func step(_ state: Held, _ i: Int) -> Held? {
         let op = ops[i]
         switch op.kind {
         case .reserved:
-            guard ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
+            guard ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: limit(op, in: state)) else {
+                return nil
+            }
             return state.adding(op.booking, start: op.start)
         case .moved, .confirmed:
             // The booking (a move) or the hold (a confirm) gives its place to the booking at `start`.
             guard let at = state.ids.firstIndex(of: op.kind == .moved ? op.booking : op.hold) else { return nil }
             let others = state.removing(at: at)
-            guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: Int(op.limit)) else { return nil }
+            guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: limit(op, in: state)) else {
+                return nil
+            }
             return others.adding(op.booking, start: op.start)
+        case .checkedIn, .maybeCheckedIn:
+            // Not a no-show once (maybe) checked in: the permissive reading for what is accepted.
+            guard let at = state.ids.firstIndex(of: op.booking) else { return state }
+            var next = state
+            next.checkedIn[at] = true
+            return next
         case .refusedLimit:
             return ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: Int(op.limit)) ? nil : state
         case .released:
@@ -270,8 +317,8 @@ public struct UserSpecification: SequentialSpecification {
             return state.ids.contains(op.booking) ? nil : state
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
-        case .repeated, .refusedTaken, .refusedOther, .neutral, .checkedIn, .maybeCheckedIn, .refusedNotOpen,
-            .refusedClosed, .checkedOut, .refusedNotCheckedIn:
+        case .repeated, .refusedTaken, .refusedOther, .neutral, .refusedNotOpen, .refusedClosed, .checkedOut,
+            .refusedNotCheckedIn:
             return state
         }
     }

@@ -1,6 +1,7 @@
 import SlotScheduler
 
-/// The check-in and check-out checks of a threads-mode history (I18, I19, I21). A booking's own
+/// The check-in and check-out checks of a threads-mode history (I18, I21; I19, the no-show
+/// limit, is the per-user partitions' in `ThreadsAnalysis+Linearizability.swift`). A booking's own
 /// operations come from one worker, one at a time, so its stays, check-ins and check-outs in
 /// history order are the order they happened in; a move clears a check-in.
 extension ThreadsAnalysis {
@@ -60,53 +61,6 @@ extension ThreadsAnalysis {
         case (.checkOut, Reasons.code(.notCheckedIn)): return .refusedNotCheckedIn
         case (.cancel, -1): return .released
         default: return nil
-        }
-    }
-
-    /// I19: a booking made while its user certainly had enough no-shows in the window left them
-    /// with no more certainly-held upcoming bookings than the lowered limit allows. A booking is
-    /// certainly a no-show at an operation when every move of it completed before the
-    /// operation began, nothing released it and no check-in of it began before the operation
-    /// ended, and the operation's `now` is past its start + grace, within the window.
-    mutating func checkNoShowLimits(_ segments: [Segment], made: [UInt64: Int]) {
-        guard let rule = rules.policy.noShowLimit else { return }
-        var checkInsOf: [UInt64: [Int]] = [:]
-        for (i, op) in history.enumerated() where op.kind == .checkIn && op.outcome != Reasons.code(.notOwner) {
-            checkInsOf[op.booking, default: []].append(i)
-        }
-        var segmentsOf: [UInt64: [Int]] = [:]
-        for (k, s) in segments.enumerated() { segmentsOf[s.user, default: []].append(k) }
-        for i in made.values.sorted() {
-            let op = history[i]
-            let own = rules.limit(for: UserID(op.user))
-            guard rule.limit < own else { continue }
-            var noShows = 0
-            var upcoming = 0
-            for k in segmentsOf[op.user] ?? [] where segments[k].booking != op.booking {
-                let s = segments[k]
-                let start = p.starts[Int(s.cell)]
-                // Held for certain through the operation (none of it before or after).
-                guard s.from < op.invoke, s.endedBy == nil || s.to > op.complete else { continue }
-                if ModelRules.isUpcoming(start: start, at: op.now) {
-                    upcoming += 1
-                    continue
-                }
-                let checkedIn = (checkInsOf[s.booking] ?? []).contains {
-                    history[$0].invoke < op.complete && history[$0].outcome != Reasons.code(.checkInClosed)
-                        && history[$0].outcome != Reasons.code(.checkInNotOpen)
-                }
-                if !checkedIn, rules.isNoShow(start: start, at: op.now), rules.countsAsRecent(start: start, at: op.now)
-                {
-                    noShows += 1
-                }
-            }
-            let lowered = rules.limit(own: own, noShows: noShows)
-            if lowered < own, upcoming >= lowered {
-                violate(
-                    .I19, at: i,
-                    "user \(op.user) was given booking \(op.booking) with \(noShows) no-shows in the last \(rule.days) days while holding \(upcoming) upcoming bookings (lowered limit \(lowered))"
-                )
-            }
         }
     }
 }

@@ -19,6 +19,10 @@ extension ThreadsAnalysis {
             b.kind = .moved
             b.start = p.starts[Int(op.cell)]
             b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
+        case (.checkIn, -1), (.checkIn, -2):
+            // A check-in matters to its user's limit only where no-shows lower it.
+            guard p.rules.policy.noShowLimit != nil else { return nil }
+            b.kind = op.outcome == -1 ? .checkedIn : .maybeCheckedIn
         case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.hold, _), (.releaseHold, _),
             (.reschedule, _), (.anySocket, _), (.checkIn, _), (.checkOut, -2):
             return nil
@@ -92,6 +96,8 @@ extension ThreadsAnalysis {
     func partitionKey(_ i: Int, bySlot: Bool, made: [UInt64: Int]) -> UInt64? {
         guard let op = operation(i, made: made) else { return nil }
         let isCancel = history[i].kind.endsBooking
+        // A check-in is in its user's partition only (for the no-show limit).
+        if history[i].kind == .checkIn { return bySlot ? nil : op.user }
         if bySlot {
             let cell = isCancel ? made[op.booking].map { _ in lastCell(op.booking, made: made) } : history[i].cell
             return cell.map { UInt64($0) }
@@ -154,13 +160,22 @@ extension ThreadsAnalysis {
                     let verdict =
                         bySlot
                         ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
-                        : LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
+                        : LinearizabilityChecker.check(
+                            UserSpecification(ops, noShowRules: rules), intervals: intervals, budget: budget)
                     switch verdict {
                     case .linearizable: break
                     case .unknown: unknown += 1
                     case .notLinearizable:
-                        guard failing == nil else { break }
                         let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
+                        // I19 when the no-show limit is what no order can keep: without it, one can.
+                        if !bySlot, rules.policy.noShowLimit != nil,
+                            LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
+                                == .linearizable
+                        {
+                            violate(
+                                .I19, at: first, "no order of \(name)'s history keeps the limit their no-shows lower")
+                        }
+                        guard failing == nil else { break }
                         failing = bySlot ? "slot \(name)" : name
                         violate(.I11, at: first, "the history of \(name) is not linearizable")
                     }

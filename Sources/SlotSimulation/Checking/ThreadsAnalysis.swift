@@ -82,9 +82,8 @@ struct ThreadsAnalysis {
             // I13-I17: any-socket answers, moves and holds.
             checkLifecycle(made: made, segments: segments)
             checkWrongRefusals(segments)
-            // I18, I21: each booking's session; I19: the no-show limit.
+            // I18, I21: each booking's session (I19 is the per-user partitions', with I11).
             checkSessions(made: made)
-            checkNoShowLimits(segments, made: made)
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.
