@@ -208,7 +208,7 @@ public struct SlotSpecification: SequentialSpecification {
 
 /// One user: the active bookings and live holds they have (id and start; a hold's start is
 /// `Int64.max`, so it counts until it lapses), limited at reservation time; with the policy's
-/// ``Policy/noShowLimit``, by the limit their no-shows lower (the model's `ModelRules`: a booking
+/// `Policy.noShowLimit`, by the limit their no-shows lower (the model's `ModelRules`: a booking
 /// not checked in is a no-show from its start plus grace, counted while it started within the
 /// rule's days).
 public struct UserSpecification: SequentialSpecification {
@@ -273,7 +273,7 @@ public struct UserSpecification: SequentialSpecification {
         self.init(ops, initial: initial, noShowRules: nil)
     }
 
-    /// With `noShowRules`, whose ``Policy/noShowLimit`` (if any) lowers the limit of each
+    /// With `noShowRules`, whose `Policy.noShowLimit` (if any) lowers the limit of each
     /// reservation, move and confirm: the partition then holds the user's check-ins too.
     package init(_ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?) {
         self.ops = ops

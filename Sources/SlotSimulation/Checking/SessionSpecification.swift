@@ -2,11 +2,11 @@ import SlotScheduler
 
 /// One booking's session: when its hour starts, whether it is checked in, and whether it has
 /// ended. The one statement, outside the core, of what a check-in and a check-out may answer:
-/// both checkers (threads mode's ``ThreadsAnalysis`` and `--check rules`' ``RulesCheck``) partition
+/// both checkers (threads mode's `ThreadsAnalysis` and `--check rules`' ``RulesCheck``) partition
 /// their history per booking and hold each partition to it.
 ///
 /// The rules are the reference model's: a check-in is accepted in the booking's window
-/// (``ModelRules/checkInWindow(start:)``) and a repeat whenever it comes; it is refused as not
+/// (`ModelRules.checkInWindow(start:)`) and a repeat whenever it comes; it is refused as not
 /// open before the window and as closed after it, only while not checked in; a check-out needs a
 /// check-in and ends the booking; a move clears a check-in. Each operation is judged over the
 /// moments it may have run at, `now` to ``BookingOperation/latest`` (one moment in threads mode;
