@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
-    python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--zone Europe/London] [--fault FAULT]
+    python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--early 900] [--grace 3600]
+                       [--zone Europe/London] [--fault FAULT]
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
@@ -15,6 +16,11 @@ the simulator's adapter (adapter.json here) does the translating:
     POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
            200 the same again; 404 {"error": "unknown hold"} (expired, released or another's)
     DELETE /holds/{id}                              X-User: 17   204; 404 {"error": "unknown hold"}
+    POST   /reservations/{ref}/check-in             X-User: 17   204 (again: 204); 404 {"error": "unknown"};
+           409 {"error": "not open"|"closed"|"cancelled"|"fulfilled"} (open from --early seconds before the hour to
+           --grace seconds after it starts)
+    POST   /reservations/{ref}/check-out            X-User: 17   204 (the session ends, the slot is free);
+           404 {"error": "unknown"}; 409 {"error": "not checked in"|"cancelled"|"fulfilled"}
     GET    /people/{user}/reservations   X-User: 17 200 [{"ref", "where": {station, socket, date, hour}, "state"}];
            another user's list: 404 {"error": "unknown"}
 
@@ -31,8 +37,11 @@ Each fault is one classic bug, a line or two away from the correct code:
   shape of a time-zone or DST bug), answered 201 all the same;
 - lists-anyones: anyone reads anyone's list of reservations (OWASP API1);
 - cancel-anyones: a cancel does not check whose booking it is (OWASP API1), so anyone who learns
-  a reservation's ref cancels it.
-The last two break no invariant of `--check safety`; `--check rules` finds them.
+  a reservation's ref cancels it;
+- checkout-without-checkin: a check-out does not ask whether the session began, so a ride that
+  never started ends (and its slot is freed).
+Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice and checkout-without-checkin
+break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
 
 import argparse
@@ -47,9 +56,9 @@ from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault, notice, zone, hold_seconds):
+    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
-        self.hold_seconds = hold_seconds
+        self.hold_seconds, self.early, self.grace = hold_seconds, early, grace
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
         self.holds = {}  # id -> {"id", "user", "where", "expires", "booking"}, while live
@@ -71,10 +80,14 @@ class Ledger:
             if self.holder.get(tuple(hold["where"].values())) == ident:
                 del self.holder[tuple(hold["where"].values())]
 
+    def start(self, where):
+        """When the slot's hour starts, in seconds since the epoch."""
+        local = datetime.combine(date.fromisoformat(where["date"]), datetime.min.time()).replace(hour=where["hour"])
+        return local.replace(tzinfo=self.zone).timestamp()
+
     def too_late(self, where):
         """Why the slot's hour cannot be booked now (it starts before now + notice), or None."""
-        local = datetime.combine(date.fromisoformat(where["date"]), datetime.min.time()).replace(hour=where["hour"])
-        start = local.replace(tzinfo=self.zone).timestamp()
+        start = self.start(where)
         now = datetime.now(timezone.utc).timestamp()
         if start < now:
             return "past"
@@ -123,6 +136,41 @@ class Ledger:
             if self.fault != "cancel-keeps-slot":
                 self.holder.pop(tuple(booking["where"].values()), None)
             return 204
+
+    def own(self, user, ref):
+        """The user's booking `ref`, or None: another's is answered as a missing one."""
+        booking = self.bookings.get(ref)
+        return booking if booking is not None and booking["user"] == user else None
+
+    def check_in(self, user, ref):
+        with self.lock:
+            booking = self.own(user, ref)
+            if booking is None:
+                return 404, "unknown"
+            if booking["state"] != "booked":
+                return 409, booking["state"]
+            if booking.get("checked_in"):
+                return 204, None
+            now, start = datetime.now(timezone.utc).timestamp(), self.start(booking["where"])
+            if now < start - self.early:
+                return 409, "not open"
+            if now >= start + self.grace:
+                return 409, "closed"
+            booking["checked_in"] = True
+            return 204, None
+
+    def check_out(self, user, ref):
+        with self.lock:
+            booking = self.own(user, ref)
+            if booking is None:
+                return 404, "unknown"
+            if booking["state"] != "booked":
+                return 409, booking["state"]
+            if not booking.get("checked_in") and self.fault != "checkout-without-checkin":
+                return 409, "not checked in"
+            booking["state"] = "fulfilled"
+            self.holder.pop(tuple(booking["where"].values()), None)
+            return 204, None
 
     def hold(self, user, where):
         slot = tuple(where.values())
@@ -201,8 +249,13 @@ class Handler(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         slot = re.fullmatch(r"/holds/([^/]+)/([^/]+)/(\d{4}-\d\d-\d\d)/(\d+)", self.path)
         confirm = re.fullmatch(r"/holds/(h\d+)/confirm", self.path)
-        if self.user() is None or not (slot or confirm):
+        session = re.fullmatch(r"/reservations/([^/]+)/(check-in|check-out)", self.path)
+        if self.user() is None or not (slot or confirm or session):
             return self.answer(400, {"error": "bad request"})
+        if session:
+            ref, step = session.groups()
+            status, error = (self.ledger.check_in if step == "check-in" else self.ledger.check_out)(self.user(), ref)
+            return self.answer(status, None if status == 204 else {"error": error})
         if confirm:
             status, result = self.ledger.confirm(self.user(), confirm.group(1))
             ok = {"reservation": {"ref": result["ref"]}} if status < 300 else None
@@ -240,15 +293,18 @@ def main():
     parser.add_argument("--notice", type=int, default=900, help="seconds of notice a booking needs")
     parser.add_argument("--zone", default="Europe/London", help="the station's time zone")
     parser.add_argument("--hold", type=float, default=600, help="seconds a hold keeps its slot")
+    parser.add_argument("--early", type=int, default=900, help="seconds before its hour a booking may check in")
+    parser.add_argument("--grace", type=int, default=3600, help="seconds after its start a check-in closes")
     parser.add_argument(
         "--fault",
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
             "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
+            "checkout-without-checkin",
         ],
     )
     args = parser.parse_args()
-    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone, args.hold)
+    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone, args.hold, args.early, args.grace)
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
