@@ -84,7 +84,7 @@ let package = Package(
             ],
             // The migrations' SQL, one file per migration, readable by a DBA and runnable by other
             // tools; compiled into the library (no resource bundle to ship beside a server binary).
-            resources: (1...14).map { .embedInCode("Migrations/v\($0).sql") },
+            resources: (1...15).map { .embedInCode("Migrations/v\($0).sql") },
             swiftSettings: swiftSettings
         ),
         // Logs, metrics and traces around any store's calls.

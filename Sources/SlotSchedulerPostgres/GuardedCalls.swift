@@ -84,6 +84,32 @@ extension PostgresBookingService {
         try await Self.transaction(client: client, logger: logger, body)
     }
 
+    /// The rows of `call`, a `CALL` of a procedure that ends in its own `COMMIT`
+    /// (`slot_reserve_committed`, migration 15), sent alone on a pooled connection: one round
+    /// trip where ``transaction(_:)`` takes three.
+    ///
+    /// The answer still comes only after the commit. The server runs the whole procedure, its
+    /// `COMMIT` included (the commit record flushed, and replicated to a synchronous standby),
+    /// before it sends the `CALL`'s row of OUT values; PostgresNIO completes the query at the
+    /// `CommandComplete` that follows that row (`ExtendedQueryStateMachine`), so no row is seen
+    /// before the commit. The connection is never in a transaction block here (the pool hands
+    /// out idle connections, and ``transaction(client:logger:_:)`` ends every block it opens); if
+    /// it were, the server would refuse the procedure's `COMMIT` with an error, not commit early.
+    ///
+    /// An error the server sends means the procedure rolled back (a serialization failure is
+    /// repeated as before). Unlike ``transaction(_:)``, a connection lost during the call is not
+    /// ``NotCommitted``: the commit may have run, so the caller's outcome is unknown unless the
+    /// request is idempotent (a request id), exactly as a loss while `COMMIT` is in flight.
+    func committedCall(_ call: PostgresQuery) async throws -> [PostgresRow] {
+        try await client.withConnection { connection in
+            guard !connection.isClosed else { throw AbandonedCall.connectionClosed }
+            // A cancelled (abandoned) call must not commit behind its caller's back: once sent,
+            // it runs to its commit.
+            try Task.checkCancellation()
+            return try await connection.allRows(call, logger: logger)
+        }
+    }
+
     /// Runs `body` in its own task and stops waiting for it after `limit`, throwing
     /// ``AbandonedCall/deadline(_:)``. An abandoned call that never returns (see above) is left
     /// suspended; it holds no lease on a live connection.

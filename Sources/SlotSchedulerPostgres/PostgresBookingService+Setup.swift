@@ -60,6 +60,12 @@ extension PostgresBookingService {
         migrations.contains { $0.version == 12 }
     }
 
+    /// Whether the schema `migrations` end in has `slot_reserve_committed` (migration 15): a
+    /// reservation is then one `CALL` that commits before it answers, not BEGIN, SELECT, COMMIT.
+    static func reservesInOneCall(_ migrations: [Schema.Migration]) -> Bool {
+        migrations.contains { $0.version == 15 }
+    }
+
     /// Writes the check-in and no-show rules of `policy` (the one `policy_json` holds) into the
     /// deployment row's columns, which the SQL functions read: the core's `Policy` is the only
     /// statement of their defaults.
@@ -562,6 +568,8 @@ extension PostgresBookingService {
                 + "REVOKE INSERT, UPDATE, DELETE ON \(schema).runtime_roles FROM \(role); END IF; END $$",
             "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA \(schema) TO \(role)",
             "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(schema) TO \(role)",
+            // ALL FUNCTIONS leaves procedures out: `slot_reserve_committed` (migration 15) is one.
+            "GRANT EXECUTE ON ALL PROCEDURES IN SCHEMA \(schema) TO \(role)",
         ]
     }
 }

@@ -32,6 +32,9 @@ public final class PostgresBookingService: BookingService, Service {
     /// Whether the schema keeps the policy's check-in columns as the store writes them
     /// (migration 12): ``updatePolicy(_:)`` writes them with the policy.
     let writesPolicyColumns: Bool
+    /// Whether the schema has `slot_reserve_committed` (migration 15): ``book(_:at:)-(ReservationRequest,_)``
+    /// is then one round trip (see ``committedCall(_:)``).
+    let reservesInOneCall: Bool
 
     struct RulesState {
         var rules: Rules
@@ -138,6 +141,7 @@ public final class PostgresBookingService: BookingService, Service {
         self.pool = pool
         self.logger = logger
         writesPolicyColumns = Self.writesPolicyColumns(migrations)
+        reservesInOneCall = Self.reservesInOneCall(migrations)
     }
 
     /// Says, at `warning`, that this instance runs with the database's catalog, not its own, and
@@ -205,18 +209,29 @@ public final class PostgresBookingService: BookingService, Service {
             let (rules, version) = state.withLock { ($0.rules, $0.version) }
             let (timeReason, start) = rules.timeCheck(ref, reminderSeconds: reminder, at: now)
             let limit = Int32(clamping: rules.limit(for: request.user))
+            // slot_reserve's arguments, either in slot_reserve_committed (migration 15: a procedure
+            // that commits before it answers; its OUT values are slot_reserve's columns, in the
+            // same order, given as NULLs in the CALL) or in a SELECT of slot_reserve.
+            let (head, tail) =
+                reservesInOneCall
+                ? ("CALL slot_reserve_committed(", ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+                : (
+                    "SELECT reason, booking_id, start_at, created_at, reminder, status, is_repeat, applied_limit "
+                        + "FROM slot_reserve(", ")"
+                )
             let query: PostgresQuery = """
-                SELECT reason, booking_id, start_at, created_at, reminder, status, is_repeat, applied_limit
-                FROM slot_reserve(\(version), \(ref.station), \(ref.socket), \(ref.day), \(ref.hour),
+                \(unescaped: head)\(version), \(ref.station), \(ref.socket), \(ref.day), \(ref.hour),
                     \(Int64(bitPattern: request.user.rawValue)), \(request.requestID?.rawValue), \(reminder),
                     \(now.secondsSinceEpoch), \(start.secondsSinceEpoch), \(timeReason?.rawValue),
-                    \(Int32(bitPattern: layout.regular[socket])), \(limit))
+                    \(Int32(bitPattern: layout.regular[socket])), \(limit)\(unescaped: tail)
                 """
-            // In an explicit transaction, so "accepted" waits for the COMMIT (see `transaction`).
-            // Idempotent only with a request id: without one, a reply lost after COMMIT was sent
-            // leaves the outcome unknown.
+            // "Accepted" waits for the commit: the procedure's own COMMIT (`committedCall`, one
+            // round trip), or, on a schema before migration 15, an explicit transaction (see
+            // `transaction`, three). Idempotent only with a request id: without one, a reply lost
+            // once the commit may have started leaves the outcome unknown.
             let row = try await retrying("reserve", idempotent: request.requestID != nil) {
-                try await self.transaction { connection in
+                if self.reservesInOneCall { return try await self.committedCall(query).first }
+                return try await self.transaction { connection in
                     try await connection.allRows(query, logger: self.logger).first
                 }
             }

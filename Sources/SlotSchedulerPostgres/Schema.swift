@@ -51,6 +51,9 @@ enum Schema {
             version: 14,
             name: "check-out: fulfilled bookings and checked_out_at; check-in with the socket's access code",
             sql: sql(PackageResources.v14_sql)),
+        Migration(
+            version: 15, name: "slot_reserve_committed: a reservation in one round trip, committed before its answer",
+            sql: sql(PackageResources.v15_sql)),
     ]
 
     /// A migration file's text.
