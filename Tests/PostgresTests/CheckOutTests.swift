@@ -404,7 +404,7 @@ struct CheckOutTests {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/SlotSchedulerPostgres/Migrations/v14.sql")
         let text = try String(contentsOf: file, encoding: .utf8)
-        #expect(Schema.migrations.last?.version == 14 && Schema.migrations.last?.sql == text)
+        #expect(Schema.migrations.first { $0.version == 14 }?.sql == text)
         // Every statement ends where the store's splitter ends it: no comment line ends in ';'.
         let statements = PostgresBookingService.statements(of: text)
         #expect(statements.count == 6, "\(statements.count) statements")

@@ -30,6 +30,9 @@ struct LeastPrivilegeTests {
         let role = "rt_\(schema)"
         #expect(try await psql("CREATE ROLE \(role) LOGIN", as: "postgres") == 0)
         let owner = try await TestDatabase.store(schema: schema)
+        // Without PUBLIC's default EXECUTE, as a locked-down deployment has it: the role runs the
+        // store's functions and its procedure (a reservation, migration 15) through its grants.
+        #expect(try await psql("REVOKE EXECUTE ON ALL ROUTINES IN SCHEMA \(schema) FROM PUBLIC", as: "postgres") == 0)
         try await owner.grantRuntimeAccess(to: role)
         await owner.shutdown()
 

@@ -7,7 +7,8 @@
 -- to a synchronous standby), so the answer still means "committed". The CALL must run outside
 -- a transaction block (a COMMIT in a procedure called inside one is refused): the store sends
 -- it alone. It also calls slot_take directly, so no SQL wrapper is planned again on every call.
--- No SECURITY DEFINER and no SET clause: either would forbid the COMMIT.
+-- No SECURITY DEFINER and no SET clause: either would forbid the COMMIT. A procedure's OUT
+-- parameters need PostgreSQL 14 or later.
 CREATE PROCEDURE slot_reserve_committed(
     p_policy_version integer, p_station integer, p_socket integer, p_day integer, p_hour integer,
     p_user bigint, p_request text, p_reminder bigint, p_now bigint, p_start bigint,
