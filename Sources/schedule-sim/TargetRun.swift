@@ -30,6 +30,15 @@ struct TargetRun {
     let operations: Int
     /// Whether the run is checked against the rules (`--check rules`): it then probes them.
     var rules = false
+    /// Each user's signed token (``token(for:)``).
+    let tokens = Tokens()
+
+    /// Each user's JWT and when to sign a new one: a token is reused while more than half of its
+    /// hour is left, since signing one (SHA-256, written here without a package) costs more
+    /// than sending a request.
+    final class Tokens: Sendable {
+        let signed = Mutex<[UInt64: (token: String, renewal: Int64)]>([:])
+    }
 
     /// What a run recorded and read back.
     struct Outcome {
@@ -507,10 +516,14 @@ struct TargetRun {
         await session.send(target + rendered.path, rendered)
     }
 
+    /// `user`'s bearer token for a `jwt-hs256` adapter, valid for an hour when signed.
     private func token(for user: UInt64) -> String? {
         guard adapter.auth?.type == "jwt-hs256", let secret else { return nil }
-        let expiry = Int64(Date().timeIntervalSince1970) + 3_600
-        return HS256.token(claims: Data(#"{"exp":\#(expiry),"sub":"\#(user)"}"#.utf8), secret: secret)
+        let now = Int64(Date().timeIntervalSince1970)
+        if let cached = tokens.signed.withLock({ $0[user] }), now < cached.renewal { return cached.token }
+        let token = HS256.token(claims: Data(#"{"exp":\#(now + 3_600),"sub":"\#(user)"}"#.utf8), secret: secret)
+        tokens.signed.withLock { $0[user] = (token, now + 1_800) }
+        return token
     }
 
     // MARK: The calendar

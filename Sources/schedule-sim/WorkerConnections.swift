@@ -21,6 +21,8 @@ final class WorkerConnections: Sendable {
     let port: Int
     /// The target's path prefix (`http://host:port/api` → `/api`).
     let base: String
+    /// The `Host` header every request sends.
+    let hostHeader: String
     let timeout: TimeAmount
     let loops: [any EventLoop]
     let executors: [LoopExecutor]
@@ -50,6 +52,7 @@ final class WorkerConnections: Sendable {
         self.host = host
         port = url.port ?? 80
         base = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
+        hostHeader = "\(host):\(port)"
         self.timeout = timeout
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         self.loops = loops
@@ -60,7 +63,7 @@ final class WorkerConnections: Sendable {
             let mine = connections.enumerated().filter { $0.offset % loops.count == k }.map(\.element)
             return loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
                 let late = NIODeadline.now() - timeout
-                for slot in mine where slot.handler?.pending != nil && slot.sent < late { Self.drop(slot) }
+                for slot in mine where slot.handler?.waiter != nil && slot.sent < late { Self.drop(slot) }
             }
         }
     }
@@ -71,71 +74,75 @@ final class WorkerConnections: Sendable {
     /// `rendered` sent on worker `process`'s connection.
     func send(_ rendered: RenderedRequest, process: Int) async -> TargetHTTP.Answer {
         let slot = connections[process % connections.count]
-        // The worker runs on its connection's loop (``executor(for:)``): no hop to it.
-        let answer =
-            slot.loop.inEventLoop ? send(rendered, on: slot) : slot.loop.flatSubmit { self.send(rendered, on: slot) }
-        guard let raw = try? await answer.get() else { return (nil, nil, nil) }
+        // The answer resumes the worker straight from the connection's handler: no promise, no
+        // future and no callback list per request, as `EventLoopFuture.get()` would cost.
+        let raw = await withUnsafeContinuation { (waiter: AnswerHandler.Waiter) in
+            // The worker runs on its connection's loop (``executor(for:)``): no hop to it.
+            if slot.loop.inEventLoop {
+                send(rendered, on: slot, waiter)
+            } else {
+                slot.loop.execute { self.send(rendered, on: slot, waiter) }
+            }
+        }
+        guard let raw else { return (nil, nil, nil) }
         let body = raw.body.flatMap { bytes -> JSONValue? in
             bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
         }
         return (raw.status, body, raw.date)
     }
 
-    /// On the slot's loop: the connection (opened if none is), the request written, its answer.
-    private func send(_ rendered: RenderedRequest, on slot: Slot) -> EventLoopFuture<AnswerHandler.Raw> {
+    /// On the slot's loop: the connection (opened if none is) and the request written; `waiter`
+    /// resumed with its answer, or with `nil` when none comes.
+    private func send(_ rendered: RenderedRequest, on slot: Slot, _ waiter: AnswerHandler.Waiter) {
         slot.loop.preconditionInEventLoop()
+        guard let request = WireRequest(rendered, base: base, host: hostHeader) else {
+            // What NIO's header validation refused before: the request is not sent, and the
+            // connection it would have gone on is closed.
+            Self.drop(slot)
+            waiter.resume(returning: nil)
+            return
+        }
         if let channel = slot.channel, let handler = slot.handler, channel.isActive {
-            return write(rendered, on: channel, handler, slot)
+            write(request, on: channel, handler, slot, waiter)
+            return
         }
         let handler = NIOLoopBound(AnswerHandler(), eventLoop: slot.loop)
-        return ClientBootstrap(group: slot.loop)
+        ClientBootstrap(group: slot.loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(handler.value)
+                    let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes))
+                    try channel.pipeline.syncOperations.addHandlers(RequestBytesWriter(), decoder, handler.value)
                 }
             }
             .connect(host: host, port: port)
             .assumeIsolated()
-            .flatMap { channel in
+            .whenComplete { result in
+                // A connection closed before this ran has fired its `channelInactive` already.
+                guard case .success(let channel) = result, channel.isActive else {
+                    return waiter.resume(returning: nil)
+                }
                 slot.channel = channel
                 slot.handler = handler.value
-                return self.write(rendered, on: channel, handler.value, slot)
+                self.write(request, on: channel, handler.value, slot, waiter)
             }
-            .nonisolated()
     }
 
-    /// On the channel's loop: the request written, and its answer. A connection whose answer
-    /// closes it, or that failed, is closed by ``AnswerHandler``, and the next request opens another.
-    private func write(_ rendered: RenderedRequest, on channel: any Channel, _ handler: AnswerHandler, _ slot: Slot)
-        -> EventLoopFuture<AnswerHandler.Raw>
-    {
-        let promise = channel.eventLoop.makePromise(of: AnswerHandler.Raw.self)
-        handler.pending = promise
+    /// On the channel's loop: the request written, `waiter` left for its answer. A connection
+    /// whose answer closes it, or that failed, is closed by ``AnswerHandler``, and the next request
+    /// opens another.
+    private func write(
+        _ request: WireRequest, on channel: any Channel, _ handler: AnswerHandler, _ slot: Slot,
+        _ waiter: AnswerHandler.Waiter
+    ) {
+        handler.waiter = waiter
         slot.sent = .now()
-        var head = HTTPRequestHead(
-            version: .http1_1, method: HTTPMethod(rawValue: rendered.method), uri: base + rendered.path)
-        head.headers.add(name: "Host", value: "\(host):\(port)")
-        for (name, value) in rendered.headers { head.headers.add(name: name, value: value) }
-        if let body = rendered.body {
-            head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
-            channel.write(HTTPClientRequestPart.head(head), promise: nil)
-            channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
-        } else {
-            channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        }
-        // A request NIO will not send (a header its validation refuses) fails its answer at once.
-        let written = channel.eventLoop.makePromise(of: Void.self)
-        written.futureResult.assumeIsolated().whenFailure { error in
-            guard handler.pending?.futureResult === promise.futureResult else { return }
-            handler.pending = nil
-            promise.fail(error)
-            channel.close(promise: nil)
-        }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
-        return promise.futureResult
+        // The head goes through the response decoder only so that it pairs the answer with a
+        // request (and knows a `HEAD` has no body); ``RequestBytesWriter`` drops it, and sends
+        // the request's bytes, built in one buffer, in one write.
+        channel.write(HTTPClientRequestPart.head(handler.head(request.method)), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(request.bytes)), promise: nil)
     }
 
     private static func drop(_ slot: Slot) {
@@ -152,9 +159,106 @@ final class WorkerConnections: Sendable {
     }
 }
 
-/// Reads one answer at a time on a worker's connection, into the request's promise.
+/// A request as its bytes on the wire (HTTP/1.1), built in one buffer: what NIO's request encoder
+/// and header validation cost per request, a pipeline step each and a buffer for the head and
+/// another for the end, is a few string copies here. `nil` for a request NIO's validation would
+/// refuse (a method, path, header name or value with bytes HTTP does not allow).
+struct WireRequest {
+    let method: HTTPMethod
+    let bytes: ByteBuffer
+
+    private static let allocator = ByteBufferAllocator()
+
+    init?(_ rendered: RenderedRequest, base: String, host: String) {
+        let method = HTTPMethod(rawValue: rendered.method)
+        guard Self.isToken(rendered.method), Self.isTarget(base), Self.isTarget(rendered.path),
+            rendered.headers.allSatisfy({ Self.isToken($0.0) && Self.isFieldValue($0.1) })
+        else { return nil }
+        self.method = method
+        var bytes = Self.allocator.buffer(capacity: 256 + (rendered.body?.count ?? 0))
+        bytes.writeString(rendered.method)
+        bytes.writeStaticString(" ")
+        bytes.writeString(base)
+        bytes.writeString(rendered.path)
+        bytes.writeStaticString(" HTTP/1.1\r\nHost: ")
+        bytes.writeString(host)
+        bytes.writeStaticString("\r\n")
+        for (name, value) in rendered.headers where !Self.isFraming(name) {
+            bytes.writeString(name)
+            bytes.writeStaticString(": ")
+            bytes.writeString(value)
+            bytes.writeStaticString("\r\n")
+        }
+        // The body's length frames it. A POST, PUT or PATCH without a body says it has none
+        // (NIO's encoder sent it as an empty chunked body, which not every small server reads).
+        switch (rendered.body, method) {
+        case (let body?, _):
+            bytes.writeString("Content-Length: \(body.count)\r\n\r\n")
+            bytes.writeBytes(body)
+        case (nil, .POST), (nil, .PUT), (nil, .PATCH): bytes.writeStaticString("Content-Length: 0\r\n\r\n")
+        case (nil, _): bytes.writeStaticString("\r\n")
+        }
+        self.bytes = bytes
+    }
+
+    /// `Content-Length` and `Transfer-Encoding` are the request's own (``init(_:base:host:)``),
+    /// as NIO's encoder replaced or removed an adapter's.
+    private static func isFraming(_ name: String) -> Bool {
+        name.utf8.count == 14 && name.lowercased() == "content-length"
+            || name.utf8.count == 17 && name.lowercased() == "transfer-encoding"
+    }
+
+    /// RFC 9110's `token`, as NIO checks a method and a header's name.
+    static func isToken(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    /// A header's value: no control bytes but tab, as NIO checks it.
+    static func isFieldValue(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
+    /// The bytes RFC 3986 allows in a request's target, as NIO checks it.
+    static func isTarget(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+            }
+        }
+    }
+}
+
+/// Sends a ``WireRequest``'s bytes (a `.body` part) as they are, and drops the `.head` and `.end`
+/// parts, which are there for the response decoder above it.
+final class RequestBytesWriter: ChannelOutboundHandler {
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = IOData
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .body(let bytes): context.write(wrapOutboundOut(bytes), promise: promise)
+        case .head, .end: promise?.succeed()
+        }
+    }
+}
+
+/// Reads one answer at a time on a worker's connection, and resumes the worker waiting for it.
 final class AnswerHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
+    /// A worker waiting for its answer: resumed with it, or with `nil` when the connection failed
+    /// or closed first.
+    typealias Waiter = UnsafeContinuation<Raw?, Never>
+
     /// An answer's status, body and `Date` header, and whether the target closes the connection
     /// (a struct, not a tuple: a tuple's type is looked up at run time in generic code).
     struct Raw: Sendable {
@@ -164,10 +268,17 @@ final class AnswerHandler: ChannelInboundHandler {
         var close: Bool
     }
 
-    struct Gone: Error {}
-
-    var pending: EventLoopPromise<Raw>?
+    var waiter: Waiter?
     var answer: Raw?
+    /// The last request head given to the response decoder: most requests on a connection share
+    /// their method, and the decoder reads nothing else.
+    private var lastHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "")
+
+    /// A request head with `method`, for the response decoder.
+    func head(_ method: HTTPMethod) -> HTTPRequestHead {
+        if lastHead.method != method { lastHead = HTTPRequestHead(version: .http1_1, method: method, uri: "") }
+        return lastHead
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -178,25 +289,26 @@ final class AnswerHandler: ChannelInboundHandler {
         case .body(var bytes):
             if answer?.body == nil { answer?.body = bytes } else { answer?.body?.writeBuffer(&bytes) }
         case .end:
-            guard let answer, let promise = pending else { return }
+            guard let answer, let waiter else { return }
             self.answer = nil
-            pending = nil
+            self.waiter = nil
             if answer.close { context.close(promise: nil) }
-            promise.succeed(answer)
+            waiter.resume(returning: answer)
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        pending?.fail(Gone())
-        pending = nil
+    func channelInactive(context: ChannelHandlerContext) { resumeWithout() }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        resumeWithout()
+        context.close(promise: nil)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { fail(context) }
-
-    private func fail(_ context: ChannelHandlerContext) {
-        pending?.fail(Gone())
-        pending = nil
-        context.close(promise: nil)
+    /// The waiting worker resumed with no answer.
+    private func resumeWithout() {
+        let waiter = self.waiter
+        self.waiter = nil
+        waiter?.resume(returning: nil)
     }
 }
 
