@@ -50,9 +50,10 @@ final class TargetHTTP: Sendable {
         }
     }
 
-    /// `rendered` sent for worker `process`: on its own connection when it has one.
-    func send(_ url: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
-        guard let workers else { return await send(url, rendered) }
+    /// `rendered` sent to `target` for worker `process`: on its own connection when it has one
+    /// (the URL is then not written out).
+    func send(_ target: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
+        guard let workers else { return await send(target + rendered.path, rendered) }
         return await workers.send(rendered, process: process)
     }
 
@@ -90,7 +91,9 @@ final class TargetHTTP: Sendable {
         }
     }
 
-    func send(_ url: String, _ rendered: RenderedRequest, process: Int) async -> Answer { await send(url, rendered) }
+    func send(_ target: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
+        await send(target + rendered.path, rendered)
+    }
 
     func executor(for process: Int) -> (any TaskExecutor)? { nil }
 

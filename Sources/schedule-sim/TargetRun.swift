@@ -273,7 +273,7 @@ struct TargetRun {
         event.time = now()
         shared.histories[process].events.withLock { $0.append(event) }
         let rendered = adapter.render(template, values, token: token(for: values.user))
-        let answer = await session.send(target + rendered.path, rendered, process: process)
+        let answer = await session.send(target, rendered, process: process)
         var done = event
         done.time = now()
         done.status = answer.status
@@ -361,7 +361,7 @@ struct TargetRun {
             values.requestID = key
             let event = TargetEvent(
                 index: index, process: process, kind: .invoke, operation: "reschedule", user: user,
-                slot: Self.key(to), requestID: key, booking: booking, time: 0)
+                slot: Self.key(values), requestID: key, booking: booking, time: 0)
             return (event, values, operations.reschedule)
         case .read(let user, let booking):
             var values = Adapter.Values(user: user)
@@ -387,7 +387,7 @@ struct TargetRun {
             // The history names the hold as the checks know it: by its id, or its request.
             let event = TargetEvent(
                 index: index, process: process, kind: .invoke, operation: confirm ? "confirm" : "release", user: user,
-                slot: Self.key(slot), requestID: key, hold: RulesCheck.holdKey(hold, index: made), time: 0)
+                slot: Self.key(values), requestID: key, hold: RulesCheck.holdKey(hold, index: made), time: 0)
             return (event, values, confirm ? operations.confirm : operations.release)
         }
     }
@@ -399,7 +399,7 @@ struct TargetRun {
         var values = values(user: user, slot: slot)
         values.requestID = key
         let event = TargetEvent(
-            index: index, process: process, kind: .invoke, operation: operation, user: user, slot: Self.key(slot),
+            index: index, process: process, kind: .invoke, operation: operation, user: user, slot: Self.key(values),
             requestID: key, time: 0)
         return (event, values)
     }
@@ -570,6 +570,12 @@ struct TargetRun {
 
     static func key(_ slot: Slot) -> String {
         "\(slot.station.rawValue)/\(slot.socket.rawValue)/\(slot.date)/\(slot.hour)"
+    }
+
+    /// ``key(_:)`` of the slot a request's placeholders name (its date already written out,
+    /// rather than written again).
+    static func key(_ values: Adapter.Values) -> String {
+        "\(values.station)/\(values.socket)/\(values.date)/\(values.hour)"
     }
 
     /// Nanoseconds from `start` to now on the monotonic clock: a history event's time.
