@@ -113,7 +113,7 @@ final class WorkerConnections: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes))
-                    try channel.pipeline.syncOperations.addHandlers(RequestBytesWriter(), decoder, handler.value)
+                    try channel.pipeline.syncOperations.addHandlers(handler.value.writer, decoder, handler.value)
                 }
             }
             .connect(host: host, port: port)
@@ -138,11 +138,11 @@ final class WorkerConnections: Sendable {
     ) {
         handler.waiter = waiter
         slot.sent = .now()
-        // The head goes through the response decoder only so that it pairs the answer with a
-        // request (and knows a `HEAD` has no body); ``RequestBytesWriter`` drops it, and sends
-        // the request's bytes, built in one buffer, in one write.
-        channel.write(HTTPClientRequestPart.head(handler.head(request.method)), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(request.bytes)), promise: nil)
+        // The head goes through the response decoder so that it pairs the answer with a request
+        // (and knows a `HEAD` has no body); ``RequestBytesWriter`` sends the request's bytes,
+        // built in one buffer, in its place: one pass down the pipeline, one write.
+        handler.writer.bytes = request.bytes
+        channel.writeAndFlush(HTTPClientRequestPart.head(handler.head(request.method)), promise: nil)
     }
 
     private static func drop(_ slot: Slot) {
@@ -238,17 +238,22 @@ struct WireRequest {
     }
 }
 
-/// Sends a ``WireRequest``'s bytes (a `.body` part) as they are, and drops the `.head` and `.end`
-/// parts, which are there for the response decoder above it.
+/// Sends a ``WireRequest``'s bytes in place of its head, which is there for the response decoder
+/// above it (a body or end part, which no request here sends, is dropped).
 final class RequestBytesWriter: ChannelOutboundHandler {
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = IOData
 
+    /// The bytes of the request whose head comes next.
+    var bytes: ByteBuffer?
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .body(let bytes): context.write(wrapOutboundOut(bytes), promise: promise)
-        case .head, .end: promise?.succeed()
+        guard case .head = unwrapOutboundIn(data), let bytes else {
+            promise?.succeed()
+            return
         }
+        self.bytes = nil
+        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: promise)
     }
 }
 
@@ -270,6 +275,8 @@ final class AnswerHandler: ChannelInboundHandler {
 
     var waiter: Waiter?
     var answer: Raw?
+    /// The connection's writer, which sends each request's bytes.
+    let writer = RequestBytesWriter()
     /// The last request head given to the response decoder: most requests on a connection share
     /// their method, and the decoder reads nothing else.
     private var lastHead = HTTPRequestHead(version: .http1_1, method: .GET, uri: "")
