@@ -201,8 +201,9 @@ struct WireRequest {
         self.bytes = bytes
     }
 
-    /// `Content-Length` and `Transfer-Encoding` are the request's own (``init(_:base:host:)``),
-    /// as NIO's encoder replaced or removed an adapter's.
+    /// `Content-Length` and `Transfer-Encoding` are the request's own (``init(_:base:host:)``): an
+    /// adapter's are left out (NIO's encoder replaced or removed them for a request with a body,
+    /// and kept them on a `GET` or `DELETE`, where they could only mislead the target).
     private static func isFraming(_ name: String) -> Bool {
         name.utf8.count == 14 && name.lowercased() == "content-length"
             || name.utf8.count == 17 && name.lowercased() == "transfer-encoding"
