@@ -239,6 +239,12 @@ struct TargetRun {
                     let available = foreign.compactMap { $0 }
                     return available[rng.below(available.count)]
                 }
+                if (82..<86).contains(roll), ops.dayView != nil || ops.stations != nil {
+                    // Reads beside the bookings: a hot slot's day, or the station list.
+                    let pool = !hot.isEmpty ? hot : slots
+                    return ops.dayView != nil && (ops.stations == nil || roll < 85)
+                        ? .dayView(user: user, slot: pool[rng.below(pool.count)]) : .stations(user: user)
+                }
                 let pool = !probes.isEmpty && roll >= 95 ? probes : !hot.isEmpty && rng.chance(0.5) ? hot : slots
                 return .reserve(user: user, key: key, slot: pool[rng.below(pool.count)])
             }
@@ -260,6 +266,9 @@ struct TargetRun {
         /// A confirm (`confirm`) or release of the user's hold of `slot`, made by operation `made`
         /// (its id `hold` when the API gave one).
         case endHold(user: UInt64, hold: String?, made: Int, slot: Slot, confirm: Bool, key: String)
+        /// A read of `slot`'s station's day.
+        case dayView(user: UInt64, slot: Slot)
+        case stations(user: UInt64)
     }
 
     private func perform(
@@ -389,6 +398,15 @@ struct TargetRun {
                 index: index, process: process, kind: .invoke, operation: confirm ? "confirm" : "release", user: user,
                 slot: Self.key(values), requestID: key, hold: RulesCheck.holdKey(hold, index: made), time: 0)
             return (event, values, confirm ? operations.confirm : operations.release)
+        case .dayView(let user, let slot):
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "dayView", user: user,
+                slot: "\(slot.station.rawValue)/*/\(slot.date)/*", time: 0)
+            return (event, Self.values(user: user, slot: slot), operations.dayView)
+        case .stations(let user):
+            let event = TargetEvent(
+                index: index, process: process, kind: .invoke, operation: "stations", user: user, time: 0)
+            return (event, Adapter.Values(user: user), operations.stations)
         }
     }
 

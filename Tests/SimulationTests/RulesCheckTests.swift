@@ -221,4 +221,24 @@ struct RulesCheckTests {
         let names = (reasons?["additionalProperties"] as? [String: Any])?["enum"] as? [String]
         #expect(names == Rejection.Reason.allCases.map(\.rawValue))
     }
+
+    /// Every operation the schema documents is one the adapter reads (and so the workload can
+    /// send): an adapter naming them all keeps them all when decoded and written again.
+    @Test func theAdapterReadsEveryOperationOfTheSchema() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Scenarios/adapter.schema.json")
+        let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        let operations = (schema?["properties"] as? [String: Any])?["operations"] as? [String: Any]
+        let names = ((operations?["properties"] as? [String: Any])?.keys).map { Array($0).sorted() } ?? []
+        #expect(names.contains("dayView") && names.contains("stations"))
+        let requests = names.map { "\"\($0)\": {\"method\": \"GET\", \"path\": \"/\($0)\"}" }
+        let json = """
+            {"version": 1, "name": "all", "operations": {\(requests.joined(separator: ", "))},
+             "answers": {"accepted": [200], "refused": [409], "booking": "/id", "hold": "/hold",
+                         "list": {"items": "", "id": "/id", "station": "/s", "socket": "/k", "date": "/d", "hour": "/h"}}}
+            """
+        let adapter = try JSONDecoder().decode(Adapter.self, from: Data(json.utf8))
+        let written = try JSONSerialization.jsonObject(with: JSONEncoder().encode(adapter.operations))
+        #expect(((written as? [String: Any])?.keys).map { Array($0).sorted() } == names)
+    }
 }

@@ -63,6 +63,11 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var confirm: Request?
         /// Optional: release the user's hold (`{hold}`, or of its slot): the slot is free again.
         public var release: Request?
+        /// Optional: read `{station}`'s day `{date}` (its sockets' hours, free or taken), as the
+        /// user: load that reads while others book; answered as accepted, or 5xx as unknown.
+        public var dayView: Request?
+        /// Optional: list the stations, as the user: a read that names no slot.
+        public var stations: Request?
 
         /// The operations the adapter names, by the name the history gives them.
         var named: [(String, Request)] {
@@ -70,7 +75,7 @@ public struct Adapter: Codable, Sendable, Equatable {
                 + [
                     ("cancel", cancel), ("anySocket", anySocket), ("reschedule", reschedule), ("booking", booking),
                     ("checkIn", checkIn), ("checkOut", checkOut), ("hold", hold), ("confirm", confirm),
-                    ("release", release),
+                    ("release", release), ("dayView", dayView), ("stations", stations),
                 ].compactMap { name, request in request.map { (name, $0) } }
         }
     }
