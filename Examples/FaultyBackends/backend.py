@@ -137,18 +137,19 @@ class Ledger:
                 self.holder.pop(tuple(booking["where"].values()), None)
             return 204
 
-    def own(self, user, ref):
-        """The user's booking `ref`, or None: another's is answered as a missing one."""
+    def active(self, user, ref):
+        """The user's booked reservation `ref`, or why not: (booking, None) or (None, (status, error)).
+        Another user's is answered as a missing one."""
         booking = self.bookings.get(ref)
-        return booking if booking is not None and booking["user"] == user else None
+        if booking is None or booking["user"] != user:
+            return None, (404, "unknown")
+        return (booking, None) if booking["state"] == "booked" else (None, (409, booking["state"]))
 
     def check_in(self, user, ref):
         with self.lock:
-            booking = self.own(user, ref)
-            if booking is None:
-                return 404, "unknown"
-            if booking["state"] != "booked":
-                return 409, booking["state"]
+            booking, refusal = self.active(user, ref)
+            if refusal:
+                return refusal
             if booking.get("checked_in"):
                 return 204, None
             now, start = datetime.now(timezone.utc).timestamp(), self.start(booking["where"])
@@ -161,11 +162,9 @@ class Ledger:
 
     def check_out(self, user, ref):
         with self.lock:
-            booking = self.own(user, ref)
-            if booking is None:
-                return 404, "unknown"
-            if booking["state"] != "booked":
-                return 409, booking["state"]
+            booking, refusal = self.active(user, ref)
+            if refusal:
+                return refusal
             if not booking.get("checked_in") and self.fault != "checkout-without-checkin":
                 return 409, "not checked in"
             booking["state"] = "fulfilled"
