@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Raw INSERT ... ON CONFLICT DO NOTHING vs the store's full reserve path (slot_reserve in its
 # explicit transaction), side by side against one throwaway server, with 1 and 8 clients; also the
-# one-statement call the store made before it waited for its own COMMIT, to show that cost.
+# one-statement call the store made before it waited for its own COMMIT, to show that cost, and
+# the store's path since migration 15: one CALL of slot_reserve_committed, which commits itself.
 #
 #   Scripts/pg-bench/run.sh            # starts its own server via Scripts/with-postgres.sh
 #   BENCH_SECONDS=30 Scripts/pg-bench/run.sh      # seconds per script and client count
@@ -37,8 +38,8 @@ PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -c "
     CREATE TABLE raw_bookings (socket_idx integer, day integer, hour integer, user_id bigint,
                                PRIMARY KEY (socket_idx, day, hour));"
 
-run() { # script clients seconds
-    PGOPTIONS="-c search_path=bench" "$PGBENCH" -n -M prepared -c "$2" -j "$2" -T "$3" \
+run() { # script clients seconds [protocol]
+    PGOPTIONS="-c search_path=bench" "$PGBENCH" -n -M "${4:-prepared}" -c "$2" -j "$2" -T "$3" \
         -f "$HERE/$1" "$SLOTSCHEDULER_DATABASE_URL" 2>/dev/null \
         | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p'
 }
@@ -48,23 +49,24 @@ run() { # script clients seconds
 # per-slice ratios show how noisy the run was.
 ROUNDS=${BENCH_ROUNDS:-4}
 SLICE=$(( (SECONDS_PER_RUN + ROUNDS - 1) / ROUNDS ))
-echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), pgbench -M prepared, $ROUNDS x ($SLICE s each of raw, reserve, one-statement) per client count"
-echo "reserve: the store's path (BEGIN; slot_reserve; COMMIT); one-statement: slot_reserve alone, as before it waited for its COMMIT"
-printf '%-8s %10s %12s %14s %8s %14s   %s\n' clients "raw tps" "reserve tps" "one-stmt tps" ratio "one-stmt ratio" "per-slice reserve/raw"
+echo "server $("${PSQL[@]}" -At -c "SHOW server_version"), synchronous_commit=$("${PSQL[@]}" -At -c "SHOW synchronous_commit"), pgbench -M prepared (the CALL: -M extended, as PostgresNIO sends it), $ROUNDS x ($SLICE s each of raw, reserve, one-statement, call) per client count"
+echo "reserve: BEGIN; slot_reserve; COMMIT (before migration 15); one-statement: slot_reserve alone; call: the store's path since migration 15"
+printf '%-8s %10s %12s %14s %10s %8s %14s %10s   %s\n' clients "raw tps" "reserve tps" "one-stmt tps" "call tps" ratio "one-stmt ratio" "call ratio" "per-slice reserve/raw"
 mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { print s / NR }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 for clients in 1 8; do
-    raws=() reserves=() singles=() ratios=""
+    raws=() reserves=() singles=() calls=() ratios=""
     for _ in $(seq 1 "$ROUNDS"); do
         raw=$(run raw-insert.sql "$clients" "$SLICE")
         reserve=$(run reserve.sql "$clients" "$SLICE")
         single=$(run reserve-one-statement.sql "$clients" "$SLICE")
-        raws+=("$raw") reserves+=("$reserve") singles+=("$single")
+        call=$(run reserve-call.sql "$clients" "$SLICE" extended)
+        raws+=("$raw") reserves+=("$reserve") singles+=("$single") calls+=("$call")
         ratios+=" $(ratio "$reserve" "$raw")"
     done
-    raw=$(mean "${raws[@]}") reserve=$(mean "${reserves[@]}") single=$(mean "${singles[@]}")
-    printf '%-8s %10.0f %12.0f %14.0f %8s %14s  %s\n' "$clients" "$raw" "$reserve" "$single" \
-        "$(ratio "$reserve" "$raw")" "$(ratio "$single" "$raw")" "$ratios"
+    raw=$(mean "${raws[@]}") reserve=$(mean "${reserves[@]}") single=$(mean "${singles[@]}") call=$(mean "${calls[@]}")
+    printf '%-8s %10.0f %12.0f %14.0f %10.0f %8s %14s %10s  %s\n' "$clients" "$raw" "$reserve" "$single" "$call" \
+        "$(ratio "$reserve" "$raw")" "$(ratio "$single" "$raw")" "$(ratio "$call" "$raw")" "$ratios"
 done
 PGOPTIONS="-c search_path=bench" "${PSQL[@]}" -At -c "
     SELECT 'bookings ' || count(*) FROM bookings UNION ALL SELECT 'raw rows ' || count(*) FROM raw_bookings
