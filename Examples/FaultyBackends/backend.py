@@ -2,7 +2,7 @@
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
     python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--early 900] [--grace 3600]
-                       [--zone Europe/London] [--fault FAULT]
+                       [--zone Europe/London] [--fault FAULT] [--flaky-reads]
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
@@ -40,6 +40,9 @@ Each fault is one classic bug, a line or two away from the correct code:
   a reservation's ref cancels it;
 - checkout-without-checkin: a check-out does not ask whether the session began, so a ride that
   never started ends (and its slot is freed).
+With --flaky-reads (not a fault: what a loaded server or a proxy does now and then), each user's
+first read of their list is answered 503 and their third gets no answer (the connection closes):
+a client that reads again gets the list.
 Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice and checkout-without-checkin
 break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
@@ -216,6 +219,9 @@ class Ledger:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     ledger = None
+    flaky_reads = False
+    # Each user's count of list reads, for --flaky-reads.
+    reads = {}
 
     def log_message(self, *args):
         pass
@@ -276,6 +282,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         match = re.fullmatch(r"/people/(\d+)/reservations", self.path)
+        if match and self.flaky_reads:
+            with self.ledger.lock:
+                count = self.reads.get(match.group(1), 0)
+                self.reads[match.group(1)] = count + 1
+            if count == 0:
+                return self.answer(503, {"error": "busy"})
+            if count == 2:
+                self.close_connection = True
+                return
         # Another user's list is answered as a missing one.
         mine = match and (self.user() == int(match.group(1)) or self.ledger.fault == "lists-anyones")
         if not mine:
@@ -302,7 +317,11 @@ def main():
             "checkout-without-checkin",
         ],
     )
+    parser.add_argument(
+        "--flaky-reads", action="store_true", help="each user's first list read 503, the third unanswered"
+    )
     args = parser.parse_args()
+    Handler.flaky_reads = args.flaky_reads
     Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone, args.hold, args.early, args.grace)
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

@@ -478,7 +478,7 @@ struct TargetRun {
             let caller = users[(k + 1) % users.count]
             var values = Adapter.Values(user: owner)
             values.caller = caller
-            let answer = await send(session, adapter.render(request, values, token: token(for: caller)))
+            let answer = await read(session, adapter.render(request, values, token: token(for: caller))).answer
             guard adapter.verdict(status: answer.status) == .accepted,
                 case .array(let items)? = answer.body?.at(adapter.answers.list.items)
             else { continue }
@@ -502,8 +502,9 @@ struct TargetRun {
         for page in 0..<1_000 {
             var values = Adapter.Values(user: user)
             values.page = page
-            let answer = await send(
-                session, adapter.render(adapter.operations.bookings, values, token: token(for: user)))
+            let answer = await read(
+                session, adapter.render(adapter.operations.bookings, values, token: token(for: user))
+            ).answer
             guard adapter.verdict(status: answer.status) == .accepted, let body = answer.body,
                 case .array(let items)? = body.at(list.items)
             else {
@@ -534,6 +535,30 @@ struct TargetRun {
         await session.send(target + rendered.path, rendered)
     }
 
+    /// `rendered`, a read made before or after the run, sent until it is answered: a read changes nothing,
+    /// so one that got no answer (a kept-alive connection the target closed as it was reused
+    /// after its idle timeout) or a 429 or 5xx is sent again, at most four more times, after
+    /// ¼, ½, 1 and 2 seconds. The last answer is returned, with when it was sent and received.
+    private func read(_ session: TargetHTTP, _ rendered: RenderedRequest) async -> (
+        answer: TargetHTTP.Answer, sent: Date, received: Date
+    ) {
+        var sent = Date()
+        var answer = await send(session, rendered)
+        for retry in 0..<4 {
+            guard Self.isTransient(answer.status) else { break }
+            try? await Task.sleep(for: .milliseconds(250 << retry))
+            sent = Date()
+            answer = await send(session, rendered)
+        }
+        return (answer, sent, Date())
+    }
+
+    /// An answer a read may get again differently: none, too many requests, or a server error.
+    static func isTransient(_ status: Int?) -> Bool {
+        guard let status else { return true }
+        return status == 429 || (500...599).contains(status)
+    }
+
     /// `user`'s bearer token for a `jwt-hs256` adapter, valid for an hour when signed.
     private func token(for user: UInt64) -> String? {
         guard adapter.auth?.type == "jwt-hs256", let secret else { return nil }
@@ -553,10 +578,8 @@ struct TargetRun {
     private func shiftDays(_ session: TargetHTTP, user: UInt64) async throws -> (
         days: Int, offset: (seconds: Double, error: Double)
     ) {
-        let sent = Date()
-        let answer = await send(
+        let (answer, sent, received) = await read(
             session, adapter.render(adapter.operations.bookings, Adapter.Values(user: user), token: token(for: user)))
-        let received = Date()
         guard answer.status != nil else { throw TargetFailure("the target \(target) does not answer") }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
