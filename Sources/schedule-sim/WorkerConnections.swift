@@ -210,16 +210,7 @@ struct WireRequest {
     }
 
     /// RFC 9110's `token`, as NIO checks a method and a header's name.
-    static func isToken(_ text: String) -> Bool {
-        text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                true
-            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
-    }
+    static func isToken(_ text: String) -> Bool { consists(of: text, alphanumericsAnd: "!#$%&'*+-.^_`|~") }
 
     /// A header's value: no control bytes but tab, as NIO checks it.
     static func isFieldValue(_ text: String) -> Bool {
@@ -227,13 +218,16 @@ struct WireRequest {
     }
 
     /// The bytes RFC 3986 allows in a request's target, as NIO checks it.
-    static func isTarget(_ text: String) -> Bool {
+    static func isTarget(_ text: String) -> Bool { consists(of: text, alphanumericsAnd: "-._~:/?#[]@!$&'()*+,;=%") }
+
+    /// Whether every byte of `text` is an ASCII letter or digit or one of `punctuation`'s.
+    private static func consists(of text: String, alphanumericsAnd punctuation: String) -> Bool {
         text.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "A")...UInt8(ascii: "Z"):
                 true
-            default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+            default: punctuation.utf8.contains(byte)
             }
         }
     }
