@@ -2,7 +2,7 @@
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
     python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--early 900] [--grace 3600]
-                       [--zone Europe/London] [--fault FAULT] [--flaky-reads]
+                       [--zone Europe/London] [--scenario FILE] [--fault FAULT] [--flaky-reads]
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
@@ -16,9 +16,10 @@ the simulator's adapter (adapter.json here) does the translating:
     POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
            200 the same again; 404 {"error": "unknown hold"} (expired, released or another's)
     DELETE /holds/{id}                              X-User: 17   204; 404 {"error": "unknown hold"}
-    POST   /reservations/{ref}/check-in             X-User: 17   204 (again: 204); 404 {"error": "unknown"};
-           409 {"error": "not open"|"closed"|"cancelled"|"fulfilled"} (open from --early seconds before the hour to
-           --grace seconds after it starts)
+    POST   /reservations/{ref}/check-in             X-User: 17   {"code": "..."}   204 (again: 204);
+           404 {"error": "unknown"}; 422 {"error": "wrong code"} (the socket's code in --scenario's catalog,
+           checked before a repeat and the window); 409 {"error": "not open"|"closed"|"cancelled"|"fulfilled"}
+           (open from --early seconds before the hour to --grace seconds after it starts)
     POST   /reservations/{ref}/check-out            X-User: 17   204 (the session ends, the slot is free);
            404 {"error": "unknown"}; 409 {"error": "not checked in"|"cancelled"|"fulfilled"}
     GET    /people/{user}/reservations   X-User: 17 200 [{"ref", "where": {station, socket, date, hour}, "state"}];
@@ -39,12 +40,14 @@ Each fault is one classic bug, a line or two away from the correct code:
 - cancel-anyones: a cancel does not check whose booking it is (OWASP API1), so anyone who learns
   a reservation's ref cancels it;
 - checkout-without-checkin: a check-out does not ask whether the session began, so a ride that
-  never started ends (and its slot is freed).
+  never started ends (and its slot is freed);
+- ignores-access-code: a check-in does not compare the code it is shown with the socket's, so
+  anyone who knows a booking's ref starts the ride at any vehicle or charger.
 With --flaky-reads (not a fault: what a loaded server or a proxy does now and then), each user's
 first read of their list is answered 503 and their third gets no answer (the connection closes):
 a client that reads again gets the list.
-Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice and checkout-without-checkin
-break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
+Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin and
+ignores-access-code break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
 
 import argparse
@@ -59,8 +62,9 @@ from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600):
+    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
+        self.codes = codes or {}  # (station, socket) -> the socket's access code
         self.hold_seconds, self.early, self.grace = hold_seconds, early, grace
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
@@ -148,11 +152,14 @@ class Ledger:
             return None, (404, "unknown")
         return (booking, None) if booking["state"] == "booked" else (None, (409, booking["state"]))
 
-    def check_in(self, user, ref):
+    def check_in(self, user, ref, code):
         with self.lock:
             booking, refusal = self.active(user, ref)
             if refusal:
                 return refusal
+            expected = self.codes.get((booking["where"]["station"], booking["where"]["socket"]))
+            if expected is not None and code != expected and self.fault != "ignores-access-code":
+                return 422, "wrong code"
             if booking.get("checked_in"):
                 return 204, None
             now, start = datetime.now(timezone.utc).timestamp(), self.start(booking["where"])
@@ -251,7 +258,10 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(status, {"reservation": {"ref": result["ref"]}})
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        except ValueError:
+            return self.answer(400, {"error": "bad request"})
         slot = re.fullmatch(r"/holds/([^/]+)/([^/]+)/(\d{4}-\d\d-\d\d)/(\d+)", self.path)
         confirm = re.fullmatch(r"/holds/(h\d+)/confirm", self.path)
         session = re.fullmatch(r"/reservations/([^/]+)/(check-in|check-out)", self.path)
@@ -259,7 +269,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(400, {"error": "bad request"})
         if session:
             ref, step = session.groups()
-            status, error = (self.ledger.check_in if step == "check-in" else self.ledger.check_out)(self.user(), ref)
+            if step == "check-in":
+                code = body.get("code") if isinstance(body, dict) else None
+                status, error = self.ledger.check_in(self.user(), ref, code)
+            else:
+                status, error = self.ledger.check_out(self.user(), ref)
             return self.answer(status, None if status == 204 else {"error": error})
         if confirm:
             status, result = self.ledger.confirm(self.user(), confirm.group(1))
@@ -314,15 +328,25 @@ def main():
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
             "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
-            "checkout-without-checkin",
+            "checkout-without-checkin", "ignores-access-code",
         ],
     )
+    parser.add_argument("--scenario", help="a scenario file whose sockets' accessCode a check-in must show")
     parser.add_argument(
         "--flaky-reads", action="store_true", help="each user's first list read 503, the third unanswered"
     )
     args = parser.parse_args()
     Handler.flaky_reads = args.flaky_reads
-    Handler.ledger = Ledger(args.limit, args.fault, args.notice, args.zone, args.hold, args.early, args.grace)
+    codes = {}
+    if args.scenario:
+        with open(args.scenario) as file:
+            for station in json.load(file)["stations"]:
+                for socket in station["sockets"]:
+                    if "accessCode" in socket:
+                        codes[(station["id"], socket["id"])] = socket["accessCode"]
+    Handler.ledger = Ledger(
+        args.limit, args.fault, args.notice, args.zone, args.hold, args.early, args.grace, codes
+    )
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True

@@ -2,7 +2,7 @@
 # Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
 # levels of checks, and each faulty one must fail naming its invariant (the first four,
 # stored-an-hour-late, cancel-anyones and lists-anyones under `--check safety`; under `--check rules`, those that break only the rules
-# (ignores-notice, cancel-keeps-slot, checkout-without-checkin), and
+# (ignores-notice, cancel-keeps-slot, checkout-without-checkin, ignores-access-code), and
 # reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
 # whose confirm then often double-books as well: exit 1 or 2). A race is a matter of timing, so a faulty backend
 # gets up to five runs to show its bug (each run of race.json takes about two seconds); the
@@ -20,12 +20,14 @@ BACKEND=
 trap '[ -n "$BACKEND" ] && kill "$BACKEND" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # run FAULT [LEVEL [BACKEND_ARGUMENT...]]: starts the backend (FAULT none: the correct one), runs the
-# simulator against it with `--check LEVEL` (safety by default); its output in $WORK/out, its exit
-# status returned.
+# simulator against it on $SCENARIO (race.json unless set) with `--check LEVEL` (safety by default);
+# its output in $WORK/out, its exit status returned. sessions.json's check-ins open a day early: the
+# backend is told so (--early 86400).
 run() {
-    local fault=$1 level=${2:-safety} args=("${@:3}") address=
+    local fault=$1 level=${2:-safety} args=("${@:3}") address= scenario=${SCENARIO:-race.json}
     [ "$fault" != none ] && args+=(--fault "$fault")
-    python3 backend.py --port 0 --limit 2 "${args[@]}" >"$WORK/backend.log" 2>&1 &
+    [ "$scenario" = sessions.json ] && args+=(--early 86400)
+    python3 backend.py --port 0 --limit 2 --scenario "$scenario" "${args[@]}" >"$WORK/backend.log" 2>&1 &
     BACKEND=$!
     for _ in $(seq 1 50); do
         address=$(sed -n 's/^listening on //p' "$WORK/backend.log")
@@ -33,7 +35,7 @@ run() {
         sleep 0.1
     done
     local status=0
-    "$SIM" run race.json --target "http://$address" --adapter adapter.json --concurrency 64 \
+    "$SIM" run "$scenario" --target "http://$address" --adapter adapter.json --concurrency 64 \
         --check "$level" --history "$WORK/$fault.jsonl" --html "$WORK/$fault.html" >"$WORK/out" 2>&1 || status=$?
     kill "$BACKEND"
     wait "$BACKEND" 2>/dev/null || true
@@ -54,6 +56,15 @@ for level in safety rules; do
         failed=1
     fi
 done
+# Check-ins answered as made (today's and tomorrow's hours, a window opening a day early), a fifth
+# of them with a wrong code, which the correct backend refuses.
+if SCENARIO=sessions.json run none rules; then
+    echo "correct backend, sessions.json: passes --check rules ($(grep -c '"checkIn"' "$WORK/none.jsonl") check-in lines)"
+else
+    cat "$WORK/out"
+    echo "FAIL: the correct backend was flagged on sessions.json under --check rules (a false alarm)"
+    failed=1
+fi
 # Reads answered 503 or not at all now and then are read again, not taken for the end of the run.
 if run none rules --flaky-reads; then
     echo "correct backend, flaky reads: passes --check rules ($(grep -c . "$WORK/none.jsonl") history lines)"
@@ -62,19 +73,20 @@ else
     echo "FAIL: the correct backend with --flaky-reads failed under --check rules"
     failed=1
 fi
-# FAULT:LEVEL:INVARIANT:EXIT (EXIT: the statuses allowed, separated by /)
+# FAULT:LEVEL:INVARIANT:EXIT[:SCENARIO] (EXIT: the statuses allowed, separated by /; SCENARIO:
+# race.json unless named)
 for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:safety:per-user limit:1" \
     "ack-not-stored:safety:acknowledged bookings kept:1" "ignored-keys:safety:idempotent retries:1" \
     "ignores-notice:rules:bookable when made:1" "cancel-keeps-slot:rules:linearizable per slot:2" \
     "reserve-ignores-holds:rules:linearizable per slot:1/2" \
     "stored-an-hour-late:safety:acknowledged bookings kept:1" "cancel-anyones:safety:nobody acts as another user:1" \
     "lists-anyones:safety:nobody acts as another user:1" \
-    "checkout-without-checkin:rules:check-out after check-in:1"; do
-    IFS=: read -r fault level invariant expected <<<"$quad"
+    "checkout-without-checkin:rules:check-out after check-in:1" "ignores-access-code:rules:access codes:1:sessions.json"; do
+    IFS=: read -r fault level invariant expected scenario <<<"$quad"
     caught=
     for attempt in 1 2 3 4 5; do
         status=0
-        run "$fault" "$level" || status=$?
+        SCENARIO=${scenario:-race.json} run "$fault" "$level" || status=$?
         if [[ "/$expected/" == *"/$status/"* ]] && grep -q "^FINDING $invariant:" "$WORK/out"; then
             caught=$attempt
             break

@@ -205,8 +205,9 @@ struct TargetRun {
                     return .read(user: owner, booking: booking)
                 }
                 if (58..<63).contains(roll), ops.checkIn != nil, !state.booked.isEmpty {
+                    // 1 in 5 with a wrong code, at a socket that has one: the API must refuse it.
                     let (owner, booking, slot) = state.booked[rng.below(state.booked.count)]
-                    return .checkIn(user: owner, booking: booking, slot: slot)
+                    return .checkIn(user: owner, booking: booking, slot: slot, wrongCode: roll == 62)
                 }
                 if (63..<67).contains(roll), ops.checkOut != nil, !state.booked.isEmpty {
                     // Out of the pool while it is sent, as a cancel; back in when refused.
@@ -234,7 +235,7 @@ struct TargetRun {
                     let foreign: [Planned?] = [
                         ops.booking.map { _ in .read(user: other, booking: booking) },
                         ops.cancel.map { _ in .cancel(user: other, booking: booking) },
-                        ops.checkIn.map { _ in .checkIn(user: other, booking: booking, slot: slot) },
+                        ops.checkIn.map { _ in .checkIn(user: other, booking: booking, slot: slot, wrongCode: false) },
                     ]
                     let available = foreign.compactMap { $0 }
                     return available[rng.below(available.count)]
@@ -259,8 +260,9 @@ struct TargetRun {
         case cancel(user: UInt64, booking: String)
         case reschedule(user: UInt64, booking: String, from: Slot, to: Slot, key: String)
         case read(user: UInt64, booking: String)
-        /// A check-in of the user's booking at `slot`, with its socket's code.
-        case checkIn(user: UInt64, booking: String, slot: Slot)
+        /// A check-in of the user's booking at `slot`, with its socket's code (or, `wrongCode`, with
+        /// another).
+        case checkIn(user: UInt64, booking: String, slot: Slot, wrongCode: Bool)
         case checkOut(user: UInt64, booking: String, slot: Slot)
         case hold(user: UInt64, key: String, slot: Slot)
         /// A confirm (`confirm`) or release of the user's hold of `slot`, made by operation `made`
@@ -379,9 +381,13 @@ struct TargetRun {
                 index: index, process: process, kind: .invoke, operation: "read", user: user, booking: booking,
                 time: 0)
             return (event, values, operations.booking)
-        case .checkIn(let user, let booking, let slot):
+        case .checkIn(let user, let booking, let slot, let wrongCode):
             var (event, values) = Self.session("checkIn", user: user, booking: booking, slot: slot, index, process)
             values.accessCode = socket(of: slot)?.accessCode
+            if wrongCode, let code = values.accessCode {
+                values.accessCode = code + "-wrong"
+                event.wrongCode = true
+            }
             return (event, values, operations.checkIn)
         case .checkOut(let user, let booking, let slot):
             let (event, values) = Self.session("checkOut", user: user, booking: booking, slot: slot, index, process)

@@ -43,6 +43,19 @@ import Testing
         #expect((report.invariants.first { $0.id == "I21" }?.violations ?? 0) > 0, "\(report.summary)")
     }
 
+    /// A store that lets any code start a ride (it tries the vehicle's own after a wrong one) is
+    /// caught: I21 in threads mode, at a check-in whose history line names the code it presented.
+    /// One worker: its draws, and so the check-ins inside their window, do not depend on timing.
+    @Test func aWrongCodeAcceptedIsCaught() async throws {
+        let p = try Self.prepared(steps: false)
+        let report = try await Simulator.runThreads(
+            p, service: AnyCodeOpens(inner: Scheduler(rules: p.rules)), threads: 1)
+        #expect(!report.passed)
+        let i21 = report.invariants.first { $0.id == "I21" }
+        #expect((i21?.violations ?? 0) > 0, "\(report.summary)")
+        #expect(report.failures.contains { $0.message.contains("wrong access code") }, "\(report.summary)")
+    }
+
     /// A store that answers a check-out as done but keeps the ride going is caught: the booking
     /// it said it ended is still active at the end (I6).
     @Test func aCheckOutAnsweredButNotMadeIsCaught() async throws {
@@ -67,6 +80,22 @@ struct CheckingInOnCheckOut: ForwardingService {
             .accessCode
             _ = inner.apply(.checkIn(id, user: user, accessCode: code), at: booking.start)
             return try inner.checkOut(id, by: user, at: now)
+        }
+    }
+}
+
+/// A deliberately broken store: a check-in refused for its code is made with the socket's own.
+struct AnyCodeOpens: ForwardingService {
+    let inner: Scheduler
+
+    func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking {
+        do { return try inner.checkIn(id, by: user, accessCode: accessCode, at: now) } catch {
+            guard error.reason == .wrongAccessCode, let booking = inner.booking(id) else { throw error }
+            let code = inner.rules.catalog.station(booking.slot.station)?.sockets.first {
+                $0.id == booking.slot.socket
+            }?
+            .accessCode
+            return try inner.checkIn(id, by: user, accessCode: code, at: now)
         }
     }
 }

@@ -63,6 +63,29 @@ struct TargetCheckInWindowTests {
         #expect(try Self.judge(Self.checkIn(0, "b0", .ok, at: 3_599)).isEmpty)
     }
 
+    /// A check-in with a wrong code is never answered as made (the code comes before a repeat and
+    /// the window), and its refusal says nothing of the window; the right code is never refused
+    /// as wrong.
+    @Test func aWrongAccessCodeIsNeverAnsweredAsMade() throws {
+        func wrong(_ events: [TargetEvent]) -> [TargetEvent] {
+            events.map {
+                var event = $0
+                if event.kind == .invoke { event.wrongCode = true }
+                return event
+            }
+        }
+        let accepted = try Self.judge(wrong(Self.checkIn(0, "b0", .ok, at: 0)))
+        #expect(accepted.map(\.invariant) == ["access codes"])
+        #expect(accepted.first?.explanation.contains("wrong access code") == true)
+        let repeated = Self.checkIn(0, "b0", .ok, at: 0) + wrong(Self.checkIn(1, "b0", .ok, at: 1))
+        #expect(try Self.judge(repeated).map(\.invariant) == ["access codes"])
+        // Refused as wrong, or for its window (checked first by this API): nothing to say.
+        #expect(try Self.judge(wrong(Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0))).isEmpty)
+        #expect(try Self.judge(wrong(Self.checkIn(0, "b0", .fail, reason: "checkInClosed", at: 0))).isEmpty)
+        let right = try Self.judge(Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0))
+        #expect(right.map(\.invariant) == ["refusals justified"])
+    }
+
     /// A repeated check-in is answered as made whenever it comes: only the first is judged.
     @Test func aRepeatedCheckInIsNotJudged() throws {
         let history = Self.checkIn(0, "b0", .ok, at: 0) + Self.checkIn(1, "b0", .ok, at: 3_700)

@@ -100,6 +100,9 @@ extension Simulator {
                     op.requestedCell = op.cell
                     op.minimumPowerKW = entry.detail.flatMap { Double($0.dropFirst("minimumPowerKW ".count)) } ?? 0
                 }
+                if kind == .checkIn, let detail = entry.detail, detail.hasPrefix("accessCode ") {
+                    op.accessCode = String(detail.dropFirst("accessCode ".count))
+                }
                 if open.updateValue(op, forKey: index) != nil { throw bad("operation \(index) invoked twice") }
                 return
             }

@@ -47,6 +47,37 @@ extension ThreadsAnalysis {
         }
     }
 
+    /// I21's access codes: a check-in by its booking's owner answered as made presented the code
+    /// of the socket the booking was at (the model's `ModelRules.opens(code:presented:)`), and one refused
+    /// `wrongAccessCode` did not. The booking's socket is its last stay placed before the call
+    /// began; a call with a move of its booking in flight (none, when the owner's operations come
+    /// from one worker) is not judged.
+    /// - Complexity: O(n) over the history, plus the stays of each booking checked in.
+    mutating func checkAccessCodes(made: [UInt64: Int]) {
+        let wrong = Reasons.code(.wrongAccessCode)
+        for (i, op) in history.enumerated() where op.kind == .checkIn && (op.outcome == -1 || op.outcome == wrong) {
+            guard let m = made[op.booking], history[m].user == op.user, let stays = placements[op.booking] else {
+                continue
+            }
+            let before = stays.filter { history[$0].complete < op.invoke }
+            guard let last = before.last, history[last].cell >= 0,
+                !stays.contains(where: { history[$0].complete >= op.invoke && history[$0].invoke <= op.complete })
+            else { continue }
+            let cell = history[last].cell
+            let opens = ModelRules.opens(code: p.accessCode(ofCell: cell), presented: op.accessCode)
+            if op.outcome == -1, !opens {
+                violate(
+                    .I21, at: i,
+                    "booking \(op.booking) at \(p.slot(ofCell: cell)) was checked in with a wrong access code")
+            } else if op.outcome == wrong, opens {
+                violate(
+                    .I21, at: i,
+                    "a check-in of booking \(op.booking) at \(p.slot(ofCell: cell)) with its socket's code was refused wrongAccessCode"
+                )
+            }
+        }
+    }
+
     /// What operation `i` is to its booking's session, or `nil` if nothing.
     func sessionKind(_ i: Int, made: [UInt64: Int]) -> BookingOperation.Kind? {
         let op = history[i]

@@ -84,6 +84,7 @@ struct ThreadsAnalysis {
             checkWrongRefusals(segments)
             // I18, I21: each booking's session (I19 is the per-user partitions', with I11).
             checkSessions(made: made)
+            checkAccessCodes(made: made)
         }
         checkBookable(made: made)
         // I5, I6, I9: the final state against the history.

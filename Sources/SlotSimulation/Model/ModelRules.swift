@@ -50,6 +50,12 @@ package struct ModelRules: Sendable {
         }
     }
 
+    /// Whether a check-in that presents `presented` opens a socket whose code is `expected`: any
+    /// does when the socket has none, else exactly its own.
+    package static func opens(code expected: String?, presented: String?) -> Bool {
+        expected == nil || presented == expected
+    }
+
     /// Whether a user who holds `upcoming` bookings and live holds may take one more, under `limit`.
     package static func admits(upcoming: Int, limit: Int) -> Bool { upcoming < limit }
 

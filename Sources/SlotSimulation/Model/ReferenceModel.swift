@@ -685,7 +685,7 @@ extension ReferenceModel {
         guard booking.user == user else { return .failure(.notOwner) }
         if let reason = ModelRules.endedReason(booking.status) { return .failure(reason) }
         let code = station(booking.slot.station)?.sockets.first { $0.id == booking.slot.socket }?.accessCode
-        if let code, accessCode != code { return .failure(.wrongAccessCode) }
+        if !ModelRules.opens(code: code, presented: accessCode) { return .failure(.wrongAccessCode) }
         if booking.checkedInAt != nil { return .success(booking) }
         let window = rules.checkInWindow(start: booking.start.secondsSinceEpoch)
         if now.secondsSinceEpoch < window.lowerBound { return .failure(.checkInNotOpen) }

@@ -352,6 +352,8 @@ extension Simulator {
         }
         // An any-socket invoke names the request (its cell and least power), its return the socket given.
         if op.kind == .anySocket, !isReturn { line.detail = "minimumPowerKW \(op.minimumPowerKW)" }
+        // A check-in's invoke names the code it presented.
+        if op.kind == .checkIn, !isReturn, let code = op.accessCode { line.detail = "accessCode \(code)" }
         if isReturn {
             line.result = op.outcome == -2 ? "error" : Reasons.name(op.outcome)
             if !op.displaced.isEmpty { line.displaced = op.displaced }

@@ -41,6 +41,7 @@ extension Simulator {
             return .anySocket(request)
         case .checkIn(let booking, _, let user, let code):
             (op.kind, op.user, op.booking) = (.checkIn, user, booking)
+            op.accessCode = code
             return .checkIn(BookingID(booking), accessCode: code)
         case .checkOut(let booking, _, let user):
             (op.kind, op.user, op.booking) = (.checkOut, user, booking)
@@ -116,6 +117,7 @@ extension Simulator {
             call = .anySocket(request)
         case .checkIn(let booking, let code):
             (op.kind, op.cell, op.booking) = (.checkIn, -1, booking ?? 0)
+            op.accessCode = code
             call = .checkIn(BookingID(booking ?? 0), accessCode: code)
         case .checkOut(let booking):
             (op.kind, op.cell, op.booking) = (.checkOut, -1, booking ?? 0)

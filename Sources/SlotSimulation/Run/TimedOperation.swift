@@ -45,10 +45,12 @@ public struct TimedOperation: Sendable {
         /// connector it asked for) and the least power it asked for.
         var requestedCell: Int32 = -1
         var minimumPowerKW: Double = 0
+        /// A check-in's: the code it presented (`nil`: none).
+        var accessCode: String?
 
         var isEmpty: Bool {
             repeatOf == 0 && requestID == nil && displaced.isEmpty && detail == nil && change == nil
-                && requestedCell < 0 && minimumPowerKW == 0
+                && requestedCell < 0 && minimumPowerKW == 0 && accessCode == nil
         }
     }
 
@@ -109,6 +111,11 @@ public struct TimedOperation: Sendable {
     var minimumPowerKW: Double {
         get { rare.minimumPowerKW }
         set { rare.minimumPowerKW = newValue }
+    }
+    /// See ``Rare/accessCode``.
+    var accessCode: String? {
+        get { rare.accessCode }
+        set { rare.accessCode = newValue }
     }
 
     public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }

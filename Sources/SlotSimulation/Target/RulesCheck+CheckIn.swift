@@ -10,10 +10,14 @@ import SlotScheduler
 /// - **refusals justified**: a check-in refused as not open yet when the window had opened at
 ///   every such moment, or as closed when it had not closed at any;
 /// - **check-out after check-in**: a check-out answered as made only of a booking checked in
-///   (or maybe checked in) before it, and refused as not checked in only of one that was not.
+///   (or maybe checked in) before it, and refused as not checked in only of one that was not;
+/// - **access codes**: a check-in that presented a wrong code is never answered as made (the code
+///   is checked before a repeat or the window); one that presented its socket's own is never
+///   refused as `wrongAccessCode`.
 extension RulesCheck {
     mutating func checkIn(_ k: Int, _ call: Call) {
         guard let n = ownBooking(call), let done = call.done else { return }
+        guard !checkAccessCode(k, call, done) else { return }
         switch done.kind {
         case .ok: addSession(.checkedIn, booking: n, call: k)
         case .info: addSession(.maybeCheckedIn, booking: n, call: k)
@@ -25,6 +29,29 @@ extension RulesCheck {
             }
         case .invoke: return
         }
+    }
+
+    /// **access codes** for check-in `call` (answered `done`); `true` when the call presented a
+    /// wrong code, which then says nothing about the booking's session.
+    mutating func checkAccessCode(_ k: Int, _ call: Call, _ done: TargetEvent) -> Bool {
+        let id = call.invoke.booking ?? "?"
+        if call.invoke.wrongCode == true {
+            if done.kind == .ok {
+                result.findings.append(
+                    finding(
+                        "access codes", "booking \(id) was checked in with a wrong access code, answered as made",
+                        [k]))
+            }
+            return true
+        }
+        if done.kind == .fail, adapter.reason(done.reason) == .wrongAccessCode {
+            result.findings.append(
+                finding(
+                    "refusals justified",
+                    "a check-in of booking \(id) with its socket's own access code was refused as wrongAccessCode",
+                    [k]))
+        }
+        return false
     }
 
     /// The number of the booking `call` names, when its caller owns it.

@@ -11,6 +11,7 @@ import SlotScheduler
 ///   model's (`SessionSpecification`): no first check-in answered as made while its booking's
 ///   window was shut at every moment the request was in flight, nor refused for a window that was
 ///   open; no check-out without a check-in (see `RulesCheck+CheckIn.swift`);
+/// - **access codes**: no check-in with a wrong code answered as made;
 /// - **linearizable per slot** and **per user**: each slot's operations, and each user's, have
 ///   an order within their real-time intervals that the model's rules accept (a slot is held by
 ///   one booking at a time; a user's limit is counted at each reservation; a refusal as taken

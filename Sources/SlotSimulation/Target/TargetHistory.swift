@@ -31,6 +31,10 @@ public struct TargetEvent: Codable, Sendable, Equatable {
     /// be retried later (429, …).
     public var reason: String?
 
+    /// `true` for a check-in that presented a code other than its socket's `accessCode`, which
+    /// the API must refuse (`wrongAccessCode`); absent otherwise.
+    public var wrongCode: Bool?
+
     /// The reason of a `fail` whose answer asked to be retried later: not a refusal.
     public static let retryLater = "(retry later)"
     /// Nanoseconds since the run started, on a monotonic clock.
@@ -71,6 +75,7 @@ public struct TargetEvent: Codable, Sendable, Equatable {
         if let requestID { parts.append("key \(requestID)") }
         if let booking { parts.append("booking \(booking)") }
         if let hold { parts.append("hold \(hold)") }
+        if wrongCode == true { parts.append("with a wrong access code") }
         if let status { parts.append("→ \(status)") }
         if let reason { parts.append(reason) }
         return parts.joined(separator: " ")
