@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A small booking API for teaching, correct unless a fault is chosen (standard library only).
 
-    python3 backend.py --port 0 --limit 2 [--notice 900] [--hold 600] [--early 900] [--grace 3600]
-                       [--zone Europe/London] [--scenario FILE] [--fault FAULT] [--flaky-reads]
+    python3 backend.py --port 0 [--scenario FILE] [--limit 2] [--notice 900] [--cutoff 0] [--hold 600]
+                       [--early 900] [--grace 3600] [--zone Europe/London] [--fault FAULT] [--flaky-reads]
+
+The policy comes from each flag, else from --scenario's policy, else from the rules' defaults
+shown; --scenario also gives the sockets' access codes.
 
 It prints "listening on HOST:PORT". Its API looks nothing like the example service's, so that
 the simulator's adapter (adapter.json here) does the translating:
@@ -10,7 +13,8 @@ the simulator's adapter (adapter.json here) does the translating:
     PUT    /slots/{station}/{socket}/{date}/{hour}   X-User: 17   {"key": "..."}
            201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key;
            409 {"error": "taken"|"limit"}; 422 {"error": "past"|"too soon"} (the hour starts before now + notice)
-    DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"}
+    DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"};
+           409 {"error": "too late"} (the hour starts within --cutoff seconds)
     POST   /holds/{station}/{socket}/{date}/{hour}  X-User: 17   201 {"hold": {"id": "h2"}}; 409, 422 as PUT
            (the slot is the user's for --hold seconds, and the hold counts toward the limit)
     POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
@@ -41,13 +45,15 @@ Each fault is one classic bug, a line or two away from the correct code:
   a reservation's ref cancels it;
 - checkout-without-checkin: a check-out does not ask whether the session began, so a ride that
   never started ends (and its slot is freed);
+- ignores-cutoff: a cancel does not look at the clock, so a slot is given up (and its user's
+  limit freed) minutes before its hour, past the policy's cancellation cutoff;
 - ignores-access-code: a check-in does not compare the code it is shown with the socket's, so
   anyone who knows a booking's ref starts the ride at any vehicle or charger.
 With --flaky-reads (not a fault: what a loaded server or a proxy does now and then), each user's
 first read of their list is answered 503 and their third gets no answer (the connection closes):
 a client that reads again gets the list.
-Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin and
-ignores-access-code break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
+Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin,
+ignores-cutoff and ignores-access-code break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
 
 import argparse
@@ -62,8 +68,9 @@ from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None):
+    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None, cutoff=3600):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
+        self.cutoff = cutoff
         self.codes = codes or {}  # (station, socket) -> the socket's access code
         self.hold_seconds, self.early, self.grace = hold_seconds, early, grace
         self.lock = threading.Lock()
@@ -138,11 +145,14 @@ class Ledger:
             booking = self.bookings.get(ref)
             owner = booking is not None and (booking["user"] == user or self.fault == "cancel-anyones")
             if not owner or booking["state"] != "booked":
-                return 404
+                return 404, "unknown"
+            now = datetime.now(timezone.utc).timestamp()
+            if now >= self.start(booking["where"]) - self.cutoff and self.fault != "ignores-cutoff":
+                return 409, "too late"
             booking["state"] = "cancelled"
             if self.fault != "cancel-keeps-slot":
                 self.holder.pop(tuple(booking["where"].values()), None)
-            return 204
+            return 204, None
 
     def active(self, user, ref):
         """The user's booked reservation `ref`, or why not: (booking, None) or (None, (status, error)).
@@ -291,8 +301,8 @@ class Handler(BaseHTTPRequestHandler):
             status = self.ledger.release(self.user(), hold.group(1))
             return self.answer(status, None if status == 204 else {"error": "unknown hold"})
         match = re.fullmatch(r"/reservations/(r\d+)", self.path)
-        status = self.ledger.cancel(self.user(), match.group(1)) if match else 404
-        self.answer(status, None if status == 204 else {"error": "unknown"})
+        status, error = self.ledger.cancel(self.user(), match.group(1)) if match else (404, "unknown")
+        self.answer(status, None if status == 204 else {"error": error})
 
     def do_GET(self):
         match = re.fullmatch(r"/people/(\d+)/reservations", self.path)
@@ -317,35 +327,47 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--limit", type=int, default=2)
-    parser.add_argument("--notice", type=int, default=900, help="seconds of notice a booking needs")
+    # The policy: each flag, else the --scenario's policy, else the rules' default.
+    parser.add_argument("--limit", type=int, help="upcoming bookings and live holds a user may have (2)")
+    parser.add_argument("--notice", type=int, help="seconds of notice a booking needs (900)")
+    parser.add_argument("--cutoff", type=int, help="seconds before its hour a booking can no longer be cancelled (0)")
     parser.add_argument("--zone", default="Europe/London", help="the station's time zone")
-    parser.add_argument("--hold", type=float, default=600, help="seconds a hold keeps its slot")
-    parser.add_argument("--early", type=int, default=900, help="seconds before its hour a booking may check in")
-    parser.add_argument("--grace", type=int, default=3600, help="seconds after its start a check-in closes")
+    parser.add_argument("--hold", type=float, help="seconds a hold keeps its slot (600)")
+    parser.add_argument("--early", type=int, help="seconds before its hour a booking may check in (900)")
+    parser.add_argument("--grace", type=int, help="seconds after its start a check-in closes (3600)")
     parser.add_argument(
         "--fault",
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
             "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
-            "checkout-without-checkin", "ignores-access-code",
+            "checkout-without-checkin", "ignores-cutoff", "ignores-access-code",
         ],
     )
-    parser.add_argument("--scenario", help="a scenario file whose sockets' accessCode a check-in must show")
+    parser.add_argument(
+        "--scenario", help="a scenario file: its policy, and its sockets' accessCode, which a check-in must show"
+    )
     parser.add_argument(
         "--flaky-reads", action="store_true", help="each user's first list read 503, the third unanswered"
     )
     args = parser.parse_args()
     Handler.flaky_reads = args.flaky_reads
-    codes = {}
+    codes, policy = {}, {}
     if args.scenario:
         with open(args.scenario) as file:
-            for station in json.load(file)["stations"]:
-                for socket in station["sockets"]:
-                    if "accessCode" in socket:
-                        codes[(station["id"], socket["id"])] = socket["accessCode"]
+            scenario = json.load(file)
+        policy = scenario.get("policy", {})
+        for station in scenario["stations"]:
+            for socket in station["sockets"]:
+                if "accessCode" in socket:
+                    codes[(station["id"], socket["id"])] = socket["accessCode"]
+
+    def setting(flag, name, default):
+        return flag if flag is not None else policy.get(name, default)
+
     Handler.ledger = Ledger(
-        args.limit, args.fault, args.notice, args.zone, args.hold, args.early, args.grace, codes
+        setting(args.limit, "maxUpcomingBookings", 2), args.fault, setting(args.notice, "minimumNoticeSeconds", 900),
+        args.zone, setting(args.hold, "holdSeconds", 600), setting(args.early, "earlyCheckInSeconds", 900),
+        setting(args.grace, "noShowGraceSeconds", 3600), codes, setting(args.cutoff, "cancellationCutoffSeconds", 0),
     )
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

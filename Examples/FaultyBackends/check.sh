@@ -2,7 +2,7 @@
 # Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
 # levels of checks, and each faulty one must fail naming its invariant (the first four,
 # stored-an-hour-late, cancel-anyones and lists-anyones under `--check safety`; under `--check rules`, those that break only the rules
-# (ignores-notice, cancel-keeps-slot, checkout-without-checkin, ignores-access-code), and
+# (ignores-notice, cancel-keeps-slot, checkout-without-checkin, ignores-access-code, ignores-cutoff), and
 # reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
 # whose confirm then often double-books as well: exit 1 or 2). A race is a matter of timing, so a faulty backend
 # gets up to five runs to show its bug (each run of race.json takes about two seconds); the
@@ -21,13 +21,12 @@ trap '[ -n "$BACKEND" ] && kill "$BACKEND" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # run FAULT [LEVEL [BACKEND_ARGUMENT...]]: starts the backend (FAULT none: the correct one), runs the
 # simulator against it on $SCENARIO (race.json unless set) with `--check LEVEL` (safety by default);
-# its output in $WORK/out, its exit status returned. sessions.json's check-ins open a day early: the
-# backend is told so (--early 86400).
+# its output in $WORK/out, its exit status returned. The backend takes its policy (and its sockets'
+# access codes) from the same scenario.
 run() {
     local fault=$1 level=${2:-safety} args=("${@:3}") address= scenario=${SCENARIO:-race.json}
     [ "$fault" != none ] && args+=(--fault "$fault")
-    [ "$scenario" = sessions.json ] && args+=(--early 86400)
-    python3 backend.py --port 0 --limit 2 --scenario "$scenario" "${args[@]}" >"$WORK/backend.log" 2>&1 &
+    python3 backend.py --port 0 --scenario "$scenario" "${args[@]}" >"$WORK/backend.log" 2>&1 &
     BACKEND=$!
     for _ in $(seq 1 50); do
         address=$(sed -n 's/^listening on //p' "$WORK/backend.log")
@@ -81,7 +80,8 @@ for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:s
     "reserve-ignores-holds:rules:linearizable per slot:1/2" \
     "stored-an-hour-late:safety:acknowledged bookings kept:1" "cancel-anyones:safety:nobody acts as another user:1" \
     "lists-anyones:safety:nobody acts as another user:1" \
-    "checkout-without-checkin:rules:check-out after check-in:1" "ignores-access-code:rules:access codes:1:sessions.json"; do
+    "checkout-without-checkin:rules:check-out after check-in:1" "ignores-access-code:rules:access codes:1:sessions.json" \
+    "ignores-cutoff:rules:cutoffs:1:sessions.json"; do
     IFS=: read -r fault level invariant expected scenario <<<"$quad"
     caught=
     for attempt in 1 2 3 4 5; do

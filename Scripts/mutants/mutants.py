@@ -724,6 +724,14 @@ MUTANTS = [
                 "            if done.kind == .ok && false {\n                result.findings.append(\n                    finding(\n                        \"access codes\"")],
     ),
     dict(
+        name="session-cutoff-unjudged",
+        describe="the one session specification never judges a cancel or a move against its cutoff: a store or API that cancels minutes before the hour passes both the threads-mode and the --check rules checks",
+        file="Sources/SlotSimulation/Checking/SessionSpecification.swift",
+        filter="SimulationTests",
+        quick="SessionSpecificationTests",
+        edits=[("            return judgeCutoff(state, op)\n", "            return nil\n")],
+    ),
+    dict(
         name="safety-foreign-unchecked",
         describe="schedule-sim's safety checks let one user act on another's booking: an API that cancels or shows anyone's booking to anyone passes",
         file="Sources/SlotSimulation/Target/SafetyCheck.swift",

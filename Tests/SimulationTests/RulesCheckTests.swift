@@ -102,8 +102,9 @@ struct RulesCheckTests {
         ]
         let result = try Self.judge(history, listed: listed)
         #expect(result.findings.map(\.explanation) == [])
-        // Slot tomorrow 9:00 and 10:00; users 1 and 2 (user 3's refusals are the time rules').
-        #expect(result.partitions == 4)
+        // Slot tomorrow 9:00 and 10:00; users 1 and 2 (user 3's refusals are the time rules'); b1's
+        // session, whose cancel is judged against the cutoff.
+        #expect(result.partitions == 5)
     }
 
     @Test func aSlotRefusedAsTakenAfterItsCancelIsNotLinearizable() throws {

@@ -9,8 +9,11 @@ import Testing
 /// answers is accepted, and every one with a single answer turned into its opposite is not.
 @Suite("A booking's session specification")
 struct SessionSpecificationTests {
-    /// Check-in from 15 minutes before the hour to 10 minutes after it starts.
-    static let policy = Policy(maxUpcomingBookings: 5, earlyCheckIn: .seconds(900), noShowGrace: .seconds(600))
+    /// Check-in from 15 minutes before the hour to 10 minutes after it starts; a cancel until 10
+    /// minutes before it, a move until 20.
+    static let policy = Policy(
+        maxUpcomingBookings: 5, cancellationCutoff: .seconds(600), rescheduleCutoff: .seconds(1_200),
+        earlyCheckIn: .seconds(900), noShowGrace: .seconds(600))
     static let station = Station(
         id: "S", name: "Session", city: "London", timeZone: "Europe/London",
         sockets: [Socket(id: "1", connector: .type2, powerKW: 22)])
@@ -24,13 +27,16 @@ struct SessionSpecificationTests {
         case ("checkOut", nil): .checkedOut
         case ("checkOut", .notCheckedIn): .refusedNotCheckedIn
         case ("cancel", nil): .released
+        case ("cancel", .cancellationCutoffPassed): .refusedCancelCutoff
         case ("move", nil): .moved
+        case ("move", .rescheduleCutoffPassed): .refusedMoveCutoff
         default: nil
         }
     }
 
     /// One booking's life on a real ledger, from `seed`: made, then check-ins, check-outs, moves
-    /// and a rare cancel at moments around its hour, each answer recorded as the session sees it.
+    /// and a rare cancel at moments around its hour (moves and cancels on either side of their
+    /// cutoffs), each answer recorded as the session sees it.
     static func life(seed: UInt64) throws -> [BookingOperation] {
         var rng = SplitMix64(seed: seed)
         var ledger = Ledger(rules: try Rules(catalog: try Catalog([station]), policy: policy))
@@ -73,13 +79,18 @@ struct SessionSpecificationTests {
         SessionSpecification(ops, initial: .init(start: nil), rules: ModelRules(policy: policy))
     }
 
-    /// The opposite answer of a check-in or check-out, as another store could give it.
+    /// The opposite answer of a check-in, a check-out, a cancel or a move, as another store could
+    /// give it.
     static func flipped(_ kind: BookingOperation.Kind) -> [BookingOperation.Kind] {
         switch kind {
         case .checkedIn: [.refusedNotOpen, .refusedClosed]
         case .refusedNotOpen, .refusedClosed: [.checkedIn]
         case .checkedOut: [.refusedNotCheckedIn]
         case .refusedNotCheckedIn: [.checkedOut]
+        case .released: [.refusedCancelCutoff]
+        case .refusedCancelCutoff: [.released]
+        case .moved: [.refusedMoveCutoff]
+        case .refusedMoveCutoff: [.moved]
         default: []
         }
     }
@@ -121,13 +132,15 @@ struct SessionSpecificationTests {
     }
 
     /// A check-in of unknown outcome lets a check-out be answered either way; a move clears a
-    /// check-in; nothing is accepted after the end.
+    /// check-in; nothing is accepted after the end. (Moves and cancels come half an hour before
+    /// the hour, before their cutoffs.)
     @Test func unknownCheckInsMovesAndTheEnd() {
         let start: Int64 = 100_000
         func ops(_ kinds: [BookingOperation.Kind]) -> [BookingOperation] {
             kinds.enumerated().map { i, kind in
                 BookingOperation(
-                    kind: kind, booking: 1, now: start, start: start, invoke: Int64(2 * i), complete: Int64(2 * i + 1))
+                    kind: kind, booking: 1, now: kind == .moved || kind == .released ? start - 1_800 : start,
+                    start: start, invoke: Int64(2 * i), complete: Int64(2 * i + 1))
             }
         }
         #expect(Self.spec(ops([.reserved, .maybeCheckedIn, .checkedOut])).firstViolation() == nil)

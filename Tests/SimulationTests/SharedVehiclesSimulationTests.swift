@@ -33,37 +33,44 @@ import Testing
         #expect(report.invariants.first { $0.id == "I21" }?.status == "pass")
     }
 
+    /// Runs the workload (no steps) in threads mode on the broken store `wrap` makes around a
+    /// scheduler, and expects it caught: `invariant` broken, with a message saying `saying`.
+    static func expectCaught(
+        threads: Int, _ invariant: String, saying: String? = nil,
+        _ wrap: (Scheduler) -> some BookingService
+    ) async throws {
+        let p = try prepared(steps: false)
+        let report = try await Simulator.runThreads(p, service: wrap(Scheduler(rules: p.rules)), threads: threads)
+        #expect(!report.passed)
+        #expect((report.invariants.first { $0.id == invariant }?.violations ?? 0) > 0, "\(report.summary)")
+        if let saying {
+            #expect(report.failures.contains { $0.message.contains(saying) }, "\(report.summary)")
+        }
+    }
+
     /// A store that ends a ride that never started (it checks the booking in itself first) is
     /// caught: I21 in threads mode.
     @Test func aCheckOutWithoutACheckInIsCaught() async throws {
-        let p = try Self.prepared(steps: false)
-        let report = try await Simulator.runThreads(
-            p, service: CheckingInOnCheckOut(inner: Scheduler(rules: p.rules)), threads: 2)
-        #expect(!report.passed)
-        #expect((report.invariants.first { $0.id == "I21" }?.violations ?? 0) > 0, "\(report.summary)")
+        try await Self.expectCaught(threads: 2, "I21") { CheckingInOnCheckOut(inner: $0) }
     }
 
     /// A store that lets any code start a ride (it tries the vehicle's own after a wrong one) is
     /// caught: I21 in threads mode, at a check-in whose history line names the code it presented.
     /// One worker: its draws, and so the check-ins inside their window, do not depend on timing.
     @Test func aWrongCodeAcceptedIsCaught() async throws {
-        let p = try Self.prepared(steps: false)
-        let report = try await Simulator.runThreads(
-            p, service: AnyCodeOpens(inner: Scheduler(rules: p.rules)), threads: 1)
-        #expect(!report.passed)
-        let i21 = report.invariants.first { $0.id == "I21" }
-        #expect((i21?.violations ?? 0) > 0, "\(report.summary)")
-        #expect(report.failures.contains { $0.message.contains("wrong access code") }, "\(report.summary)")
+        try await Self.expectCaught(threads: 1, "I21", saying: "wrong access code") { AnyCodeOpens(inner: $0) }
+    }
+
+    /// A store that lets a ride be cancelled past the cancellation cutoff (it cancels as at an
+    /// earlier moment) is caught: I6 in threads mode, by the session specification.
+    @Test func aCancelPastTheCutoffIsCaught() async throws {
+        try await Self.expectCaught(threads: 1, "I6", saying: "after its cutoff") { CancelPastTheCutoff(inner: $0) }
     }
 
     /// A store that answers a check-out as done but keeps the ride going is caught: the booking
     /// it said it ended is still active at the end (I6).
     @Test func aCheckOutAnsweredButNotMadeIsCaught() async throws {
-        let p = try Self.prepared(steps: false)
-        let report = try await Simulator.runThreads(
-            p, service: CheckOutIgnoring(inner: Scheduler(rules: p.rules)), threads: 2)
-        #expect(!report.passed)
-        #expect((report.invariants.first { $0.id == "I6" }?.violations ?? 0) > 0, "\(report.summary)")
+        try await Self.expectCaught(threads: 2, "I6") { CheckOutIgnoring(inner: $0) }
     }
 }
 
@@ -96,6 +103,19 @@ struct AnyCodeOpens: ForwardingService {
             }?
             .accessCode
             return try inner.checkIn(id, by: user, accessCode: code, at: now)
+        }
+    }
+}
+
+/// A deliberately broken store: a cancel refused as past the cutoff is made as if before it.
+struct CancelPastTheCutoff: ForwardingService {
+    let inner: Scheduler
+
+    func cancel(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
+        do { return try inner.cancel(id, by: user, at: now) } catch {
+            guard error.reason == .cancellationCutoffPassed, let booking = inner.booking(id) else { throw error }
+            let before = booking.start.secondsSinceEpoch - inner.rules.policy.cancellationCutoffSeconds - 1
+            return try inner.cancel(id, by: user, at: Instant(secondsSinceEpoch: before))
         }
     }
 }

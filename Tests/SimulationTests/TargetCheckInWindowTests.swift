@@ -86,6 +86,20 @@ struct TargetCheckInWindowTests {
         #expect(right.map(\.invariant) == ["refusals justified"])
     }
 
+    /// A cancel is answered as made only before its cutoff (zero here: the hour's start; the
+    /// clock's tolerance, 1.5 s, keeps the edge unjudged), and refused as past it only after;
+    /// each judged in the booking's session.
+    @Test func aCancelIsJudgedAgainstItsCutoff() throws {
+        let late = try Self.judge(R.cancel(0, user: 1, "b0", .ok, at: 10))
+        #expect(late.map(\.invariant) == ["cutoffs"])
+        #expect(late.first?.explanation.contains("cancelled after its cutoff") == true)
+        #expect(try Self.judge(R.cancel(0, user: 1, "b0", .fail, reason: "cancellationCutoffPassed", at: 10)).isEmpty)
+        let made = R.reserve(0, user: 2, R.tomorrow, .ok, booking: "b1", at: 0)
+        #expect(try Self.judge(made + R.cancel(1, user: 2, "b1", .ok, at: 1)).isEmpty)
+        let early = try Self.judge(made + R.cancel(1, user: 2, "b1", .fail, reason: "cancellationCutoffPassed", at: 1))
+        #expect(early.map(\.invariant) == ["refusals justified"])
+    }
+
     /// A repeated check-in is answered as made whenever it comes: only the first is judged.
     @Test func aRepeatedCheckInIsNotJudged() throws {
         let history = Self.checkIn(0, "b0", .ok, at: 0) + Self.checkIn(1, "b0", .ok, at: 3_700)

@@ -149,6 +149,8 @@ public struct BookingOperation: Sendable, Hashable {
         case refusedNotOpen, refusedClosed
         /// A check-out of `booking` accepted, or refused as not checked in.
         case checkedOut, refusedNotCheckedIn
+        /// A cancel, or a move, of `booking` refused as past its cutoff.
+        case refusedCancelCutoff, refusedMoveCutoff
     }
     public var kind: Kind
     public var booking: UInt64
@@ -200,7 +202,7 @@ public struct SlotSpecification: SequentialSpecification {
         case .confirmed: return state == op.hold ? op.booking : nil
         case .lapsed: return state == op.booking ? 0 : state
         case .repeated, .refusedOther, .neutral, .checkedIn, .maybeCheckedIn, .refusedNotOpen, .refusedClosed,
-            .checkedOut, .refusedNotCheckedIn:
+            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff:
             return state
         }
     }
@@ -318,7 +320,7 @@ public struct UserSpecification: SequentialSpecification {
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
         case .repeated, .refusedTaken, .refusedOther, .neutral, .refusedNotOpen, .refusedClosed, .checkedOut,
-            .refusedNotCheckedIn:
+            .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff:
             return state
         }
     }

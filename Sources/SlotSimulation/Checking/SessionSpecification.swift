@@ -8,7 +8,9 @@ import SlotScheduler
 /// The rules are the reference model's: a check-in is accepted in the booking's window
 /// (`ModelRules.checkInWindow(start:)`) and a repeat whenever it comes; it is refused as not
 /// open before the window and as closed after it, only while not checked in; a check-out needs a
-/// check-in and ends the booking; a move clears a check-in. Each operation is judged over the
+/// check-in and ends the booking; a move clears a check-in; a cancel is accepted only before the
+/// cancellation cutoff and a move only before the reschedule cutoff (`ModelRules.cancelDeadline`,
+/// `ModelRules.rescheduleDeadline`), and refused as past it only after. Each operation is judged over the
 /// moments it may have run at, `now` to ``BookingOperation/latest`` (one moment in threads mode;
 /// the request's flight on the target's clock for an API), so a verdict is never a guess.
 public struct SessionSpecification: SequentialSpecification {
@@ -41,13 +43,18 @@ public struct SessionSpecification: SequentialSpecification {
         case refusedAsNotCheckedIn
         /// A check-in (or a check-out) accepted after the booking ended.
         case acceptedAfterEnd(checkIn: Bool)
+        /// A cancel (`move` false) or a move accepted when its cutoff (`deadline`) had passed at
+        /// every moment of the call.
+        case acceptedAfterCutoff(deadline: Int64, move: Bool)
+        /// A cancel or a move refused as past its cutoff before it at every moment of the call.
+        case refusedBeforeCutoff(deadline: Int64, move: Bool)
 
         /// Whether it is about a check-in (I18) rather than a check-out (I21).
         public var isCheckIn: Bool {
             switch self {
             case .checkedInBeforeWindow, .checkedInAfterWindow, .refusedAsNotOpen, .refusedAsClosed: true
             case .acceptedAfterEnd(let checkIn): checkIn
-            case .checkedOutWithoutCheckIn, .refusedAsNotCheckedIn: false
+            case .checkedOutWithoutCheckIn, .refusedAsNotCheckedIn, .acceptedAfterCutoff, .refusedBeforeCutoff: false
             }
         }
     }
@@ -88,7 +95,25 @@ public struct SessionSpecification: SequentialSpecification {
             return state.checkedIn == .no ? .checkedOutWithoutCheckIn : nil
         case .refusedNotCheckedIn:
             return state.checkedIn == .yes ? .refusedAsNotCheckedIn : nil
+        case .released, .moved, .refusedCancelCutoff, .refusedMoveCutoff:
+            return judgeCutoff(state, op)
         default: return nil
+        }
+    }
+
+    /// Why a cancel (`released`) or a move, accepted or refused as past its cutoff, could not be
+    /// answered so at any moment of the call; `nil` for a booking ended or of unknown start, and
+    /// for a call of unknown outcome (`complete` `.max`: it may not have happened).
+    func judgeCutoff(_ state: State, _ op: BookingOperation) -> Violation? {
+        guard !state.ended, let start = state.start, op.complete != .max else { return nil }
+        let move = op.kind == .moved || op.kind == .refusedMoveCutoff
+        let deadline = move ? rules.rescheduleDeadline(start: start) : rules.cancelDeadline(start: start)
+        let (first, last) = (op.now, max(op.now, op.latest))
+        switch op.kind {
+        case .released, .moved:
+            return first >= deadline ? .acceptedAfterCutoff(deadline: deadline, move: move) : nil
+        default:
+            return last < deadline ? .refusedBeforeCutoff(deadline: deadline, move: move) : nil
         }
     }
 
@@ -153,6 +178,11 @@ extension SessionSpecification.Violation {
             return "booking \(booking) was refused as not checked in after its check-in"
         case .acceptedAfterEnd(let checkIn):
             return "booking \(booking) was checked \(checkIn ? "in" : "out") after it had ended"
+        case .acceptedAfterCutoff(let deadline, let move):
+            return "booking \(booking) was \(move ? "moved" : "cancelled") after its cutoff (\(at(deadline)))"
+        case .refusedBeforeCutoff(let deadline, let move):
+            return
+                "the \(move ? "move" : "cancel") of booking \(booking) was refused as past its cutoff, which is \(at(deadline))"
         }
     }
 }

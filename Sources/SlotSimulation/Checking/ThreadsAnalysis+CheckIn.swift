@@ -6,15 +6,21 @@ import SlotScheduler
 /// history order are the order they happened in; a move clears a check-in.
 extension ThreadsAnalysis {
     /// I18 and I21 in the history: each booking's check-ins and check-outs, with what made, moved
-    /// and cancelled it, held in history order to the model's session rules
+    /// and cancelled it, held in history order to the model's session rules; and I6 and I14, the
+    /// cutoffs of its cancels and moves, by the same specification
     /// (``SessionSpecification``): reported when no order of them within their times fits, at
     /// the first, in history order, whose answer the model cannot give (a booking's own
     /// operations come from one worker, one at a time, so that is the one to blame). Only bookings some check-in or check-out names are
-    /// looked at; one no acknowledged operation made is not (its hour is not known).
+    /// looked at, and those cancelled or moved, or refused as past a cutoff; one no acknowledged
+    /// operation made is not (its hour is not known).
     /// - Complexity: O(n) over the history, plus O(k log k) for the k bookings named.
     mutating func checkSessions(made: [UInt64: Int]) {
         var named = Set<UInt64>()
-        for op in history where op.kind == .checkIn || op.kind == .checkOut {
+        let cutoffs = [Reasons.code(.cancellationCutoffPassed), Reasons.code(.rescheduleCutoffPassed)]
+        for op in history
+        where op.kind == .checkIn || op.kind == .checkOut
+            || (op.kind == .cancel || op.kind == .reschedule) && (op.outcome == -1 || cutoffs.contains(op.outcome))
+        {
             if made[op.booking] != nil { named.insert(op.booking) }
         }
         guard !named.isEmpty else { return }
@@ -42,7 +48,7 @@ extension ThreadsAnalysis {
             else { continue }
             let op = history[entries[k].index]
             violate(
-                violation.isCheckIn ? .I18 : .I21, at: entries[k].index,
+                Self.invariant(of: violation), at: entries[k].index,
                 violation.explanation(booking: "\(booking)") + " (at \(Instant(secondsSinceEpoch: op.now)))")
         }
     }
@@ -78,6 +84,15 @@ extension ThreadsAnalysis {
         }
     }
 
+    /// The invariant a session's violation breaks: I18 (check-in), I6 (a cancel's cutoff), I14
+    /// (a move's) or I21 (check-out).
+    static func invariant(of violation: SessionSpecification.Violation) -> Invariant {
+        switch violation {
+        case .acceptedAfterCutoff(_, let move), .refusedBeforeCutoff(_, let move): move ? .I14 : .I6
+        default: violation.isCheckIn ? .I18 : .I21
+        }
+    }
+
     /// What operation `i` is to its booking's session, or `nil` if nothing.
     func sessionKind(_ i: Int, made: [UInt64: Int]) -> BookingOperation.Kind? {
         let op = history[i]
@@ -91,6 +106,8 @@ extension ThreadsAnalysis {
         case (.checkOut, -1): return .checkedOut
         case (.checkOut, Reasons.code(.notCheckedIn)): return .refusedNotCheckedIn
         case (.cancel, -1): return .released
+        case (.cancel, Reasons.code(.cancellationCutoffPassed)): return .refusedCancelCutoff
+        case (.reschedule, Reasons.code(.rescheduleCutoffPassed)): return .refusedMoveCutoff
         default: return nil
         }
     }

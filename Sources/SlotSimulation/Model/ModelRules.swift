@@ -71,6 +71,16 @@ package struct ModelRules: Sendable {
         (start - policy.earlyCheckInSeconds)..<(start + policy.noShowGraceSeconds)
     }
 
+    /// The first moment a booking that starts at `start` can no longer be cancelled: the
+    /// policy's `cancellationCutoffSeconds` before it (a cancel is accepted while `now` is earlier).
+    package func cancelDeadline(start: Int64) -> Int64 { start - policy.cancellationCutoffSeconds }
+
+    /// The first moment a booking that starts at `start` can no longer be moved: the policy's
+    /// `rescheduleCutoffSeconds` before it, or its cancellation cutoff when it names none.
+    package func rescheduleDeadline(start: Int64) -> Int64 {
+        start - (policy.rescheduleCutoffSeconds ?? policy.cancellationCutoffSeconds)
+    }
+
     /// Whether an active booking that starts at `start`, not checked in, is a no-show at `now`:
     /// from start + grace on.
     package func isNoShow(start: Int64, at now: Int64) -> Bool { now >= checkInWindow(start: start).upperBound }

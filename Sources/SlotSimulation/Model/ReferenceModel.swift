@@ -333,7 +333,7 @@ package struct ReferenceModel: Sendable {
         guard !isReleased(booking) else { return .released }
         guard booking.user == user else { return .notOwner }
         if let reason = ModelRules.endedReason(booking.status) { return reason }
-        guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - policy.cancellationCutoffSeconds else {
+        guard now.secondsSinceEpoch < rules.cancelDeadline(start: booking.start.secondsSinceEpoch) else {
             return .cancellationCutoffPassed
         }
         return nil
@@ -538,8 +538,7 @@ package struct ReferenceModel: Sendable {
         let booking = bookings[index]
         guard booking.user == request.user else { return .failure(.notOwner) }
         if let reason = ModelRules.endedReason(booking.status) { return .failure(reason) }
-        let cutoff = policy.rescheduleCutoffSeconds ?? policy.cancellationCutoffSeconds
-        guard now.secondsSinceEpoch < booking.start.secondsSinceEpoch - cutoff else {
+        guard now.secondsSinceEpoch < rules.rescheduleDeadline(start: booking.start.secondsSinceEpoch) else {
             return .failure(.rescheduleCutoffPassed)
         }
         guard to.station == booking.slot.station else { return .failure(.rescheduleToOtherStation) }

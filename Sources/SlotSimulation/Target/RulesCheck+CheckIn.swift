@@ -11,6 +11,9 @@ import SlotScheduler
 ///   every such moment, or as closed when it had not closed at any;
 /// - **check-out after check-in**: a check-out answered as made only of a booking checked in
 ///   (or maybe checked in) before it, and refused as not checked in only of one that was not;
+/// - **cutoffs**: a cancel answered as made only before the cancellation cutoff at some moment in
+///   flight, and a move only before the reschedule cutoff; refused as past it only after (a
+///   finding of *refusals justified*);
 /// - **access codes**: a check-in that presented a wrong code is never answered as made (the code
 ///   is checked before a repeat or the window); one that presented its socket's own is never
 ///   refused as `wrongAccessCode`.
@@ -72,7 +75,7 @@ extension RulesCheck {
             complete: unknown ? .max : call.done?.time ?? .max)
         op.latest = last
         bySession[n, default: []].append(Entry(operation: op, call: k))
-        if kind != .released { namedSessions.insert(n) }
+        namedSessions.insert(n)
     }
 
     /// Searches the session of each booking a check-in or check-out named; `initialStarts`: the
@@ -102,6 +105,8 @@ extension RulesCheck {
                 case .acceptedAfterEnd(checkIn: true): ("check-in window", false)
                 case .checkedOutWithoutCheckIn, .refusedAsNotCheckedIn, .acceptedAfterEnd:
                     ("check-out after check-in", false)
+                case .acceptedAfterCutoff: ("cutoffs", true)
+                case .refusedBeforeCutoff: ("refusals justified", true)
                 }
             result.findings.append(
                 finding(

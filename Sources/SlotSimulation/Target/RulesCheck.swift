@@ -12,6 +12,7 @@ import SlotScheduler
 ///   window was shut at every moment the request was in flight, nor refused for a window that was
 ///   open; no check-out without a check-in (see `RulesCheck+CheckIn.swift`);
 /// - **access codes**: no check-in with a wrong code answered as made;
+/// - **cutoffs**: no cancel or move answered as made after its cutoff, at every moment in flight;
 /// - **linearizable per slot** and **per user**: each slot's operations, and each user's, have
 ///   an order within their real-time intervals that the model's rules accept (a slot is held by
 ///   one booking at a time; a user's limit is counted at each reservation; a refusal as taken
@@ -327,6 +328,8 @@ public struct RulesCheck {
         case .ok: addSession(checkOut ? .checkedOut : .released, booking: n, call: k)
         case .fail where checkOut && adapter.reason(call.done?.reason) == .notCheckedIn:
             addSession(.refusedNotCheckedIn, booking: n, call: k)
+        case .fail where !checkOut && adapter.reason(call.done?.reason) == .cancellationCutoffPassed:
+            addSession(.refusedCancelCutoff, booking: n, call: k)
         default: break
         }
         var op = BookingOperation(
@@ -411,6 +414,7 @@ public struct RulesCheck {
             case .slotTaken, .slotHeld:
                 op.kind = .refusedTaken
                 bySlot[to, default: []].append(Entry(operation: op, call: k))
+            case .rescheduleCutoffPassed: addSession(.refusedMoveCutoff, booking: n, call: k)
             case _ where Self.isStatic(reason):
                 judgeRefusal(reason, to, "the move of booking \(id) to \(to)", (first, last), call: k)
             default: break
@@ -424,7 +428,11 @@ public struct RulesCheck {
         bySlot[from, default: []].append(Entry(operation: leaving, call: k))
         bySlot[to, default: []].append(Entry(operation: op, call: k))
         byUser[owner, default: []].append(Entry(operation: op, call: k))
-        bySession[n, default: []].append(Entry(operation: op, call: k))
+        // Its session judges the move against its cutoff over the call's moments.
+        var session = op
+        (session.now, session.latest) = (first, last)
+        bySession[n, default: []].append(Entry(operation: session, call: k))
+        namedSessions.insert(n)
         if !unknown { bookings[n] = (to, owner) }
     }
 
