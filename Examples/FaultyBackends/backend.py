@@ -11,12 +11,14 @@ It prints "listening on HOST:PORT". Its API looks nothing like the example servi
 the simulator's adapter (adapter.json here) does the translating:
 
     PUT    /slots/{station}/{socket}/{date}/{hour}   X-User: 17   {"key": "..."}
-           201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key;
+           201 {"reservation": {"ref": "r1"}}; 200 the same for a repeated key; 422 {"error": "key reused"}
+           for the key sent again with another slot;
            409 {"error": "taken"|"limit"}; 422 {"error": "past"|"too soon"} (the hour starts before now + notice)
     DELETE /reservations/{ref}                      X-User: 17   204; 404 {"error": "unknown"};
            409 {"error": "too late"} (the hour starts within --cutoff seconds)
-    POST   /holds/{station}/{socket}/{date}/{hour}  X-User: 17   201 {"hold": {"id": "h2"}}; 409, 422 as PUT
-           (the slot is the user's for --hold seconds, and the hold counts toward the limit)
+    POST   /holds/{station}/{socket}/{date}/{hour}  X-User: 17   201 {"hold": {"id": "h2"}}; 409, 422 as PUT;
+           409 {"error": "hold limit"} (the slot is the user's for --hold seconds, and the hold counts
+           toward the limit; a user has at most --max-holds live holds)
     POST   /holds/{id}/confirm                      X-User: 17   201 {"reservation": {"ref": "r3"}};
            200 the same again; 404 {"error": "unknown hold"} (expired, released or another's)
     DELETE /holds/{id}                              X-User: 17   204; 404 {"error": "unknown hold"}
@@ -34,6 +36,9 @@ Each fault is one classic bug, a line or two away from the correct code:
 - limit-outside-lock: the user's count is read before the lock is taken;
 - ack-not-stored: one reservation in 40 is answered 201 and never stored;
 - ignored-keys: the idempotency key is not looked at, so a retry is a new request;
+- key-for-any-request: a key sent again answers its first booking whatever slot the request
+  names, so a client that reuses a key believes it booked an hour it did not (the IETF
+  Idempotency-Key draft answers 422; cal.com #29291's sibling);
 - ignores-notice: the time rule is not applied, so an hour already begun (or gone) is booked;
 - cancel-keeps-slot: a cancel frees the booking but not its slot, which is refused as taken after;
 - reserve-ignores-holds: a reservation checks the slot's bookings but not its holds, so a held
@@ -45,6 +50,8 @@ Each fault is one classic bug, a line or two away from the correct code:
   a reservation's ref cancels it;
 - checkout-without-checkin: a check-out does not ask whether the session began, so a ride that
   never started ends (and its slot is freed);
+- holds-without-cap: a hold does not count the user's live holds, so one user holds more slots
+  at once than the policy's maxHoldsPerUser (within the booking limit still);
 - ignores-cutoff: a cancel does not look at the clock, so a slot is given up (and its user's
   limit freed) minutes before its hour, past the policy's cancellation cutoff;
 - ignores-access-code: a check-in does not compare the code it is shown with the socket's, so
@@ -53,7 +60,7 @@ With --flaky-reads (not a fault: what a loaded server or a proxy does now and th
 first read of their list is answered 503 and their third gets no answer (the connection closes):
 a client that reads again gets the list.
 Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin,
-ignores-cutoff and ignores-access-code break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
+ignores-cutoff, ignores-access-code and holds-without-cap break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
 
 import argparse
@@ -68,16 +75,18 @@ from zoneinfo import ZoneInfo
 
 
 class Ledger:
-    def __init__(self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None, cutoff=3600):
+    def __init__(
+        self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None, cutoff=3600, max_holds=1
+    ):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
-        self.cutoff = cutoff
+        self.cutoff, self.max_holds = cutoff, max_holds
         self.codes = codes or {}  # (station, socket) -> the socket's access code
         self.hold_seconds, self.early, self.grace = hold_seconds, early, grace
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
         self.holds = {}  # id -> {"id", "user", "where", "expires", "booking"}, while live
         self.holder = {}  # slot -> ref of its booking, or id of its hold
-        self.keys = {}  # (user, key) -> ref
+        self.keys = {}  # (user, key) -> (ref, the slot it was sent for)
         self.count = 0
 
     def live(self, user):
@@ -114,7 +123,10 @@ class Ledger:
             time.sleep(0.005)
         with self.lock:
             if self.fault != "ignored-keys" and (user, key) in self.keys:
-                return 200, self.bookings[self.keys[(user, key)]]
+                ref, sent_for = self.keys[(user, key)]
+                if sent_for != slot and self.fault != "key-for-any-request":
+                    return 422, "key reused"
+                return 200, self.bookings[ref]
             if self.fault != "ignores-notice" and self.too_late(where):
                 return 422, self.too_late(where)
             self.expire()
@@ -137,7 +149,7 @@ class Ledger:
             if self.fault == "stored-an-hour-late" and self.count % 25 == 0 and where["hour"] < 23:
                 where, slot = dict(where, hour=where["hour"] + 1), (*slot[:3], where["hour"] + 1)
             booking = {"ref": ref, "user": user, "where": where, "state": "booked"}
-            self.bookings[ref], self.holder[slot], self.keys[(user, key)] = booking, ref, ref
+            self.bookings[ref], self.holder[slot], self.keys[(user, key)] = booking, ref, (ref, slot)
             return 201, booking
 
     def cancel(self, user, ref):
@@ -201,6 +213,9 @@ class Ledger:
                 return 409, "taken"
             if self.live(user) >= self.limit:
                 return 409, "limit"
+            holding = sum(1 for h in self.holds.values() if h["user"] == user and h["booking"] is None)
+            if holding >= self.max_holds and self.fault != "holds-without-cap":
+                return 409, "hold limit"
             self.count += 1
             ident = f"h{self.count}"
             expires = time.monotonic() + self.hold_seconds
@@ -333,6 +348,7 @@ def main():
     parser.add_argument("--cutoff", type=int, help="seconds before its hour a booking can no longer be cancelled (0)")
     parser.add_argument("--zone", default="Europe/London", help="the station's time zone")
     parser.add_argument("--hold", type=float, help="seconds a hold keeps its slot (600)")
+    parser.add_argument("--max-holds", type=int, help="live holds a user may have (1)")
     parser.add_argument("--early", type=int, help="seconds before its hour a booking may check in (900)")
     parser.add_argument("--grace", type=int, help="seconds after its start a check-in closes (3600)")
     parser.add_argument(
@@ -340,7 +356,8 @@ def main():
         choices=[
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
             "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
-            "checkout-without-checkin", "ignores-cutoff", "ignores-access-code",
+            "checkout-without-checkin", "ignores-cutoff", "ignores-access-code", "key-for-any-request",
+            "holds-without-cap",
         ],
     )
     parser.add_argument(
@@ -368,6 +385,7 @@ def main():
         setting(args.limit, "maxUpcomingBookings", 2), args.fault, setting(args.notice, "minimumNoticeSeconds", 900),
         args.zone, setting(args.hold, "holdSeconds", 600), setting(args.early, "earlyCheckInSeconds", 900),
         setting(args.grace, "noShowGraceSeconds", 3600), codes, setting(args.cutoff, "cancellationCutoffSeconds", 0),
+        setting(args.max_holds, "maxHoldsPerUser", 1),
     )
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)

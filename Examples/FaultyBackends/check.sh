@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
 # levels of checks, and each faulty one must fail naming its invariant (the first four,
-# stored-an-hour-late, cancel-anyones and lists-anyones under `--check safety`; under `--check rules`, those that break only the rules
-# (ignores-notice, cancel-keeps-slot, checkout-without-checkin, ignores-access-code, ignores-cutoff), and
+# stored-an-hour-late, cancel-anyones, lists-anyones and key-for-any-request under `--check
+# safety`; under `--check rules`, those that break only the rules (ignores-notice,
+# cancel-keeps-slot, checkout-without-checkin, ignores-access-code, ignores-cutoff,
+# holds-without-cap), and
 # reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
 # whose confirm then often double-books as well: exit 1 or 2). A race is a matter of timing, so a faulty backend
 # gets up to five runs to show its bug (each run of race.json takes about two seconds); the
@@ -81,7 +83,8 @@ for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:s
     "stored-an-hour-late:safety:acknowledged bookings kept:1" "cancel-anyones:safety:nobody acts as another user:1" \
     "lists-anyones:safety:nobody acts as another user:1" \
     "checkout-without-checkin:rules:check-out after check-in:1" "ignores-access-code:rules:access codes:1:sessions.json" \
-    "ignores-cutoff:rules:cutoffs:1:sessions.json"; do
+    "ignores-cutoff:rules:cutoffs:1:sessions.json" "key-for-any-request:safety:idempotent retries:1" \
+    "holds-without-cap:rules:linearizable per user:1/2"; do
     IFS=: read -r fault level invariant expected scenario <<<"$quad"
     caught=
     for attempt in 1 2 3 4 5; do

@@ -19,7 +19,7 @@ import Synchronization
 /// shifted so that it starts two days after the target's date (its `Date` header), so a
 /// scenario written for 2018 runs against a service on today's clock. With `rules`, the users'
 /// bookings are read before the run too, and one reservation in twenty probes the rules: a slot
-/// of yesterday or today, beyond a rolling horizon, or in a socket's closed hours.
+/// of yesterday or today, at either edge of a rolling horizon, or in a socket's closed hours.
 struct TargetRun {
     let prepared: PreparedScenario
     let adapter: Adapter
@@ -146,7 +146,9 @@ struct TargetRun {
             }
         }
         if case .rollingDays(let days) = prepared.rules.policy.horizon {
-            for extra in 1...3 {
+            // Its edge on both sides: an off-by-one that refuses the last day in it, or books the
+            // first beyond it.
+            for extra in -1...3 {
                 probes.append(
                     Slot(station: first.station, socket: first.socket, date: today.adding(days: days + extra), hour: 12)
                 )
@@ -182,8 +184,11 @@ struct TargetRun {
                     return .cancel(user: user, booking: booking)
                 }
                 if roll < 40, !state.sent.isEmpty {
+                    // A retry; 1 in 15 its key with another slot: another request, which the
+                    // API must not answer with the key's first booking.
                     let (user, key, slot) = state.sent[rng.below(state.sent.count)]
-                    return .reserve(user: user, key: key, slot: slot)
+                    let other = roll == 39 && slots.count > 1 ? slots[rng.below(slots.count)] : slot
+                    return .reserve(user: user, key: key, slot: other)
                 }
                 let user = firstUser &+ UInt64(rng.below(userCount))
                 // The run's start on the target's clock makes its keys its own: a target keeps a

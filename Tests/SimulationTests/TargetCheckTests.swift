@@ -116,6 +116,22 @@ struct TargetCheckTests {
             SafetyCheck.check(history: history, listed: listed, limit: 3).map(\.invariant) == ["idempotent retries"])
     }
 
+    /// A key sent again with another slot is another request: refused, nothing to say; answered
+    /// as made (with the key's first booking), a booking the request did not get is claimed.
+    @Test func aKeyReusedForAnotherSlotMustNotBeAnsweredAsMade() {
+        let first = Self.reserve(0, user: 1, slot: "S/A/d/9", key: "k", booking: "b1", .ok, at: 0)
+        let listed = [ListedBooking(id: "b1", user: 1, slot: "S/A/d/9", live: true)]
+        let refused = first + Self.reserve(1, user: 1, slot: "S/A/d/10", key: "k", booking: nil, .fail, at: 10)
+        #expect(SafetyCheck.check(history: refused, listed: listed, limit: 3).isEmpty)
+        let answered = first + Self.reserve(1, user: 1, slot: "S/A/d/10", key: "k", booking: "b1", .ok, at: 10)
+        let findings = SafetyCheck.check(history: answered, listed: listed, limit: 3)
+        #expect(findings.map(\.invariant) == ["idempotent retries"])
+        #expect(findings.first?.explanation.contains("sent again for S/A/d/10") == true)
+        // Sent again before the first was answered: the key is not known to be taken yet.
+        let overlapping = first + Self.reserve(1, user: 1, slot: "S/A/d/10", key: "k", booking: "b1", .ok, at: 2)
+        #expect(SafetyCheck.check(history: overlapping, listed: listed, limit: 3).isEmpty)
+    }
+
     @Test func templatesFillPathsHeadersAndTypedBodies() throws {
         let json = Data(
             #"""

@@ -101,6 +101,27 @@ struct TargetHoldCheckTests {
         #expect(try Self.judge(released, listed: listed).findings.isEmpty)
     }
 
+    /// The policy's `maxHoldsPerUser` (1 by default) apart from the booking limit (5 here): a
+    /// second live hold of one user has no order; after the first lapsed, it has.
+    @Test func aUsersLiveHoldsStayWithinTheirCap() {
+        func hold(_ id: UInt64, at time: Int64) -> BookingOperation {
+            BookingOperation(
+                kind: .reserved, booking: id, user: 1, start: .max, limit: 5, invoke: time, complete: time + 1)
+        }
+        var lapse = hold(1, at: 2)
+        lapse.kind = .lapsed
+        let two = [hold(1, at: 0), hold(2, at: 4)]
+        let intervals = { (ops: [BookingOperation]) in ops.map { ($0.invoke, $0.complete) } }
+        func verdict(_ ops: [BookingOperation], cap: Int?) -> LinearizabilityVerdict {
+            LinearizabilityChecker.check(
+                UserSpecification(ops, noShowRules: nil, holdLimit: cap), intervals: intervals(ops))
+        }
+        #expect(verdict(two, cap: 1) == .notLinearizable)
+        #expect(verdict(two, cap: 2) == .linearizable)
+        #expect(verdict(two, cap: nil) == .linearizable)
+        #expect(verdict([hold(1, at: 0), lapse, hold(2, at: 4)], cap: 1) == .linearizable)
+    }
+
     @Test func aConfirmedBookingIsCheckedAsAReservationsIs() throws {
         let history =
             Self.call(0, "hold", user: 1, R.tomorrow, .ok, hold: "h1", at: 0)

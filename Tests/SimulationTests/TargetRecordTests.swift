@@ -13,14 +13,25 @@ struct TargetRecordTests {
         return path
     }
 
+    /// Every field of an event, a hold's and a check-in's wrong code among them, reads back.
     @Test func aRecordReadsBackAsItWasWritten() throws {
+        let confirm = TargetEvent(
+            index: 4, process: 4, kind: .invoke, operation: "confirm", user: 1, slot: RulesCheckTests.tomorrow,
+            requestID: "k4", hold: "#3", time: 4)
+        var confirmed = confirm
+        (confirmed.kind, confirmed.booking, confirmed.status, confirmed.time) = (.ok, "b2", 200, 5)
+        var checkIn = TargetEvent(
+            index: 5, process: 5, kind: .invoke, operation: "checkIn", user: 1, booking: "b2", time: 6)
+        checkIn.wrongCode = true
+        var refused = checkIn
+        (refused.kind, refused.status, refused.reason, refused.time) = (.fail, 422, "wrongAccessCode", 7)
         let record = TargetRecord(
             setup: .init(
                 scenario: "rules", target: "http://127.0.0.1:1", shiftDays: 3,
                 clock: .init(start: 1_796_112_000.25, tolerance: 1.5)),
             history: RulesCheckTests.reserve(0, user: 1, RulesCheckTests.tomorrow, .ok, booking: "b1", at: 0)
                 + RulesCheckTests.reserve(1, user: 2, RulesCheckTests.tomorrow, .fail, reason: "taken", at: 1)
-                + RulesCheckTests.cancel(2, user: 1, "b1", .info, at: 2),
+                + RulesCheckTests.cancel(2, user: 1, "b1", .info, at: 2) + [confirm, confirmed, checkIn, refused],
             before: [ListedBooking(id: "old", user: 2, slot: "S/A/2026-12-03/9", live: true)],
             listed: [
                 ListedBooking(id: "b1", user: 1, slot: RulesCheckTests.tomorrow, live: false),

@@ -270,17 +270,24 @@ public struct UserSpecification: SequentialSpecification {
     public let initial: Held
     /// The rules whose no-show limit lowers a user's (`nil`: none does).
     let noShowRules: ModelRules?
+    /// The most live holds a user may have (`Policy.maxHoldsPerUser`; `nil`: not judged).
+    let holdLimit: Int?
 
     public init(_ ops: [BookingOperation], initial: Held = Held()) {
         self.init(ops, initial: initial, noShowRules: nil)
     }
 
     /// With `noShowRules`, whose `Policy.noShowLimit` (if any) lowers the limit of each
-    /// reservation, move and confirm: the partition then holds the user's check-ins too.
-    package init(_ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?) {
+    /// reservation, move and confirm: the partition then holds the user's check-ins too. With
+    /// `holdLimit`, a hold (a reservation whose `start` is `Int64.max`) is taken only while the
+    /// user has fewer live holds.
+    package init(
+        _ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?, holdLimit: Int? = nil
+    ) {
         self.ops = ops
         self.initial = initial
         self.noShowRules = noShowRules?.policy.noShowLimit == nil ? nil : noShowRules
+        self.holdLimit = holdLimit
     }
 
     /// The limit of `op`'s user in `state`: its own, or the one their no-shows lower it to.
@@ -294,6 +301,9 @@ public struct UserSpecification: SequentialSpecification {
         switch op.kind {
         case .reserved:
             guard ModelRules.admits(upcoming: state.upcoming(at: op.now), limit: limit(op, in: state)) else {
+                return nil
+            }
+            if op.start == .max, let holdLimit, state.starts.count(where: { $0 == .max }) >= holdLimit {
                 return nil
             }
             return state.adding(op.booking, start: op.start)

@@ -1,7 +1,8 @@
 import SlotScheduler
 
 /// Holds under `--check rules`: a hold takes its slot and counts toward its user's limit (as a
-/// booking that is always upcoming) until it is confirmed, released or expires; a confirm turns
+/// booking that is always upcoming), and toward the policy's `maxHoldsPerUser`, until it is
+/// confirmed, released or expires; a confirm turns
 /// it into a booking in its place. Its expiry is an operation that may take effect at any moment
 /// from the policy's `holdSeconds` after the hold was sent (less two seconds for a target that
 /// counts whole seconds), so a slot free again after it, and a confirm refused as expired before

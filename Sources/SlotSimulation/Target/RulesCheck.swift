@@ -181,10 +181,13 @@ public struct RulesCheck {
                 return Self.verdict(SlotSpecification(ops, initial: Self.outsider), ops, budget: budget)
             }
         }
+        let holdLimit = model.rules.policy.maxHoldsPerUser
         for (user, entries) in byUser.sorted(by: { $0.key < $1.key }) where !unsureUsers.contains(user) {
             let initial = UserSpecification.Held(initialHeld[user] ?? [])
             search(entries, name: "user \(user)", invariant: "linearizable per user") { ops in
-                Self.verdict(UserSpecification(ops, initial: initial), ops, budget: budget)
+                Self.verdict(
+                    UserSpecification(ops, initial: initial, noShowRules: nil, holdLimit: holdLimit), ops,
+                    budget: budget)
             }
         }
         searchSessions(initialStarts: initialStarts, budget: budget)

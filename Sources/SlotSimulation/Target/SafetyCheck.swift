@@ -8,7 +8,8 @@
 ///   refused unless a cancel of it was sent before the read was answered;
 /// - **acknowledged cancels applied**: a booking whose cancel was answered as made is not live;
 /// - **idempotent retries**: a key repeated by one user never makes a second booking, and a
-///   repeat sent after the first was answered as made is not refused;
+///   repeat sent after the first was answered as made is not refused; the key sent then with
+///   another slot is not answered as made;
 /// - **kept as made**: a booking answered as made is listed at the end among its user's
 ///   bookings, at its slot or one a move of it was answered to (`SafetyCheck+Owners.swift`);
 /// - **nobody acts as another user**: a cancel or read of another user's booking is refused, and
@@ -119,21 +120,37 @@ public enum SafetyCheck {
                         "key \(key) made \(bookings.count) bookings: \(bookings.sorted().joined(separator: ", "))",
                     events: evidence(indexes)))
         }
-        // A repeat sent after its key's first request was answered as made must get that
-        // answer again, never a refusal.
+        findings += keysRepeated(keys: keys, invocations, completions, evidence)
+        return findings
+    }
+
+    /// A key's later requests, once its first was answered as made: a repeat (the same slot) must
+    /// get that answer again, never a refusal; the key sent with another slot (another request)
+    /// must not be answered as made with the key's first booking, which would claim a booking the
+    /// request did not get (the IETF Idempotency-Key draft answers it 422).
+    static func keysRepeated(
+        keys: [String: [Int]], _ invocations: [Int: TargetEvent], _ completions: [Int: TargetEvent],
+        _ evidence: ([Int]) -> [TargetEvent]
+    ) -> [Finding] {
+        var findings: [Finding] = []
         for (index, event) in completions.sorted(by: { $0.key < $1.key })
-        where event.operation == "reserve" && event.kind == .fail && event.reason != TargetEvent.retryLater {
+        where event.operation == "reserve" && event.kind != .info && event.reason != TargetEvent.retryLater {
             guard let key = event.requestID, let invoked = invocations[index],
                 let first = keys["\(event.user)/\(key)"]?.first(where: {
                     (completions[$0]?.time ?? .max) < invoked.time
-                })
+                }),
+                let firstSlot = invocations[first]?.slot
             else { continue }
+            let same = invoked.slot == firstSlot
+            guard same ? event.kind == .fail : event.kind == .ok else { continue }
+            // Another booking made for it is the key's second booking, found above.
+            if !same, let booking = event.booking, booking != completions[first]?.booking { continue }
+            let explanation =
+                same
+                ? "key \(event.user)/\(key) was answered as made, then its repeat was refused (\(event.reason ?? "status \(event.status.map(String.init) ?? "?")"))"
+                : "key \(event.user)/\(key) was answered as made for \(firstSlot), then sent again for \(invoked.slot ?? "?") and answered as made"
             findings.append(
-                Finding(
-                    invariant: "idempotent retries",
-                    explanation:
-                        "key \(event.user)/\(key) was answered as made, then its repeat was refused (\(event.reason ?? "status \(event.status.map(String.init) ?? "?")"))",
-                    events: evidence([first, index])))
+                Finding(invariant: "idempotent retries", explanation: explanation, events: evidence([first, index])))
         }
         return findings
     }

@@ -60,8 +60,10 @@ public struct TargetRecord: Sendable, Equatable {
         var slot: String?
         var requestID: String?
         var booking: String?
+        var hold: String?
         var status: Int?
         var reason: String?
+        var wrongCode: Bool?
         var time: Int64?
         var when: String?
         var live: Bool?
@@ -129,11 +131,12 @@ public struct TargetRecord: Sendable, Equatable {
                         let process = line.process, let operation = line.operation, let user = line.user,
                         let time = line.time
                     else { throw fail("an event needs kind, index, process, operation, user and time") }
-                    record.history.append(
-                        TargetEvent(
-                            index: index, process: process, kind: kind, operation: operation, user: user,
-                            slot: line.slot, requestID: line.requestID, booking: line.booking, status: line.status,
-                            reason: line.reason, time: time))
+                    var event = TargetEvent(
+                        index: index, process: process, kind: kind, operation: operation, user: user,
+                        slot: line.slot, requestID: line.requestID, booking: line.booking, hold: line.hold,
+                        status: line.status, reason: line.reason, time: time)
+                    event.wrongCode = line.wrongCode
+                    record.history.append(event)
                 }
             }
         } catch { throw TargetRecordError(description: "\(error)") }
