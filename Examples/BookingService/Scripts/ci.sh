@@ -129,7 +129,7 @@ print("same bytes")
 PY
 
 echo "--- load and check"
-timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds "$LOAD_SECONDS"
+timeout $((LOAD_SECONDS + 60)) python3 Scripts/load_and_check.py --scenario "$SCENARIO" --url "$URL" --secret "$SECRET" --seconds "$LOAD_SECONDS"
 
 echo "--- lifecycle: holds, confirm, release, reschedule, any socket, check-in"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET"
@@ -200,7 +200,7 @@ timeout 120 python3 Scripts/otlp_check.py --service "$SERVICE" --scenario "$SCEN
 
 echo "--- durable: --journal, load, kill -9, restart, every 201 still there"
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
-timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --seconds 20 --save "$WORK/records.json"
+timeout 120 python3 Scripts/load_and_check.py --scenario "$SCENARIO" --url "$URL" --secret "$SECRET" --seconds 20 --save "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --save "$WORK/lifecycle.json"
 timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
     --save "$WORK/sessions.json"
@@ -208,7 +208,7 @@ kill -9 "$PID"
 wait "$PID" 2>/dev/null || true
 PID=
 start --store "journal:$WORK/journal" "${UNLIMITED[@]}"
-timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
+timeout 120 python3 Scripts/load_and_check.py --scenario "$SCENARIO" --url "$URL" --secret "$SECRET" --verify "$WORK/records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/lifecycle.json"
 timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --scenario "$SCENARIO" \
     --verify "$WORK/sessions.json"
@@ -228,7 +228,7 @@ start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
 FIRST_URL=$URL FIRST_PID=$PID
 start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
 SECOND_PID=$PID
-timeout 180 python3 Scripts/load_and_check.py --url "$FIRST_URL,$URL" --secret "$SECRET" --seconds 20 \
+timeout 180 python3 Scripts/load_and_check.py --scenario "$SCENARIO" --url "$FIRST_URL,$URL" --secret "$SECRET" --seconds 20 \
     --save "$WORK/pg-records.json" &
 LOAD=$!
 sleep 6
@@ -236,7 +236,7 @@ kill -9 "$SECOND_PID"
 wait "$SECOND_PID" 2>/dev/null || true
 wait "$LOAD"
 start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"
-timeout 120 python3 Scripts/load_and_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-records.json"
+timeout 120 python3 Scripts/load_and_check.py --scenario "$SCENARIO" --url "$URL" --secret "$SECRET" --verify "$WORK/pg-records.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$FIRST_URL" --secret "$SECRET" --save "$WORK/pg-lifecycle.json"
 timeout 120 python3 Scripts/lifecycle_check.py --url "$URL" --secret "$SECRET" --verify "$WORK/pg-lifecycle.json"
 timeout 120 python3 Scripts/session_check.py --url "$FIRST_URL" --secret "$SECRET" --scenario "$SCENARIO" \

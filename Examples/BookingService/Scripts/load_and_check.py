@@ -7,8 +7,8 @@ request ids, replays, cancels, other users' bookings, unknown ids and limit race
 script checks, from its own records and the service's answers:
 
   - no slot is held by two active bookings;
-  - no user holds more active bookings than the limit (--limit, the scenario's
-    maxUpcomingBookings) and a burst of concurrent reservations by one user never passes it;
+  - no user holds more active bookings than the limit (the --scenario's maxUpcomingBookings, or
+    --limit) and a burst of concurrent reservations by one user never passes it;
   - every 201 is still there (GET answers 200, status active unless this script cancelled it),
     and the day views show booked exactly the slots the script holds (so it must be the only
     client of --station on the dates it books),
@@ -20,7 +20,8 @@ script checks, from its own records and the service's answers:
 Bounded: --seconds (default 60) for the load, a 10 s timeout per request. Exits 0 when every
 check passed, 1 otherwise; the last line is "N passed, M failed".
 
-    python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 --secret SECRET_FILE [--users 150] [--limit 3]
+    python3 Scripts/load_and_check.py --url http://127.0.0.1:8080 --secret SECRET_FILE [--users 150]
+        [--scenario Scenarios/service.json | --limit N]
 
 Each user acts with a bearer token of their own (HS256 under the service's secret, Scripts/tokens.py).
 
@@ -33,6 +34,7 @@ import argparse
 import datetime
 import http.client
 import json
+import os
 import random
 import sys
 import threading
@@ -41,6 +43,9 @@ import urllib.parse
 
 from privacy import same_as_missing
 from tokens import Tokens, read_secret
+
+# The scenario Scripts/ci.sh starts the service with.
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Scenarios", "service.json")
 
 
 class Client:
@@ -348,7 +353,8 @@ def main():
                         help="the service, or several instances on one ledger, comma-separated (users alternate)")
     parser.add_argument("--secret", required=True, metavar="FILE", help="the service's HS256 secret (--auth hs256:FILE)")
     parser.add_argument("--users", type=int, default=150)
-    parser.add_argument("--limit", type=int, default=3, help="the scenario's maxUpcomingBookings")
+    parser.add_argument("--scenario", default=BUNDLED, help="the scenario the service serves (its limit)")
+    parser.add_argument("--limit", type=int, help="the per-user limit, if not the --scenario's maxUpcomingBookings")
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--station", default="IST-1")
@@ -356,6 +362,9 @@ def main():
     parser.add_argument("--verify", metavar="FILE",
                         help="send no load: check the service against records saved by --save (after a restart)")
     args = parser.parse_args()
+    if args.limit is None:
+        with open(args.scenario) as f:
+            args.limit = json.load(f)["policy"]["maxUpcomingBookings"]
     started = time.monotonic()
     records = Records()
     tokens = Tokens(read_secret(args.secret))
