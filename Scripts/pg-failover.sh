@@ -6,6 +6,10 @@
 # Afterwards `schedule-sim verify-store`, reading the new primary, checks that every booking
 # acknowledged before, during and after the failover is there with its user and slot, nothing is
 # there that no client attempted, and I1/I2 hold (errors during the switch are indeterminate).
+# Beside them, the example service (BOOKING_SERVICE, or the debug build's, when there is one) on
+# the same two hosts, schema `service`: a keyed reservation and a keyed cancel answered before the
+# failover are answered again, as replays, by the new primary after it (Examples/BookingService/
+# Scripts/failover_key_check.py): its request ids and its Idempotency-Key pool follow the primary.
 #
 #   Scripts/pg-failover.sh
 #
@@ -38,6 +42,7 @@ while [[ "$P2" == "$P1" ]]; do P2=$(free_port); done
 cleanup() {
     local status=$?
     [[ ${#pids[@]} -eq 0 ]] || kill "${pids[@]}" 2>/dev/null || true
+    [[ -z "$SERVICE_PID" ]] || kill -9 "$SERVICE_PID" 2>/dev/null || true
     for d in primary standby; do
         [[ -f "$WORK/$d/postmaster.pid" ]] && $RUNAS "$BINDIR/pg_ctl" -D "$WORK/$d" -m immediate -w stop >/dev/null 2>&1
     done
@@ -48,6 +53,7 @@ cleanup() {
     exit "$status"
 }
 pids=()
+SERVICE_PID=
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -77,6 +83,30 @@ extra=()
 [[ -n "$OPERATIONS" ]] && extra+=(--operations "$OPERATIONS")
 URL="postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=failover&connect_timeout=3"
 start_sim_processes "$URL"
+
+# The example service on the same two hosts, its keyed requests answered before the failover.
+SERVICE=${BOOKING_SERVICE:-.build/debug/BookingService}
+KEYS=(python3 Examples/BookingService/Scripts/failover_key_check.py --secret "$WORK/secret" --state "$WORK/keys.json")
+if [[ -x "$SERVICE" ]]; then
+    head -c 48 /dev/urandom | base64 >"$WORK/secret"
+    "$SERVICE" --scenario Examples/BookingService/Scenarios/service.json --port 0 --auth "hs256:$WORK/secret" \
+        --address-limit off --user-limit off \
+        --store "postgres://postgres@127.0.0.1:$P1,127.0.0.1:$P2/slotscheduler?schema=service&connect_timeout=3" \
+        >"$WORK/service.log" 2>&1 &
+    SERVICE_PID=$!
+    disown "$SERVICE_PID"  # killed in cleanup, without a job-control notice
+    address=
+    for _ in $(seq 1 300); do
+        address=$(sed -n 's/^listening on \(.*\)$/\1/p' "$WORK/service.log" | head -1)
+        [[ -n "$address" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$address" ]] || { log "the example service did not listen:"; tail -n 20 "$WORK/service.log" >&2; exit 1; }
+    KEYS+=(--url "http://$address")
+    timeout 120 "${KEYS[@]}" --phase before
+else
+    log "no example service at $SERVICE: its keyed requests are not checked across the failover"
+fi
 
 # Fail over once every process has made a quarter of its operations (its history holds an invoke
 # and a completion line per operation), so three quarters, bookings among them, come after it.
@@ -111,6 +141,9 @@ done
 after=$(psql -X -At -h 127.0.0.1 -p "$P2" -U postgres -d slotscheduler -c "SELECT count(*) FROM failover.bookings")
 log "the new primary holds $after bookings"
 [[ "$after" -gt "$before" ]] || { log "no booking was made after the failover"; exit 1; }
+if [[ -n "$SERVICE_PID" ]]; then
+    timeout 120 "${KEYS[@]}" --phase after || { tail -n 20 "$WORK/service.log" >&2; exit 1; }
+fi
 
 "$BIN" verify-store --store "$URL" --scenario "$SCENARIO" "${extra[@]}" "${histories[@]}"
 echo "failover run passed"
