@@ -173,6 +173,8 @@ struct TargetRun {
         _ process: Int, session: TargetHTTP, shared: Shared, started: ContinuousClock.Instant, firstUser: UInt64,
         userCount: Int, slots: [Slot], hot: [Slot], probes: [Slot], run: Int64
     ) async {
+        // A wrong code means something only to an API the adapter sends codes to.
+        let sendsCodes = adapter.operations.checkIn?.mentions("accessCode") == true
         while true {
             let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < operations else { return }
@@ -210,9 +212,10 @@ struct TargetRun {
                     return .read(user: owner, booking: booking)
                 }
                 if (58..<63).contains(roll), ops.checkIn != nil, !state.booked.isEmpty {
-                    // 1 in 5 with a wrong code, at a socket that has one: the API must refuse it.
+                    // 1 in 5 with a wrong code, at a socket that has one, when the adapter sends
+                    // codes at all: the API must refuse it.
                     let (owner, booking, slot) = state.booked[rng.below(state.booked.count)]
-                    return .checkIn(user: owner, booking: booking, slot: slot, wrongCode: roll == 62)
+                    return .checkIn(user: owner, booking: booking, slot: slot, wrongCode: roll == 62 && sendsCodes)
                 }
                 if (63..<67).contains(roll), ops.checkOut != nil, !state.booked.isEmpty {
                     // Out of the pool while it is sent, as a cancel; back in when refused.

@@ -23,12 +23,21 @@ struct TargetCheckInWindowTests {
         }
     }
 
-    static func judge(_ history: [TargetEvent]) throws -> [SafetyCheck.Finding] {
+    static func judge(_ history: [TargetEvent], adapter: Adapter? = nil) throws -> [SafetyCheck.Finding] {
         let prepared = try R.prepared()
         return RulesCheck.check(
             history: history, before: Self.before, listed: Self.before, prepared: prepared, shiftDays: 0,
-            adapter: try R.adapter(), clock: R.clock
+            adapter: try adapter ?? R.adapter(), clock: R.clock
         ).findings
+    }
+
+    /// ``RulesCheckTests/adapter()`` with a check-in that sends the socket's code.
+    static func sendingCodes() throws -> Adapter {
+        var adapter = try R.adapter()
+        adapter.operations.checkIn = try JSONDecoder().decode(
+            Adapter.Request.self,
+            from: Data(#"{"method": "POST", "path": "/b/{booking}/in", "body": {"code": "{accessCode}"}}"#.utf8))
+        return adapter
     }
 
     @Test func aCheckInInsideTheWindowIsAnsweredAsMade() throws {
@@ -82,8 +91,10 @@ struct TargetCheckInWindowTests {
         // Refused as wrong, or for its window (checked first by this API): nothing to say.
         #expect(try Self.judge(wrong(Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0))).isEmpty)
         #expect(try Self.judge(wrong(Self.checkIn(0, "b0", .fail, reason: "checkInClosed", at: 0))).isEmpty)
-        let right = try Self.judge(Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0))
-        #expect(right.map(\.invariant) == ["refusals justified"])
+        let right = Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0)
+        #expect(try Self.judge(right, adapter: Self.sendingCodes()).map(\.invariant) == ["refusals justified"])
+        // An adapter that sends no code: the API could not be shown the right one.
+        #expect(try Self.judge(right).isEmpty)
     }
 
     /// A cancel is answered as made only before its cutoff (zero here: the hour's start; the

@@ -132,6 +132,19 @@ struct TargetCheckTests {
         #expect(SafetyCheck.check(history: overlapping, listed: listed, limit: 3).isEmpty)
     }
 
+    /// Whether an operation sends a placeholder at all: the workload presents wrong access codes
+    /// only through an adapter whose check-in sends one.
+    @Test func aTemplateMentionsItsPlaceholders() throws {
+        let json = Data(
+            #"{"method": "POST", "path": "/b/{booking}/check-in", "headers": {"X-Code": "{accessCode}"}}"#.utf8)
+        let request = try JSONDecoder().decode(Adapter.Request.self, from: json)
+        #expect(request.mentions("accessCode") && request.mentions("booking"))
+        #expect(!request.mentions("hold"))
+        let bare = try JSONDecoder().decode(
+            Adapter.Request.self, from: Data(#"{"method": "POST", "path": "/b/{booking}/check-in"}"#.utf8))
+        #expect(!bare.mentions("accessCode"))
+    }
+
     @Test func templatesFillPathsHeadersAndTypedBodies() throws {
         let json = Data(
             #"""

@@ -85,6 +85,12 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var path: String
         public var headers: [String: String]?
         public var body: JSONValue?
+
+        /// Whether the path, a header or the body names the placeholder `{name}`.
+        public func mentions(_ name: String) -> Bool {
+            let text = (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return text.contains("{\(name)}")
+        }
     }
 
     public struct Answers: Codable, Sendable, Equatable {

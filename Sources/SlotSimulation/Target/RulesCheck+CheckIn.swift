@@ -47,7 +47,10 @@ extension RulesCheck {
             }
             return true
         }
-        if done.kind == .fail, adapter.reason(done.reason) == .wrongAccessCode {
+        // The socket's own code, when the adapter sends codes at all.
+        if done.kind == .fail, adapter.reason(done.reason) == .wrongAccessCode,
+            adapter.operations.checkIn?.mentions("accessCode") == true
+        {
             result.findings.append(
                 finding(
                     "refusals justified",
