@@ -74,6 +74,13 @@ import Testing
     }
 }
 
+extension ForwardingService {
+    /// The access code of the socket `booking` is at: what its owner's scan reads.
+    func ownCode(of booking: Booking) -> String? {
+        inner.rules.catalog.station(booking.slot.station)?.sockets.first { $0.id == booking.slot.socket }?.accessCode
+    }
+}
+
 /// A deliberately broken store: a check-out of a booking not checked in checks it in first.
 struct CheckingInOnCheckOut: ForwardingService {
     let inner: Scheduler
@@ -81,11 +88,7 @@ struct CheckingInOnCheckOut: ForwardingService {
     func checkOut(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         do { return try inner.checkOut(id, by: user, at: now) } catch {
             guard error.reason == .notCheckedIn, let booking = inner.booking(id) else { throw error }
-            let code = inner.rules.catalog.station(booking.slot.station)?.sockets.first {
-                $0.id == booking.slot.socket
-            }?
-            .accessCode
-            _ = inner.apply(.checkIn(id, user: user, accessCode: code), at: booking.start)
+            _ = inner.apply(.checkIn(id, user: user, accessCode: ownCode(of: booking)), at: booking.start)
             return try inner.checkOut(id, by: user, at: now)
         }
     }
@@ -98,11 +101,7 @@ struct AnyCodeOpens: ForwardingService {
     func checkIn(_ id: BookingID, by user: UserID, accessCode: String?, at now: Instant) async throws -> Booking {
         do { return try inner.checkIn(id, by: user, accessCode: accessCode, at: now) } catch {
             guard error.reason == .wrongAccessCode, let booking = inner.booking(id) else { throw error }
-            let code = inner.rules.catalog.station(booking.slot.station)?.sockets.first {
-                $0.id == booking.slot.socket
-            }?
-            .accessCode
-            return try inner.checkIn(id, by: user, accessCode: code, at: now)
+            return try inner.checkIn(id, by: user, accessCode: ownCode(of: booking), at: now)
         }
     }
 }
