@@ -742,12 +742,12 @@ MUTANTS = [
     ),
     dict(
         name="rules-check-hold-cap-unjudged",
-        describe="--check rules counts a user's holds only toward the booking limit, never toward maxHoldsPerUser: an API that lets one user hold many slots at once passes",
-        file="Sources/SlotSimulation/Checking/LinearizabilityChecker.swift",
+        describe="the user specification lets a user take one hold more than maxHoldsPerUser: an API (--check rules) or a store (threads mode) that lets one user hold many slots at once passes",
+        file="Sources/SlotSimulation/Checking/UserSpecification.swift",
         filter="SimulationTests",
-        quick="TargetHoldCheckTests",
-        edits=[("            if op.start == .max, let holdLimit, state.starts.count(where: { $0 == .max }) >= holdLimit {\n",
-                "            if op.start == .max, let holdLimit, state.starts.count(where: { $0 == .max }) > holdLimit {\n")],
+        quick="TargetHoldCheckTests|LifecycleThreadsTests",
+        edits=[("holdLimit.map { state.liveHolds(at: op.now) < $0 }",
+                "holdLimit.map { state.liveHolds(at: op.now) <= $0 }")],
     ),
     dict(
         name="safety-foreign-unchecked",

@@ -9,7 +9,7 @@ extension ThreadsAnalysis {
         var b = BookingOperation(
             kind: .neutral, booking: op.booking, user: op.user, now: op.now, invoke: op.invoke, complete: op.complete)
         switch (op.kind, op.outcome) {
-        case (.reserve, -1), (.confirm, -1), (.anySocket, -1):
+        case (.reserve, -1), (.anySocket, -1):
             b.kind = op.repeatOf != 0 || made[op.booking] != i ? .repeated : .reserved
             b.start = p.starts[Int(op.cell)]
             b.limit = Int32(clamping: rules.limit(for: UserID(op.user)))
@@ -23,13 +23,15 @@ extension ThreadsAnalysis {
             // A check-in matters to its user's limit only where no-shows lower it.
             guard p.rules.policy.noShowLimit != nil else { return nil }
             b.kind = op.outcome == -1 ? .checkedIn : .maybeCheckedIn
-        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.hold, _), (.releaseHold, _),
-            (.reschedule, _), (.anySocket, _), (.checkIn, _), (.checkOut, -2):
+        case (.hold, _), (.confirm, _), (.releaseHold, _):
+            return holdOperation(i, made: made)
+        case (.reserve, -2), (.cancel, -2), (.query, _), (.change, _), (.reschedule, _), (.anySocket, _),
+            (.checkIn, _), (.checkOut, -2):
             return nil
-        case (.confirm, _): b.kind = .refusedOther
         case (.reserve, let code):
             switch Reasons.all[Int(code)] {
             case .slotTaken: b.kind = .refusedTaken
+            case .slotHeld: b.kind = .refusedHeld
             case .userLimitReached:
                 // Holds and a no-show limit lower what a user may book: such a refusal says less.
                 guard p.rules.policy.noShowLimit == nil, !holders.contains(op.user) else {
@@ -64,11 +66,14 @@ extension ThreadsAnalysis {
 
     /// A booking an accepted availability change displaced: a release in its slot's and its
     /// user's partitions, at the change's time; or, for `change` `-1 - i`, the booking reschedule
-    /// `i` moved out of `cell`: a release in that cell's partition only.
+    /// `i` moved out of `cell`: a release in that cell's partition only; or, with a `holder`, the
+    /// lapse of hold `change`, whose outcome is unknown (see ``holdDrops()``).
     struct Displacement {
         var change: Int
         var booking: UInt64
         var cell: Int32
+        /// The user of the hold `booking` names (`nil`: a booking).
+        var holder: UInt64?
     }
 
     /// The booking operation of a partition entry, as the checker sees it.
@@ -77,6 +82,11 @@ extension ThreadsAnalysis {
     {
         if entry.index < 0 {
             let d = displacements[Int(-1 - entry.index)]
+            if let holder = d.holder {
+                let op = history[d.change]
+                return BookingOperation(
+                    kind: .lapsed, booking: d.booking, user: holder, now: op.now, invoke: op.invoke, complete: .max)
+            }
             guard let m = made[d.booking] else { return nil }
             let op = history[d.change < 0 ? -1 - d.change : d.change]
             return BookingOperation(
@@ -124,6 +134,7 @@ extension ThreadsAnalysis {
         for (i, from) in movedFrom.sorted(by: { $0.key < $1.key }) {
             displacements.append(Displacement(change: -1 - i, booking: history[i].booking, cell: from))
         }
+        displacements += holdDrops()
         var partitions = 0
         var unknown = 0
         var failing: String?
@@ -133,10 +144,11 @@ extension ThreadsAnalysis {
                 var (entries, upTo) = batchOfPartitions(from: from, bySlot: bySlot, made: made)
                 low = upTo
                 for (k, d) in displacements.enumerated() {
-                    guard let m = made[d.booking] else { continue }
+                    guard let owner = d.holder ?? made[d.booking].map({ history[$0].user })
+                    else { continue }
                     // A moved booking leaves its old cell in that cell's partition (by slot).
                     if d.change < 0, !bySlot { continue }
-                    let key = bySlot ? UInt64(d.cell) : history[m].user
+                    let key = bySlot ? UInt64(d.cell) : owner
                     if key >= from, upTo.map({ key < $0 }) ?? true {
                         entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
                     }
@@ -160,20 +172,14 @@ extension ThreadsAnalysis {
                     let verdict =
                         bySlot
                         ? LinearizabilityChecker.check(SlotSpecification(ops), intervals: intervals, budget: budget)
-                        : LinearizabilityChecker.check(
-                            UserSpecification(ops, noShowRules: rules), intervals: intervals, budget: budget)
+                        : LinearizabilityChecker.check(userSpecification(ops), intervals: intervals, budget: budget)
                     switch verdict {
                     case .linearizable: break
                     case .unknown: unknown += 1
                     case .notLinearizable:
                         let name = bySlot ? "\(p.slot(ofCell: Int32(truncatingIfNeeded: key)))" : "user \(key)"
-                        // I19 when the no-show limit is what no order can keep: without it, one can.
-                        if !bySlot, rules.policy.noShowLimit != nil,
-                            LinearizabilityChecker.check(UserSpecification(ops), intervals: intervals, budget: budget)
-                                == .linearizable
-                        {
-                            violate(
-                                .I19, at: first, "no order of \(name)'s history keeps the limit their no-shows lower")
+                        if let (invariant, rule) = attribute(ops, bySlot: bySlot, budget: budget) {
+                            violate(invariant, at: first, "no order of \(name)'s history keeps \(rule)")
                         }
                         guard failing == nil else { break }
                         failing = bySlot ? "slot \(name)" : name

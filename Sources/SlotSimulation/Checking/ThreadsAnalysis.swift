@@ -30,8 +30,11 @@ struct ThreadsAnalysis {
     var movedFrom: [Int: Int32] = [:]
     /// Bookings checked in (a check-in accepted while not checked in), found by ``checkSessions(made:)``.
     var sessionsCheckedIn = 0
-    /// Users who had a hold accepted: a limit refusal of theirs may count holds the checks do not see.
+    /// Users who had a hold accepted: a limit refusal of theirs may count a hold whose lapse the
+    /// partitions do not see (its slot taken after it expired), so it is not judged.
     var holders: Set<UInt64> = []
+    /// The hold id of each (user, cell) a hold was asked for (see ``numberHolds()``).
+    var holdNumbers: [HoldKey: UInt64] = [:]
 
     init(p: PreparedScenario, history: consuming CompactHistory, finalBookings: BookingsByID, options: RunOptions) {
         self.p = p
@@ -74,13 +77,14 @@ struct ThreadsAnalysis {
     mutating func run(budget: Int) {
         let made = bookingsMade()
         findPlacements(made: made)
+        numberHolds()
         do {
             let releasedAt = releases()
             let segments = self.segments(releasedAt: releasedAt)
             checkSlotsHeldOnce(segments)
             checkUserLimits(segments)
-            // I13-I17: any-socket answers, moves and holds.
-            checkLifecycle(made: made, segments: segments)
+            // I13, I14: any-socket answers and moves (holds, I15-I17, are the partitions').
+            checkLifecycle(made: made)
             checkWrongRefusals(segments)
             // I18, I21: each booking's session (I19 is the per-user partitions', with I11).
             checkSessions(made: made)
