@@ -750,6 +750,23 @@ MUTANTS = [
                 "holdLimit.map { state.liveHolds(at: op.now) <= $0 }")],
     ),
     dict(
+        name="threads-holds-unpartitioned",
+        describe="threads mode leaves holds, confirms and releases out of the linearizability partitions: a store whose holds outlive their expiry, or that lets one user hold more than maxHoldsPerUser, passes I15-I17",
+        file="Sources/SlotSimulation/Checking/ThreadsAnalysis+Linearizability.swift",
+        filter="LifecycleThreadsTests",
+        quick="LifecycleThreadsTests",
+        edits=[("            return holdOperation(i, made: made)\n", "            return nil\n")],
+    ),
+    dict(
+        name="slot-spec-expiry-ignored",
+        describe="the slot specification lets a hold keep its slot after its expiry: a store that gives an expired hold's slot to someone else, as the rules say, fails threads mode",
+        file="Sources/SlotSimulation/Checking/SlotSpecification.swift",
+        filter="LifecycleThreadsTests",
+        quick="LifecycleThreadsTests",
+        edits=[("        func taken(at now: Int64) -> Bool { holder != 0 && now < expiry }\n",
+                "        func taken(at now: Int64) -> Bool { holder != 0 }\n")],
+    ),
+    dict(
         name="safety-foreign-unchecked",
         describe="schedule-sim's safety checks let one user act on another's booking: an API that cancels or shows anyone's booking to anyone passes",
         file="Sources/SlotSimulation/Target/SafetyCheck.swift",
