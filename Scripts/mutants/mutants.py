@@ -767,6 +767,23 @@ MUTANTS = [
                 "        func taken(at now: Int64) -> Bool { holder != 0 }\n")],
     ),
     dict(
+        name="threads-double-booking-unnamed",
+        describe="threads mode names no rule for a slot whose accepted calls alone no order explains: a store that double-books passes I1 (the history is only not linearizable)",
+        file="Sources/SlotSimulation/Checking/ThreadsAnalysis+Attribution.swift",
+        filter="ThreadsRuns",
+        quick="ThreadsRuns",
+        edits=[("        if bySlot { return (.I1, \"one booking at a time\") }\n", "        if bySlot { return nil }\n")],
+    ),
+    dict(
+        name="threads-limit-unnamed",
+        describe="threads mode names no rule for a user whose accepted calls no order keeps within the limit: a store that checks the limit only in the UI passes I2",
+        file="Sources/SlotSimulation/Checking/ThreadsAnalysis+Attribution.swift",
+        filter="ThreadsRuns",
+        quick="ThreadsRuns",
+        edits=[("        return orderable(unlimited, limits: false) ? (.I2, \"their limit\") : nil\n",
+                "        return nil\n")],
+    ),
+    dict(
         name="safety-foreign-unchecked",
         describe="schedule-sim's safety checks let one user act on another's booking: an API that cancels or shows anyone's booking to anyone passes",
         file="Sources/SlotSimulation/Target/SafetyCheck.swift",

@@ -1,7 +1,9 @@
 import SlotScheduler
 
 /// Checks a threads-mode history: the invariants that can be decided from the history and the
-/// final state, and linearizability per slot and per user.
+/// final state, and linearizability per slot and per user, against the specifications (which
+/// also name the rule a partition breaks: one booking per slot, I1; the user's limit, I2; holds,
+/// I15-I17; see ``attribute(_:bySlot:budget:)``).
 ///
 /// Every check is conservative: it reports a violation only when *no* order consistent with the
 /// recorded times could explain it (a booking counts as held from its reservation's completion,
@@ -81,8 +83,6 @@ struct ThreadsAnalysis {
         do {
             let releasedAt = releases()
             let segments = self.segments(releasedAt: releasedAt)
-            checkSlotsHeldOnce(segments)
-            checkUserLimits(segments)
             // I13, I14: any-socket answers and moves (holds, I15-I17, are the partitions').
             checkLifecycle(made: made)
             checkWrongRefusals(segments)
@@ -129,92 +129,6 @@ struct ThreadsAnalysis {
             for id in op.displaced { releasedAt[id] = releasedAt[id] ?? i }
         }
         return releasedAt
-    }
-
-    /// I1: at no time are two bookings of one slot definitely held (I13 when the second came
-    /// from an any-socket request, I14 from a reschedule).
-    mutating func checkSlotsHeldOnce(_ segments: [Segment]) {
-        var perCell: [Int32: [(time: Int64, delta: Int, index: Int)]] = [:]
-        for s in segments {
-            perCell[s.cell, default: []].append((s.from, 1, s.placedBy))
-            if let end = s.endedBy { perCell[s.cell, default: []].append((s.to, -1, end)) }
-        }
-        for cell in perCell.keys.sorted() {
-            guard
-                let events = perCell[cell]?.sorted(by: { ($0.time, $0.delta, $0.index) < ($1.time, $1.delta, $1.index) }
-                )
-            else { continue }
-            var held = 0
-            for e in events {
-                held += e.delta
-                if held > 1 {
-                    let invariant: Invariant =
-                        switch history[e.index].kind {
-                        case .anySocket: .I13
-                        case .reschedule: .I14
-                        default: .I1
-                        }
-                    violate(
-                        invariant, at: e.index,
-                        "\(p.slot(ofCell: cell)) was held by \(held) bookings at once (booking \(history[e.index].booking) \(history[e.index].kind == .reschedule ? "moved in" : "accepted") while another was active)"
-                    )
-                    break
-                }
-            }
-        }
-    }
-
-    /// I2: when a booking was made, its user did not already definitely hold `limit` upcoming ones.
-    mutating func checkUserLimits(_ segments: [Segment]) {
-        var perUser: [UInt64: [Int]] = [:]
-        for (k, s) in segments.enumerated() { perUser[s.user, default: []].append(k) }
-        for user in perUser.keys.sorted() {
-            guard let list = perUser[user] else { continue }
-            let limit = rules.limit(for: UserID(user))
-            guard list.count > limit else { continue }
-            // Sweep in invoke order: `open` holds the segments begun before the invoke and not
-            // ended before it (a superset of those that count), so each is looked at only while
-            // it may be held, not once per other booking of the user.
-            // - Complexity: O(k log k) for k segments of the user, plus the segments in `open`.
-            var changes: [(time: Int64, add: Bool, k: Int)] = []
-            for k in list {
-                changes.append((segments[k].from, true, k))
-                if segments[k].endedBy != nil { changes.append((segments[k].to, false, k)) }
-            }
-            // At equal times an end goes first: an end at the invoke does not count.
-            changes.sort { ($0.time, $0.add ? 1 : 0, $0.k) < ($1.time, $1.add ? 1 : 0, $1.k) }
-            var next = 0
-            var open: [Int: Bool] = [:]
-            // The operations that made or moved a booking, in invoke order.
-            let acting = list.sorted {
-                (history[segments[$0].placedBy].invoke, $0) < (history[segments[$1].placedBy].invoke, $1)
-            }
-            for k in acting {
-                let i = segments[k].placedBy
-                let op = history[i]
-                // Added: begun strictly before the invoke; removed: ended strictly before it.
-                while next < changes.count, changes[next].time < op.invoke {
-                    if changes[next].add { open[changes[next].k] = true } else { open[changes[next].k] = nil }
-                    next += 1
-                }
-                var held = 0
-                for j in open.keys where segments[j].booking != op.booking {
-                    let other = segments[j]
-                    guard other.from < op.invoke, ModelRules.isUpcoming(start: p.starts[Int(other.cell)], at: op.now)
-                    else { continue }
-                    if other.endedBy != nil, other.to < op.complete { continue }
-                    held += 1
-                    if !ModelRules.admits(upcoming: held, limit: limit) { break }
-                }
-                if !ModelRules.admits(upcoming: held, limit: limit) {
-                    violate(
-                        .I2, at: i,
-                        "user \(user) was given booking \(op.booking) while already holding \(held) upcoming bookings (limit \(limit))"
-                    )
-                    break
-                }
-            }
-        }
     }
 
     /// I3, I4: each booking made was bookable when made.
