@@ -20,7 +20,9 @@ public struct SlotSpecification: SequentialSpecification {
     /// only to whether the hold is there, which tells a store's expiry apart as I16).
     let judgesExpiry: Bool
 
-    /// - Parameter initial: the slot's holder before the first operation (0: free).
+    /// - Parameters:
+    ///   - ops: the slot's operations; operation `i` is step `i`.
+    ///   - initial: the slot's holder before the first operation (0: free).
     public init(_ ops: [BookingOperation], initial: UInt64 = 0) {
         self.init(ops, initial: initial, judgesExpiry: true)
     }

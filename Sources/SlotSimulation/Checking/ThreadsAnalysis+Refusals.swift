@@ -113,9 +113,9 @@ extension PreparedScenario {
         let want = slot(ofCell: op.requestedCell)
         guard let asked = sockets.firstIndex(where: { $0.id == want.socket }) else { return [] }
         let base = ref.socket - Int32(asked)
+        let connector = sockets[asked].connector.normalized
         return sockets.indices.filter {
-            sockets[$0].connector.normalized == sockets[asked].connector.normalized
-                && sockets[$0].powerKW >= op.minimumPowerKW
+            ModelRules.serves(sockets[$0], connector: connector, minimumPowerKW: op.minimumPowerKW)
         }.map { cell(socket: base + Int32($0), day: ref.day, hour: ref.hour) }
     }
 }

@@ -59,6 +59,12 @@ package struct ModelRules: Sendable {
     /// Whether a user who holds `upcoming` bookings and live holds may take one more, under `limit`.
     package static func admits(upcoming: Int, limit: Int) -> Bool { upcoming < limit }
 
+    /// Whether `socket` serves an any-socket request for a connector whose normalized name is
+    /// `connector` and at least `minimumPowerKW`.
+    package static func serves(_ socket: Socket, connector: String, minimumPowerKW: Double) -> Bool {
+        socket.connector.normalized == connector && socket.powerKW >= minimumPowerKW
+    }
+
     /// Whether a user with `live` holds that count may take one more.
     package func admitsHold(live: Int) -> Bool { live < policy.maxHoldsPerUser }
 

@@ -575,7 +575,7 @@ package struct ReferenceModel: Sendable {
         guard let station = station(request.station) else { return .failure(.unknownStation) }
         let connector = request.connector.normalized  // once, not once per socket
         let matching = station.sockets.filter {
-            $0.connector.normalized == connector && $0.powerKW >= request.minimumPowerKW
+            ModelRules.serves($0, connector: connector, minimumPowerKW: request.minimumPowerKW)
         }
         guard !matching.isEmpty else { return .failure(.unknownSocket) }
         guard (0...23).contains(request.hour) else { return .failure(.invalidHour) }
