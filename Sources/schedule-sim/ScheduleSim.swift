@@ -276,7 +276,9 @@ extension ScheduleSim {
         @Option(
             help: """
                 Drive a live booking API at this base URL (http://host:port) instead of a store, through \
-                --adapter, and check its history (see `Checking a booking API` in the DocC catalog).
+                --adapter, and check its history (see `Checking a booking API` in the DocC catalog). \
+                Several URLs, comma-separated, are instances of one API on one ledger: the workers \
+                alternate between them.
                 """)
         var target: String?
 
@@ -304,6 +306,12 @@ extension ScheduleSim {
                         "--target drives the API itself: no --store, --threads, --shrink or processes")
                 }
                 guard (1...4096).contains(concurrency) else { throw ValidationError("--concurrency must be 1...4096") }
+                guard let targets = target.map(Self.targets), !targets.contains(where: \.isEmpty),
+                    targets.count <= concurrency
+                else {
+                    throw ValidationError(
+                        "--target: one URL, or several comma-separated, none empty and no more than --concurrency")
+                }
                 guard check == "safety" || check == "rules" else {
                     throw ValidationError("--check \(check): a target is checked with safety or rules")
                 }

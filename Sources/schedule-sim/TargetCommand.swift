@@ -9,12 +9,20 @@ extension ScheduleSim.Run {
     /// part of the history that shows it (and with `--html FILE` draws it, ``FindingsPage``), and
     /// exits 1 when an invariant broke, 2 when the only findings are histories no order of the
     /// rules explains (69 when the target cannot be used).
+    /// The instances `--target` names: its comma-separated URLs, each without a trailing slash.
+    static func targets(_ target: String) -> [String] {
+        target.split(separator: ",", omittingEmptySubsequences: false).map {
+            let url = $0.trimmingCharacters(in: .whitespaces)
+            return url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+    }
+
     func runTarget(_ target: String, adapter path: String, prepared: PreparedScenario) async throws {
         let adapter = try loadAdapter(path)
         let secret = try readSecret(adapter: adapter, path: path)
         var run = TargetRun(
-            prepared: prepared, adapter: adapter, target: target.hasSuffix("/") ? String(target.dropLast()) : target,
-            secret: secret, concurrency: concurrency, seed: seed ?? prepared.scenario.seed,
+            prepared: prepared, adapter: adapter, targets: Self.targets(target), secret: secret,
+            concurrency: concurrency, seed: seed ?? prepared.scenario.seed,
             operations: operations ?? max(1, prepared.operations))
         run.rules = check == "rules"
         let outcome: TargetRun.Outcome

@@ -17,17 +17,35 @@ import FoundationNetworking
 /// (``WorkerConnections``) for an `http://` target, and AsyncHTTPClient otherwise (eight times
 /// URLSession's requests a second here, docs/performance/); without it, Foundation's URLSession, so that the default
 /// build of schedule-sim compiles neither NIO nor BoringSSL.
+///
+/// Several targets are several instances of one API on one ledger: worker `process` sends to
+/// target `process % n`, and a read made before or after the run to the next target at each
+/// attempt (``send(_:attempt:)``), so one instance that is down or restarting does not stop it.
 final class TargetHTTP: Sendable {
     /// An answer: its status, JSON body and `Date` header; no status when none came.
     typealias Answer = (status: Int?, body: JSONValue?, date: String?)
 
+    /// The instances' base URLs, without a trailing slash.
+    let targets: [String]
+
+    /// The target worker `process` sends to, and its place among that target's workers.
+    func route(_ process: Int) -> (target: Int, worker: Int) { (process % targets.count, process / targets.count) }
+
+    /// A read (`rendered`, made before or after the run), at its `attempt`-th sending.
+    func send(_ rendered: RenderedRequest, attempt: Int) async -> Answer {
+        await send(targets[attempt % targets.count] + rendered.path, rendered)
+    }
+
     #if AsyncHTTP
     let client: HTTPClient
-    /// The workload's own connections, one per worker, for an `http://` target.
-    let workers: WorkerConnections?
+    /// The workload's own connections, one per worker, for `http://` targets (one set per target).
+    let workers: [WorkerConnections]?
 
-    init(concurrency: Int, target: String) {
-        workers = WorkerConnections(target: target, workers: concurrency)
+    init(concurrency: Int, targets: [String]) {
+        self.targets = targets
+        let perTarget = (concurrency + targets.count - 1) / targets.count
+        let connections = targets.compactMap { WorkerConnections(target: $0, workers: perTarget) }
+        workers = connections.count == targets.count ? connections : nil
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
@@ -50,24 +68,29 @@ final class TargetHTTP: Sendable {
         }
     }
 
-    /// `rendered` sent to `target` for worker `process`: on its own connection when it has one
+    /// `rendered` sent for worker `process` to its target: on its own connection when it has one
     /// (the URL is then not written out).
-    func send(_ target: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
-        guard let workers else { return await send(target + rendered.path, rendered) }
-        return await workers.send(rendered, process: process)
+    func send(_ rendered: RenderedRequest, process: Int) async -> Answer {
+        let (target, worker) = route(process)
+        guard let workers else { return await send(targets[target] + rendered.path, rendered) }
+        return await workers[target].send(rendered, process: worker)
     }
 
     /// The executor worker `process` runs on: its connection's event loop.
-    func executor(for process: Int) -> (any TaskExecutor)? { workers?.executor(for: process) }
+    func executor(for process: Int) -> (any TaskExecutor)? {
+        let (target, worker) = route(process)
+        return workers?[target].executor(for: worker)
+    }
 
     func shutdown() async {
-        await workers?.shutdown()
+        for connections in workers ?? [] { await connections.shutdown() }
         try? await client.shutdown()
     }
     #else
     let session: URLSession
 
-    init(concurrency: Int, target: String) {
+    init(concurrency: Int, targets: [String]) {
+        self.targets = targets
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = concurrency
         configuration.timeoutIntervalForRequest = 30
@@ -91,8 +114,8 @@ final class TargetHTTP: Sendable {
         }
     }
 
-    func send(_ target: String, _ rendered: RenderedRequest, process: Int) async -> Answer {
-        await send(target + rendered.path, rendered)
+    func send(_ rendered: RenderedRequest, process: Int) async -> Answer {
+        await send(targets[route(process).target] + rendered.path, rendered)
     }
 
     func executor(for process: Int) -> (any TaskExecutor)? { nil }

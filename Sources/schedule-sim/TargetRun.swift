@@ -23,7 +23,8 @@ import Synchronization
 struct TargetRun {
     let prepared: PreparedScenario
     let adapter: Adapter
-    let target: String
+    /// The instances of the API (one or more, on one ledger), as ``TargetHTTP`` takes them.
+    let targets: [String]
     let secret: [UInt8]?
     let concurrency: Int
     let seed: UInt64
@@ -83,7 +84,7 @@ struct TargetRun {
     }
 
     func run() async throws -> Outcome {
-        let session = TargetHTTP(concurrency: concurrency, target: target)
+        let session = TargetHTTP(concurrency: concurrency, targets: targets)
         do {
             let outcome = try await run(session)
             await session.shutdown()
@@ -292,7 +293,7 @@ struct TargetRun {
         event.time = now()
         shared.histories[process].events.withLock { $0.append(event) }
         let rendered = adapter.render(template, values, token: token(for: values.user))
-        let answer = await session.send(target, rendered, process: process)
+        let answer = await session.send(rendered, process: process)
         var done = event
         done.time = now()
         done.status = answer.status
@@ -347,6 +348,11 @@ struct TargetRun {
         default: break
         }
         shared.histories[process].events.withLock { $0.append(done) }
+        if answer.status == nil {
+            // No answer: its instance may be down or restarting; a worker that sent again at once
+            // would spend the run's operations on calls that cannot be answered.
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// The invocation, the placeholders' values and the template of a planned request (no
@@ -544,25 +550,21 @@ struct TargetRun {
 
     // MARK: HTTP
 
-    /// `rendered` sent to the target.
-    private func send(_ session: TargetHTTP, _ rendered: RenderedRequest) async -> TargetHTTP.Answer {
-        await session.send(target + rendered.path, rendered)
-    }
-
     /// `rendered`, a read made before or after the run, sent until it is answered: a read changes nothing,
     /// so one that got no answer (a kept-alive connection the target closed as it was reused
     /// after its idle timeout) or a 429 or 5xx is sent again, at most four more times, after
-    /// ¼, ½, 1 and 2 seconds. The last answer is returned, with when it was sent and received.
+    /// ¼, ½, 1 and 2 seconds (to the next target at each, when there are several). The last
+    /// answer is returned, with when it was sent and received.
     private func read(_ session: TargetHTTP, _ rendered: RenderedRequest) async -> (
         answer: TargetHTTP.Answer, sent: Date, received: Date
     ) {
         var sent = Date()
-        var answer = await send(session, rendered)
+        var answer = await session.send(rendered, attempt: 0)
         for retry in 0..<4 {
             guard Self.isTransient(answer.status) else { break }
             try? await Task.sleep(for: .milliseconds(250 << retry))
             sent = Date()
-            answer = await send(session, rendered)
+            answer = await session.send(rendered, attempt: retry + 1)
         }
         return (answer, sent, Date())
     }
@@ -594,7 +596,9 @@ struct TargetRun {
     ) {
         let (answer, sent, received) = await read(
             session, adapter.render(adapter.operations.bookings, Adapter.Values(user: user), token: token(for: user)))
-        guard answer.status != nil else { throw TargetFailure("the target \(target) does not answer") }
+        guard answer.status != nil else {
+            throw TargetFailure("the target \(targets.joined(separator: ",")) does not answer")
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
