@@ -117,7 +117,7 @@ struct TargetJudgement {
         ]
         if let result {
             lines.append(
-                "checks (rules): bookable when made, refusals justified, check-in window, check-out after check-in, access codes, cutoffs, linearizable per slot, per user and per booking (\(result.partitions) partitions, \(result.unknownPartitions) undecided within the search budget\(result.skippedPartitions > 0 ? ", \(result.skippedPartitions) not searched after a hold of unknown outcome" : ""); clock ±\(String(format: "%.1f", record.setup.clockTolerance)) s)"
+                "checks (rules): bookable when made, refusals justified, check-in window, check-out after check-in, access codes, cutoffs, linearizable per slot, per user and per booking (\(result.partitions) partitions, \(result.unknownPartitions) undecided within the search budget\(result.skippedPartitions > 0 ? ", \(result.skippedPartitions) not searched after a hold or move of unknown outcome" : ""); clock ±\(String(format: "%.1f", record.setup.clockTolerance)) s)"
             )
         }
         lines.append(

@@ -74,7 +74,8 @@ public struct RulesCheck {
     /// Each hold answered as made: its number (among the bookings'), slot and user, by the id
     /// the API gave it, or `#` and its request's index.
     var holds: [String: (number: UInt64, slot: Slot, user: UInt64)] = [:]
-    /// Slots and users with a hold of unknown outcome: their partitions are not searched.
+    /// Slots and users with a hold, or a move, of unknown outcome (a move's when its booking is read
+    /// back neither where it was nor where it went): their partitions are not searched.
     var unsureSlots = Set<Slot>()
     var unsureUsers = Set<UInt64>()
     /// Each booking's session: what made, moved, checked in, checked out or cancelled it.
@@ -87,7 +88,28 @@ public struct RulesCheck {
         var invoke: TargetEvent
         var done: TargetEvent?
         var slot: Slot?
+
+        /// Its idempotency key, for a reservation that sent one.
+        var requestKey: RequestKey? {
+            guard ["reserve", "anySocket"].contains(invoke.operation), let key = invoke.requestID else { return nil }
+            return RequestKey(user: invoke.user, key: key, slot: invoke.slot)
+        }
     }
+
+    /// A user's idempotency key, sent for one slot: every reservation with it makes one booking
+    /// at most, whichever of them reaches the API first.
+    struct RequestKey: Hashable {
+        var user: UInt64
+        var key: String
+        var slot: String?
+    }
+
+    /// Each key's first sending: a booking a repeat is the first to name may have been made by
+    /// any earlier request with its key (one whose answer was lost).
+    let firstSent: [RequestKey: Int64]
+    /// The keys a request was answered as made for: a request with one of them whose outcome is
+    /// unknown made nothing new (it is a repeat of that booking, or came after it).
+    let answeredKeys: Set<RequestKey>
 
     /// Checks `history` (with `before`, the users' bookings read before the run, and `listed`,
     /// after it) against the scenario's rules, its calendar shifted by `shiftDays`.
@@ -118,6 +140,15 @@ public struct RulesCheck {
         calls = invocations.sorted { ($0.value.time, $0.key) < ($1.value.time, $1.key) }.map {
             Call(invoke: $0.value, done: completions[$0.key], slot: $0.value.slot.flatMap { Self.slot($0, in: model) })
         }
+        var firstSent: [RequestKey: Int64] = [:]
+        var answeredKeys = Set<RequestKey>()
+        for call in calls {
+            guard let key = call.requestKey else { continue }
+            firstSent[key] = min(firstSent[key] ?? .max, call.invoke.time)
+            if call.done?.kind == .ok, call.done?.booking != nil { answeredKeys.insert(key) }
+        }
+        self.firstSent = firstSent
+        self.answeredKeys = answeredKeys
     }
 
     /// A slot key `station/socket/date/hour` read back, the station and socket found in the
@@ -159,10 +190,15 @@ public struct RulesCheck {
             initialHeld[booking.user, default: []].append((n, initialStarts[n] ?? 0))
         }
         let resolved = resolutions(listed: listed)
+        let endsAt = Dictionary(listed.map { ($0.id, $0.slot) }, uniquingKeysWith: { first, _ in first })
+        var lastMove: [String: Int] = [:]
+        for (k, call) in calls.enumerated() where call.invoke.operation == "reschedule" {
+            if let id = call.invoke.booking { lastMove[id] = k }
+        }
         for (k, call) in calls.enumerated() {
             switch call.invoke.operation {
             case "reserve", "anySocket": reserve(k, call, resolved: resolved[k])
-            case "reschedule": reschedule(k, call)
+            case "reschedule": reschedule(k, call, endsAt: endsAt, lastMove: lastMove)
             case "cancel", "checkOut": cancel(k, call, live: listed)
             case "hold": hold(k, call)
             case "confirm": confirm(k, call, resolved: resolved[k])
@@ -201,8 +237,13 @@ public struct RulesCheck {
     /// The moments the call may have taken effect at, on the target's clock: from its invocation
     /// to its completion, widened by the clock's tolerance.
     func moments(_ call: Call) -> (first: Int64, last: Int64) {
-        let first = clock.start + Double(call.invoke.time) / 1e9 - clock.tolerance
-        let last = clock.start + Double(call.done?.time ?? call.invoke.time) / 1e9 + clock.tolerance
+        moments(from: call.invoke.time, to: call.done?.time ?? call.invoke.time)
+    }
+
+    /// The moments on the target's clock between two times of the run, widened by the tolerance.
+    func moments(from invoke: Int64, to complete: Int64) -> (first: Int64, last: Int64) {
+        let first = clock.start + Double(invoke) / 1e9 - clock.tolerance
+        let last = clock.start + Double(complete) / 1e9 + clock.tolerance
         return (Int64(first.rounded(.down)), Int64(last.rounded(.up)))
     }
 
@@ -245,8 +286,12 @@ public struct RulesCheck {
             op.booking = number(id)
             op.kind = known ? .repeated : .reserved
             if !known {
+                // Made by this request, or by an earlier one with its key whose answer was lost.
+                op.invoke = call.requestKey.flatMap { firstSent[$0] } ?? op.invoke
                 bookings[op.booking] = (slot, user)
-                judgeMade(slot, "booking \(id) of \(slot) was answered as made", (first, last), call: k)
+                judgeMade(
+                    slot, "booking \(id) of \(slot) was answered as made",
+                    (moments(from: op.invoke, to: done.time).first, last), call: k)
             }
         case .fail where done.reason == TargetEvent.retryLater: return
         case .fail where anySocket:
@@ -385,7 +430,8 @@ public struct RulesCheck {
         where ["reserve", "anySocket", "confirm"].contains(call.invoke.operation)
             && (call.done == nil || call.done?.kind == .info)
         {
-            guard let slot = call.slot else { continue }
+            // A repeat of a key answered as made made nothing new.
+            guard let slot = call.slot, !(call.requestKey.map { answeredKeys.contains($0) } ?? false) else { continue }
             let anySocket = call.invoke.operation == "anySocket"
             let place = Place(
                 user: call.invoke.user, station: slot.station, socket: anySocket ? nil : slot.socket, date: slot.date,
@@ -398,15 +444,28 @@ public struct RulesCheck {
     }
 
     /// A move of a booking to another slot: out of its slot and into the new one (a `moved`
-    /// operation, limited by the user's other bookings), or with an unknown outcome both maybe.
-    /// The workload moves a booking only while nothing else changes it, so its slot before the
-    /// move is where the moves answered before it left it.
-    mutating func reschedule(_ k: Int, _ call: Call) {
+    /// operation, limited by the user's other bookings). With an unknown outcome it is resolved
+    /// by where the booking was read back (`endsAt`): moved if there; not moved if still where
+    /// it was and no later move (`lastMove`) named it; else neither slot nor its owner is
+    /// searched. The workload moves a booking only while nothing else changes it, so its slot
+    /// before the move is where the moves answered before it left it.
+    mutating func reschedule(_ k: Int, _ call: Call, endsAt: [String: String], lastMove: [String: Int]) {
         guard let id = call.invoke.booking, let n = numbers[id], let (from, owner) = bookings[n],
             owner == call.invoke.user, let to = call.slot
         else { return }
         let (first, last) = moments(call)
         let unknown = call.done == nil || call.done?.kind == .info
+        if unknown, from != to {
+            // Resolved by where its booking is read back: moved if there, not moved if still
+            // where it was and nothing moved it later; else its slots and owner are not searched.
+            let end = endsAt[id].flatMap { Self.slot($0, in: model) }
+            if end == from, lastMove[id] == k { return }
+            guard end == to else {
+                unsureSlots.formUnion([from, to])
+                unsureUsers.insert(owner)
+                return
+            }
+        }
         var op = BookingOperation(
             kind: .moved, booking: n, user: owner, now: last, start: catalogClock.start(of: to) ?? .min,
             limit: Int32(clamping: model.rules.limit(for: UserID(owner))), invoke: call.invoke.time,
@@ -436,7 +495,7 @@ public struct RulesCheck {
         (session.now, session.latest) = (first, last)
         bySession[n, default: []].append(Entry(operation: session, call: k))
         namedSessions.insert(n)
-        if !unknown { bookings[n] = (to, owner) }
+        bookings[n] = (to, owner)
     }
 
     mutating func add(_ op: BookingOperation, call: Int, slot: Slot, user: UInt64) {
