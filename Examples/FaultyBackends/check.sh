@@ -7,7 +7,7 @@
 # holds-without-cap), and
 # reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
 # whose confirm then often double-books as well: exit 1 or 2). A race is a matter of timing, so a faulty backend
-# gets up to five runs to show its bug (each run of race.json takes about two seconds); the
+# gets up to eight runs to show its bug (each run of race.json takes about two seconds); the
 # correct one gets one, and any finding there is a false alarm.
 #
 #   Examples/FaultyBackends/check.sh [SCHEDULE_SIM]
@@ -87,7 +87,7 @@ for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:s
     "holds-without-cap:rules:linearizable per user:1/2"; do
     IFS=: read -r fault level invariant expected scenario <<<"$quad"
     caught=
-    for attempt in 1 2 3 4 5; do
+    for attempt in 1 2 3 4 5 6 7 8; do
         status=0
         SCENARIO=${scenario:-race.json} run "$fault" "$level" || status=$?
         if [[ "/$expected/" == *"/$status/"* ]] && grep -q "^FINDING $invariant:" "$WORK/out"; then
@@ -103,7 +103,7 @@ for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:s
         fi
     else
         cat "$WORK/out"
-        echo "FAIL: $fault was not caught as \"$invariant\" (exit $expected) under --check $level in 5 runs"
+        echo "FAIL: $fault was not caught as \"$invariant\" (exit $expected) under --check $level in 8 runs"
         failed=1
     fi
 done
