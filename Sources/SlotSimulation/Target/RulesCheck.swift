@@ -143,7 +143,8 @@ public struct RulesCheck {
         var firstSent: [RequestKey: Int64] = [:]
         var answeredKeys = Set<RequestKey>()
         for call in calls {
-            guard let key = call.requestKey else { continue }
+            // A refused request made nothing: only one answered as made, or not answered, may have.
+            guard let key = call.requestKey, call.done?.kind != .fail else { continue }
             firstSent[key] = min(firstSent[key] ?? .max, call.invoke.time)
             if call.done?.kind == .ok, call.done?.booking != nil { answeredKeys.insert(key) }
         }
