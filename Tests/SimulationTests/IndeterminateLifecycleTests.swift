@@ -84,6 +84,28 @@ import Testing
         #expect(report.passed, "\(failures(report))")
     }
 
+    /// Two confirms of one hold, both answers lost (the second returned the first's booking
+    /// again), then a change displaces that booking and a lost any-socket request of user 1's
+    /// books the slot anew: one confirm made booking 100, the other nothing, and booking 101 is
+    /// the request's (read as the second confirm's, the hold would have made two bookings and the
+    /// request none).
+    @Test func aHoldMakesOneBookingHoweverManyLostConfirms() throws {
+        var h = try HandMadeHistory()
+        h.add(.hold, user: 1, "1", 0, 5)
+        h.add(.confirm, user: 1, "1", result: .indeterminate, 10, 20)
+        h.add(.confirm, user: 1, "1", result: .indeterminate, 22, 30)
+        h.add(.change, user: 0, "1", 32, 35)
+        h.ops[h.ops.count - 1].displaced = [100]
+        h.stored(100, user: 1, "1", .displaced)
+        h.add(.anySocket, user: 1, "1", result: .indeterminate, 40, 50)
+        h.stored(101, user: 1, "1")
+        let report = h.report()
+        #expect(report.indeterminate?.confirmsThatHappened == 1)
+        #expect(report.indeterminate?.confirmsThatDidNot == 1)
+        #expect(report.indeterminate?.anySocketThatHappened == 1)
+        #expect(report.passed, "\(failures(report))")
+    }
+
     /// A booking of user 1 in another slot is no confirm's: I5.
     @Test func bookingOfAnotherSlotIsNoConfirms() throws {
         var h = try HandMadeHistory()

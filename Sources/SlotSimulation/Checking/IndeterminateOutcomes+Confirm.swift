@@ -15,6 +15,15 @@ extension IndeterminateOutcomes {
         /// an unknown confirm of the same slot before one of them may have made that booking (the
         /// later one returning it again, as a repeated confirm does).
         var firstReturns: [UInt64: [FirstReturn]] = [:]
+        /// The holds a resolved confirm of unknown outcome certainly made its booking from.
+        var confirmed: Set<HoldIndex> = []
+
+        struct HoldIndex: Hashable {
+            var user: UInt64
+            var cell: Int32
+            /// The hold's place in its user's and cell's ``holds``.
+            var index: Int
+        }
 
         /// - Complexity: O(n) over the history.
         init(_ history: CompactHistory, holdSeconds: Int64) {
@@ -35,15 +44,27 @@ extension IndeterminateOutcomes {
             }
         }
 
-        /// Whether a hold of the confirm's user on its slot could live at its `now` and was not
-        /// certainly confirmed or released before it began: only then could it make a booking
-        /// (else it repeated an earlier confirm, or was refused).
-        func couldMakeABooking(_ op: TimedOperation) -> Bool {
+        /// The holds (indices in ``holds``) of the confirm's user on its slot that could live at its
+        /// `now`, were not certainly confirmed or released before it began, and were not already
+        /// taken by a confirm of unknown outcome resolved as made (a hold makes one booking; a
+        /// second confirm of it returns that booking again): only with one could it make a
+        /// booking (else it repeated an earlier confirm, or was refused).
+        func holdsItCouldConfirm(_ op: TimedOperation) -> [Int] {
             let endings = ends[op.user]?[op.cell] ?? []
-            return (holds[op.user]?[op.cell] ?? []).contains { hold in
-                hold.invoke < op.complete && op.now < hold.expiry
+            let candidates = holds[op.user]?[op.cell] ?? []
+            return candidates.indices.filter { h in
+                let hold = candidates[h]
+                return hold.invoke < op.complete && op.now < hold.expiry
+                    && !confirmed.contains(HoldIndex(user: op.user, cell: op.cell, index: h))
                     && !endings.contains { $0.invoke > hold.complete && $0.complete < op.invoke }
             }
+        }
+
+        /// Records that a confirm of unknown outcome made a booking from one of `candidates`
+        /// (``holdsItCouldConfirm(_:)``): when there is only one, no later confirm makes another from it.
+        mutating func markConfirmed(_ op: TimedOperation, from candidates: [Int]) {
+            guard candidates.count == 1 else { return }
+            confirmed.insert(HoldIndex(user: op.user, cell: op.cell, index: candidates[0]))
         }
 
         /// Takes out the first later acknowledged confirm of the slot by the user that returned
@@ -62,18 +83,21 @@ extension IndeterminateOutcomes {
         }
     }
 
-    /// Resolves the confirm of unknown outcome at history index `i`: it made a booking if a hold
-    /// could let it and either a later acknowledged confirm first returned that booking, or the
+    /// Resolves the confirm of unknown outcome at history index `i` (in history order): it made a
+    /// booking if a hold could let it and either a later acknowledged confirm first returned that booking, or the
     /// store holds an unclaimed booking of its user and slot. Returns whether it happened.
     mutating func resolveConfirm(_ i: Int, _ evidence: inout ConfirmEvidence, _ p: PreparedScenario) -> Bool {
         let op = history[i]
-        guard evidence.couldMakeABooking(op) else { return false }
+        let candidates = evidence.holdsItCouldConfirm(op)
+        guard !candidates.isEmpty else { return false }
         if let later = evidence.takeLaterReturn(of: op, at: i) {
             resolve(i)
             history[i].booking = later.booking
-            return true
+        } else if !claim(i, in: [op.cell], p) {
+            return false
         }
-        return claim(i, in: [op.cell], p)
+        evidence.markConfirmed(op, from: candidates)
+        return true
     }
 
     /// Which cancels of unknown outcome happened: their booking ended cancelled and no

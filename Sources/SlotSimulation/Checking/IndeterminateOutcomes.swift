@@ -9,8 +9,9 @@ import SlotScheduler
 ///   acknowledged call made; an any-socket request, the same in any socket it could be given
 ///   (see ``PreparedScenario/anySocketCells(of:)``), looked for after the single-slot calls;
 /// - a confirm could make a booking only while a hold of its user on its slot could live at its
-///   `now`, not certainly confirmed or released before the confirm began (else it repeated an earlier confirm, which returns that booking again, or was
-///   refused: it did not happen). Such a confirm happened if a later acknowledged confirm of that
+///   `now`, not certainly confirmed or released before the confirm began, nor the only hold an
+///   earlier confirm of unknown outcome resolved as made could have confirmed (else it repeated
+///   an earlier confirm, which returns that booking again, or was refused: it did not happen). Such a confirm happened if a later acknowledged confirm of that
 ///   slot by that user was the first to return a booking (a retry returns it again: either order
 ///   is consistent, and this one the more permissive), else if the store holds a booking of its
 ///   user and slot that no acknowledged call made (nobody learned its id, so it cannot have moved

@@ -7,16 +7,15 @@ extension ThreadsAnalysis {
     /// A user partition's specification: the model's limits, no-show limit and hold cap (with
     /// `limits` `false`, none of them: what is left is which bookings and holds the user has).
     func userSpecification(
-        _ ops: [BookingOperation], noShows: Bool = true, judgesExpiry: Bool = true, limits: Bool = true
+        _ ops: [BookingOperation], noShows: Bool = true, limits: Bool = true
     ) -> UserSpecification {
         UserSpecification(
-            ops, noShowRules: noShows && limits ? rules : nil, holdLimit: limits ? rules.policy.maxHoldsPerUser : nil,
-            judgesExpiry: judgesExpiry)
+            ops, noShowRules: noShows && limits ? rules : nil, holdLimit: limits ? rules.policy.maxHoldsPerUser : nil)
     }
 
     /// The invariant, and the rule's name, that a failing partition's operations break: I19 (per
-    /// user) when it is the no-show limit; I16 when confirms and refusals not held to the holds'
-    /// expiry would explain it; I15 (per slot) or I17 (per user) when the history without its
+    /// user) when it is the no-show limit; I16 (per slot) when confirms and refusals not held to
+    /// the holds' expiry would explain it; I15 (per slot) or I17 (per user) when the history without its
     /// holds would; else, when even the accepted calls alone cannot be ordered, I1 (per slot: two
     /// holders at once) or I2 (per user: when they can be with the limits lifted). `nil`: only
     /// refusals are wrong (I11 alone).
@@ -30,15 +29,14 @@ extension ThreadsAnalysis {
                 ? LinearizabilityChecker.check(
                     SlotSpecification(view, judgesExpiry: judgesExpiry), intervals: intervals, budget: budget)
                 : LinearizabilityChecker.check(
-                    userSpecification(view, noShows: noShows, judgesExpiry: judgesExpiry, limits: limits),
-                    intervals: intervals, budget: budget)
+                    userSpecification(view, noShows: noShows, limits: limits), intervals: intervals, budget: budget)
             return verdict == .linearizable
         }
         if !bySlot, rules.policy.noShowLimit != nil, orderable(ops, noShows: false) {
             return (.I19, "the limit their no-shows lower")
         }
         if ops.contains(where: \.concernsHolds) {
-            if orderable(ops, judgesExpiry: false) { return (.I16, "its holds' expiry") }
+            if bySlot, orderable(ops, judgesExpiry: false) { return (.I16, "its holds' expiry") }
             if orderable(ops.withoutHolds()) {
                 return bySlot ? (.I15, "its holds' slots to their holders") : (.I17, "holds within the limits")
             }

@@ -2,7 +2,10 @@ import SlotScheduler
 
 /// One user: the active bookings and live holds they have (id and start; a hold's start is
 /// `Int64.max`, so it counts until it is confirmed, released or lapses, and while `now` is before
-/// its expiry), limited at reservation time; with the policy's
+/// its expiry), limited at reservation time. Whether a confirm came in time, and whether a
+/// refusal as expired was right, is the slot's to judge (``SlotSpecification``): a hold loses its
+/// slot once another call takes it at a `now` past the expiry, which the user's operations do not
+/// show, while the user's count keeps it at earlier `now`s, as the store's does. With the policy's
 /// `Policy.noShowLimit`, by the limit their no-shows lower (the model's `ModelRules`: a booking
 /// not checked in is a no-show from its start plus grace, counted while it started within the
 /// rule's days).
@@ -77,9 +80,6 @@ public struct UserSpecification: SequentialSpecification {
     let noShowRules: ModelRules?
     /// The most live holds a user may have (`Policy.maxHoldsPerUser`; `nil`: not judged).
     let holdLimit: Int?
-    /// Whether confirms and refusals as expired are held to the holds' expiry (`false`: only to
-    /// whether the hold is there).
-    let judgesExpiry: Bool
 
     public init(_ ops: [BookingOperation], initial: Held = Held()) {
         self.init(ops, initial: initial, noShowRules: nil)
@@ -90,14 +90,12 @@ public struct UserSpecification: SequentialSpecification {
     /// `holdLimit`, a hold (a reservation whose `start` is `Int64.max`) is taken only while the
     /// user has fewer live holds.
     package init(
-        _ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?, holdLimit: Int? = nil,
-        judgesExpiry: Bool = true
+        _ ops: [BookingOperation], initial: Held = Held(), noShowRules: ModelRules?, holdLimit: Int? = nil
     ) {
         self.ops = ops
         self.initial = initial
         self.noShowRules = noShowRules?.policy.noShowLimit == nil ? nil : noShowRules
         self.holdLimit = holdLimit
-        self.judgesExpiry = judgesExpiry
     }
 
     /// The limit of `op`'s user in `state`: its own, or the one their no-shows lower it to.
@@ -117,9 +115,7 @@ public struct UserSpecification: SequentialSpecification {
             return state.adding(op.booking, start: op.start, expiry: op.expiry)
         case .moved, .confirmed:
             // The booking (a move) or the hold (a confirm) gives its place to the booking at `start`.
-            guard let at = state.ids.firstIndex(of: op.kind == .moved ? op.booking : op.hold),
-                op.now < state.expiries[at] || !judgesExpiry
-            else { return nil }
+            guard let at = state.ids.firstIndex(of: op.kind == .moved ? op.booking : op.hold) else { return nil }
             let others = state.removing(at: at)
             guard ModelRules.admits(upcoming: others.upcoming(at: op.now), limit: limit(op, in: state)) else {
                 return nil
@@ -137,13 +133,10 @@ public struct UserSpecification: SequentialSpecification {
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) }
         case .refusedInactive:
             return state.ids.contains(op.booking) ? nil : state
-        case .refusedLapsed:
-            guard let at = state.ids.firstIndex(of: op.booking), judgesExpiry else { return state }
-            return op.now < state.expiries[at] ? nil : state
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
         case .repeated, .refusedTaken, .refusedHeld, .refusedOther, .neutral, .refusedNotOpen, .refusedClosed,
-            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff:
+            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff, .refusedLapsed:
             return state
         }
     }
