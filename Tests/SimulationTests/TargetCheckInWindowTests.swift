@@ -97,6 +97,25 @@ struct TargetCheckInWindowTests {
         #expect(try Self.judge(right).isEmpty)
     }
 
+    /// A check-in with the code of its booking's socket, refused as wrong while a move of the
+    /// booking to socket B was in flight: the move may have come first, so the code may have been
+    /// the old socket's (seen with two instances of an API, a worker checking in while another
+    /// moved the booking). Refused, or to another hour of the same socket, the move changes no code.
+    @Test(arguments: [("S/B/2026-12-01/9", true), ("S/B/2026-12-01/9", false), ("S/A/2026-12-01/9", true)])
+    func aCheckInRacingAMoveToAnotherSocketMayFindAnotherCode(_ to: String, _ moved: Bool) throws {
+        let history =
+            Self.checkIn(0, "b0", .fail, reason: "wrongAccessCode", at: 0)
+            + TargetLifecycleCheckTests.move(
+                1, user: 1, "b0", to: to, moved ? .ok : .fail, reason: moved ? nil : "taken", at: 0)
+        let end = [ListedBooking(id: "b0", user: 1, slot: moved ? to : Self.now, live: true)]
+        let findings = RulesCheck.check(
+            history: history, before: Self.before, listed: end, prepared: try R.prepared(), shiftDays: 0,
+            adapter: try Self.sendingCodes(), clock: R.clock
+        ).findings
+        let otherSocket = moved && to.hasPrefix("S/B")
+        #expect(findings.map(\.invariant) == (otherSocket ? [] : ["refusals justified"]), "\(findings)")
+    }
+
     /// A cancel is answered as made only before its cutoff (zero here: the hour's start; the
     /// clock's tolerance, 1.5 s, keeps the edge unjudged), and refused as past it only after;
     /// each judged in the booking's session.

@@ -15,12 +15,14 @@
 # - abuse limits (429 with Retry-After, per user and per address);
 # - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
 #   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
-#   restarted, every 201 kept, no double booking, no user above the limit; an Idempotency-Key
-#   repeat answered by the other instance as the first was; `schedule-sim run --target` on both
-#   at once, the history held to the model's rules.
+#   restarted, every 201 kept; an Idempotency-Key repeat answered by the other instance as the
+#   first was; `schedule-sim run --target` on both at once (one killed mid-run, restarted on
+#   its port), the history held to the model's rules (no double booking, no user above the
+#   limit, and every answer one order of the rules explains).
 # Every instance is stopped however the script ends. Run from anywhere; `.ci/run` calls it under
 # a timeout. Sizes: LOAD_SECONDS (60) of the first load phase, SCHEMATHESIS_EXAMPLES (50) fuzzed
-# an operation, SIMULATE_OPERATIONS (the scenario's own) of each `schedule-sim run --target`.
+# an operation, SIMULATE_OPERATIONS (the scenario's own) of each `schedule-sim run --target`,
+# KILL_OPERATIONS (6000) of the one across both PostgreSQL instances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -249,10 +251,19 @@ timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --second-url 
 simulate "PostgreSQL, the restarted instance"
 health_check postgres
 
-echo "--- schedule-sim run --target --check rules across both instances at once"
-# The rules' own check of two instances on one ledger: each worker drives one of them.
+echo "--- schedule-sim run --target --check rules across both instances, one killed (kill -9) mid-run"
+# The rules' own check of two instances on one ledger: each worker drives one instance; the
+# second is killed a second into the run and restarted on its port, so its calls in flight end
+# unknown and the rest are answered again. Enough operations that the run outlasts the kill.
+PORT=${URL##*:}
 timeout 300 "$SIM" run Scenarios/service.json --target "$FIRST_URL,$URL" --adapter schedule-sim-adapter.json \
-    --secret "$SECRET" --concurrency 64 --check rules ${SIMULATE_OPERATIONS:+--operations "$SIMULATE_OPERATIONS"}
+    --secret "$SECRET" --concurrency 64 --check rules --operations "${KILL_OPERATIONS:-6000}" &
+SIMULATION=$!
+sleep 1
+kill -9 "$PID"
+wait "$PID" 2>/dev/null || true
+start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}" --port "$PORT"
+wait "$SIMULATION"
 stop
 PID=$FIRST_PID
 stop

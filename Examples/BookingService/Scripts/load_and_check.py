@@ -6,9 +6,8 @@ scenario and stops it afterwards). Many concurrent users go for a few contended 
 request ids, replays, cancels, other users' bookings, unknown ids and limit races; then the
 script checks, from its own records and the service's answers:
 
-  - no slot is held by two active bookings;
-  - no user holds more active bookings than the limit (the --scenario's maxUpcomingBookings, or
-    --limit) and a burst of concurrent reservations by one user never passes it;
+  - a burst of concurrent reservations by one user never passes the limit (the --scenario's
+    maxUpcomingBookings, or --limit);
   - every 201 is still there (GET answers 200, status active unless this script cancelled it),
     and the day views show booked exactly the slots the script holds (so it must be the only
     client of --station on the dates it books),
@@ -302,21 +301,19 @@ def listed(client, user, records):
         page += 1
 
 
-def check_final(url, tokens, users, records, limit, days=()):
+def check_final(url, tokens, users, records, days=()):
+    """The service agrees with the client's records: every 201 is there in the status the client
+    left it, each user lists exactly their bookings, and the day views show booked exactly the
+    slots the client holds. Whether the rules allowed those bookings (one a slot, the limit) is
+    schedule-sim's to judge, from the model (`run --target … --check rules`, in Scripts/ci.sh)."""
     client = Client(url, tokens)
     active = {b: v for b, v in records.booked.items() if b not in records.cancelled}
     held = {}
     for booking, (user, slot, _) in active.items():
-        key = tuple(slot)
-        if key in held:
-            records.fail(f"slot {key} held by bookings {held[key]} and {booking}")
-        held[key] = booking
+        held.setdefault(tuple(slot), []).append(booking)
     per_user = {}
     for booking, (user, _, _) in active.items():
         per_user.setdefault(user, set()).add(booking)
-    for user, ids in per_user.items():
-        if len(ids) > limit:
-            records.fail(f"user {user} holds {len(ids)} bookings, limit {limit}")
     # The service's own view: on every date the script booked, a slot shows booked exactly when
     # the script holds it (the script must be the only client of that station on those dates).
     for station, date in sorted({(slot[0], slot[2]) for _, slot, _ in records.booked.values()} | set(days)):
@@ -373,7 +370,7 @@ def main():
             saved = json.load(f)
         records.booked = {b: (u, tuple(slot), r) for b, (u, slot, r) in saved["booked"].items()}
         records.cancelled = set(saved["cancelled"])
-        check_final(args.url, tokens, saved["users"], records, args.limit)
+        check_final(args.url, tokens, saved["users"], records)
         for failure in records.failures:
             print("FAIL", failure)
         print(f"verified {len(records.booked)} bookings ({len(records.cancelled)} cancelled) of "
@@ -414,7 +411,7 @@ def main():
         chosen = race_slots[i::len(race_users)][: args.limit + 5] or race_slots[: args.limit + 5]
         limit_race(args.url, tokens, user, chosen, args.limit, records)
 
-    check_final(args.url, tokens, users + race_users, records, args.limit,
+    check_final(args.url, tokens, users + race_users, records,
                 days=[(args.station, day.isoformat()), (args.station, race_day)])
 
     if args.save:

@@ -17,12 +17,12 @@ extension ThreadsAnalysis {
         holdNumbers[HoldKey(user: op.user, cell: op.cell)] ?? 1 << 63
     }
 
-    /// Numbers every (user, cell) a hold was asked for, in history order; a hold of unknown
-    /// outcome makes its user one of ``holders``.
+    /// Numbers every (user, cell) a hold was asked for, in history order; a hold accepted or of
+    /// unknown outcome makes its user one of ``holders``.
     mutating func numberHolds() {
         for op in history where op.kind == .hold && op.cell >= 0 {
             let key = HoldKey(user: op.user, cell: op.cell)
-            if op.outcome == -2 { holders.insert(op.user) }
+            if op.outcome == -1 || op.outcome == -2 { holders.insert(op.user) }
             if holdNumbers[key] == nil { holdNumbers[key] = 1 << 63 | UInt64(holdNumbers.count + 1) }
         }
     }
@@ -40,7 +40,7 @@ extension ThreadsAnalysis {
         case (.hold, -1), (.hold, -2):
             b.kind = op.outcome == -1 ? .reserved : .maybeHeld
             b.expiry = rules.holdExpiry(madeAt: op.now)
-            // Made at an unknown moment, if at all (its lapse is a ``Displacement``).
+            // Made at an unknown moment, if at all (its lapse is implied: ``holdDrops()``).
             if op.outcome == -2 { b.complete = .max }
         case (.hold, _):
             switch reason {
@@ -70,14 +70,12 @@ extension ThreadsAnalysis {
     }
 
     /// The holds of unknown outcome, each with its own lapse at any moment from its invocation
-    /// on (it may never have been made), as ``Displacement``s. An availability change leaves
-    /// holds as they are (the model's `commitChange`): a hold of a closed hour still keeps its
-    /// slot until it expires.
-    func holdDrops() -> [Displacement] {
+    /// on (it may never have been made). An availability change leaves holds as they are (the
+    /// model's `commitChange`): a hold of a closed hour still keeps its slot until it expires.
+    func holdDrops() -> [Implied] {
         history.indices.filter { history[$0].kind == .hold && history[$0].cell >= 0 && history[$0].outcome == -2 }
             .map {
-                Displacement(
-                    change: $0, booking: holdNumber(history[$0]), cell: history[$0].cell, holder: history[$0].user)
+                .holdLapse(call: $0, hold: holdNumber(history[$0]), cell: history[$0].cell, holder: history[$0].user)
             }
     }
 }

@@ -17,13 +17,12 @@ extension ThreadsAnalysis {
         var to: Int64
     }
 
-    /// Fills ``placements``, ``movedFrom`` and ``holders``. A booking's own operations come from
+    /// Fills ``placements`` and ``movedFrom``. A booking's own operations come from
     /// one worker, one at a time, so its accepted reschedules in history order are the order it
     /// moved in; a reschedule that left it in its cell (a repeat) moves nothing.
     mutating func findPlacements(made: [UInt64: Int]) {
         placements = made.mapValues { [$0] }
         for (i, op) in history.enumerated() where op.outcome == -1 {
-            if op.kind == .hold { holders.insert(op.user) }
             guard op.kind == .reschedule, op.cell >= 0, let list = placements[op.booking], let last = list.last
             else { continue }
             let from = history[last].cell

@@ -57,48 +57,69 @@ extension ThreadsAnalysis {
     }
 
     /// One operation's place in a linearizability partition: the partition's key (a cell or a
-    /// user) and the history index of the operation, or for a booking an availability change
-    /// displaced, `-1 - k` for the *k*-th of ``Displacement``.
+    /// user) and the history index of the operation, or for an operation the history does not
+    /// hold, `-1 - k` for the *k*-th ``Implied`` operation.
     struct PartitionEntry {
         var key: UInt64
         var index: Int32
     }
 
-    /// A booking an accepted availability change displaced: a release in its slot's and its
-    /// user's partitions, at the change's time; or, for `change` `-1 - i`, the booking reschedule
-    /// `i` moved out of `cell`: a release in that cell's partition only; or, with a `holder`, the
-    /// lapse of hold `change`, whose outcome is unknown (see ``holdDrops()``).
-    struct Displacement {
-        var change: Int
-        var booking: UInt64
-        var cell: Int32
-        /// The user of the hold `booking` names (`nil`: a booking).
-        var holder: UInt64?
+    /// An operation a partition needs that no call made: each is at a call's place in time.
+    enum Implied {
+        /// A booking an accepted availability change (history index `change`) displaced: a
+        /// release in its slot's and its user's partitions, at the change's time.
+        case displaced(change: Int, booking: UInt64, cell: Int32)
+        /// The booking an accepted reschedule (history index `move`) moved out of `cell`: a
+        /// release in that cell's partition only.
+        case movedOut(move: Int, booking: UInt64, cell: Int32)
+        /// The lapse of `holder`'s hold `hold` of `cell`, asked for by call `call` with an
+        /// unknown outcome, at any moment from its invocation on (see ``holdDrops()``): in the
+        /// slot's and the holder's partitions.
+        case holdLapse(call: Int, hold: UInt64, cell: Int32, holder: UInt64)
+
+        var cell: Int32 {
+            switch self {
+            case .displaced(_, _, let cell), .movedOut(_, _, let cell), .holdLapse(_, _, let cell, _): cell
+            }
+        }
+    }
+
+    /// The partition key of an implied operation (`bySlot`: its cell; else its user), `nil`
+    /// when it is in no partition of that kind.
+    func partitionKey(_ implied: Implied, bySlot: Bool, made: [UInt64: Int]) -> UInt64? {
+        if bySlot { return UInt64(implied.cell) }
+        switch implied {
+        case .displaced(_, let booking, _): return made[booking].map { history[$0].user }
+        case .movedOut: return nil
+        case .holdLapse(_, _, _, let holder): return holder
+        }
     }
 
     /// The booking operation of a partition entry, as the checker sees it.
-    func bookingOperation(_ entry: PartitionEntry, displacements: [Displacement], made: [UInt64: Int])
-        -> BookingOperation?
-    {
-        if entry.index < 0 {
-            let d = displacements[Int(-1 - entry.index)]
-            if let holder = d.holder {
-                let op = history[d.change]
-                return BookingOperation(
-                    kind: .lapsed, booking: d.booking, user: holder, now: op.now, invoke: op.invoke, complete: .max)
-            }
-            guard let m = made[d.booking] else { return nil }
-            let op = history[d.change < 0 ? -1 - d.change : d.change]
-            return BookingOperation(
-                kind: .released, booking: d.booking, user: history[m].user, now: op.now, invoke: op.invoke,
-                complete: op.complete)
-        }
+    func bookingOperation(_ entry: PartitionEntry, implied: [Implied], made: [UInt64: Int]) -> BookingOperation? {
+        guard entry.index >= 0 else { return bookingOperation(implied[Int(-1 - entry.index)], made: made) }
         let i = Int(entry.index)
         guard var b = operation(i, made: made) else { return nil }
         if history[i].kind.endsBooking, made[b.booking] != nil {
             b.start = p.starts[Int(lastCell(b.booking, made: made))]
         }
         return b
+    }
+
+    /// An implied operation as the checker sees it.
+    func bookingOperation(_ implied: Implied, made: [UInt64: Int]) -> BookingOperation? {
+        switch implied {
+        case .displaced(let at, let booking, _), .movedOut(let at, let booking, _):
+            guard let m = made[booking] else { return nil }
+            let op = history[at]
+            return BookingOperation(
+                kind: .released, booking: booking, user: history[m].user, now: op.now, invoke: op.invoke,
+                complete: op.complete)
+        case .holdLapse(let call, let hold, _, let holder):
+            let op = history[call]
+            return BookingOperation(
+                kind: .lapsed, booking: hold, user: holder, now: op.now, invoke: op.invoke, complete: .max)
+        }
     }
 
     /// The partition key of operation `i`: its slot's cell (`bySlot`) or its booking's owner;
@@ -125,16 +146,16 @@ extension ThreadsAnalysis {
     /// one partition's operations are held at once.
     /// - Complexity: O(n log n) to partition, plus O(n) per batch, plus the search in each partition.
     mutating func checkLinearizability(made: [UInt64: Int], budget: Int) {
-        var displacements: [Displacement] = []
+        var implied: [Implied] = []
         for (i, op) in history.enumerated() where op.kind == .change && op.outcome == -1 {
             for id in op.displaced where made[id] != nil {
-                displacements.append(Displacement(change: i, booking: id, cell: lastCell(id, made: made)))
+                implied.append(.displaced(change: i, booking: id, cell: lastCell(id, made: made)))
             }
         }
         for (i, from) in movedFrom.sorted(by: { $0.key < $1.key }) {
-            displacements.append(Displacement(change: -1 - i, booking: history[i].booking, cell: from))
+            implied.append(.movedOut(move: i, booking: history[i].booking, cell: from))
         }
-        displacements += holdDrops()
+        implied += holdDrops()
         var partitions = 0
         var unknown = 0
         var failing: String?
@@ -143,17 +164,13 @@ extension ThreadsAnalysis {
             while let from = low {
                 var (entries, upTo) = batchOfPartitions(from: from, bySlot: bySlot, made: made)
                 low = upTo
-                for (k, d) in displacements.enumerated() {
-                    guard let owner = d.holder ?? made[d.booking].map({ history[$0].user })
+                for (k, extra) in implied.enumerated() {
+                    guard let key = partitionKey(extra, bySlot: bySlot, made: made), key >= from,
+                        upTo.map({ key < $0 }) ?? true
                     else { continue }
-                    // A moved booking leaves its old cell in that cell's partition (by slot).
-                    if d.change < 0, !bySlot { continue }
-                    let key = bySlot ? UInt64(d.cell) : owner
-                    if key >= from, upTo.map({ key < $0 }) ?? true {
-                        entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
-                    }
+                    entries.append(PartitionEntry(key: key, index: Int32(-1 - k)))
                 }
-                // Within a partition: its own operations in history order, then the displacements.
+                // Within a partition: its own operations in history order, then the implied ones.
                 entries.sort {
                     ($0.key, $0.index < 0 ? 1 : 0, abs($0.index)) < ($1.key, $1.index < 0 ? 1 : 0, abs($1.index))
                 }
@@ -162,7 +179,7 @@ extension ThreadsAnalysis {
                     var end = start
                     while end < entries.count && entries[end].key == entries[start].key { end += 1 }
                     let ops = entries[start..<end].compactMap {
-                        bookingOperation($0, displacements: displacements, made: made)
+                        bookingOperation($0, implied: implied, made: made)
                     }
                     let key = entries[start].key
                     let first = max(0, Int(entries[start].index))

@@ -32,8 +32,10 @@ struct ThreadsAnalysis {
     var movedFrom: [Int: Int32] = [:]
     /// Bookings checked in (a check-in accepted while not checked in), found by ``checkSessions(made:)``.
     var sessionsCheckedIn = 0
-    /// Users who had a hold accepted: a limit refusal of theirs may count a hold whose lapse the
-    /// partitions do not see (its slot taken after it expired), so it is not judged.
+    /// Users who had a hold accepted, or asked for one with an unknown outcome (see
+    /// ``numberHolds()``): a limit refusal of theirs is not judged, for it may count a hold the
+    /// user's partition no longer holds (one given way to the user's next hold of its slot,
+    /// which the store still counts at an earlier `now`).
     var holders: Set<UInt64> = []
     /// The hold id of each (user, cell) a hold was asked for (see ``numberHolds()``).
     var holdNumbers: [HoldKey: UInt64] = [:]

@@ -16,7 +16,8 @@ import SlotScheduler
 ///   finding of *refusals justified*);
 /// - **access codes**: a check-in that presented a wrong code is never answered as made (the code
 ///   is checked before a repeat or the window); one that presented its socket's own is never
-///   refused as `wrongAccessCode`.
+///   refused as `wrongAccessCode`, unless a move of its booking to another socket (whose code
+///   differs) may have come first: one not refused, begun before the check-in ended.
 extension RulesCheck {
     mutating func checkIn(_ k: Int, _ call: Call) {
         guard let n = ownBooking(call), let done = call.done else { return }
@@ -49,7 +50,7 @@ extension RulesCheck {
         }
         // The socket's own code, when the adapter sends codes at all.
         if done.kind == .fail, adapter.reason(done.reason) == .wrongAccessCode,
-            adapter.operations.checkIn?.mentions("accessCode") == true
+            adapter.operations.checkIn?.mentions("accessCode") == true, !mayHaveLeftItsSocket(call)
         {
             result.findings.append(
                 finding(
@@ -58,6 +59,24 @@ extension RulesCheck {
                     [k]))
         }
         return false
+    }
+
+    /// Whether the booking check-in `call` names may have been on another socket than the one whose
+    /// code it presented (its slot's) while it was in flight: it was elsewhere before, or a move of
+    /// it to another socket, not refused, began before the check-in ended.
+    func mayHaveLeftItsSocket(_ call: Call) -> Bool {
+        guard let id = call.invoke.booking, let known = numbers[id].flatMap({ bookings[$0]?.slot }) else {
+            return true
+        }
+        let slot = call.slot ?? known
+        func otherSocket(_ other: Slot?) -> Bool {
+            other.map { ($0.station, $0.socket) != (slot.station, slot.socket) } ?? true
+        }
+        if otherSocket(known) { return true }
+        let end = call.done?.time ?? .max
+        return (movesOf[id] ?? []).contains { m in
+            calls[m].invoke.time < end && calls[m].done?.kind != .fail && otherSocket(calls[m].slot)
+        }
     }
 
     /// The number of the booking `call` names, when its caller owns it.

@@ -82,6 +82,8 @@ public struct RulesCheck {
     var bySession: [UInt64: [Entry]] = [:]
     /// Bookings a check-in or check-out named: their sessions are searched.
     var namedSessions = Set<UInt64>()
+    /// The moves of each booking, by the API's id: their places in ``calls``, in order.
+    var movesOf: [String: [Int]] = [:]
 
     /// An operation's invocation and its completion (none: it never completed).
     struct Call {
@@ -192,10 +194,10 @@ public struct RulesCheck {
         }
         let resolved = resolutions(listed: listed)
         let endsAt = Dictionary(listed.map { ($0.id, $0.slot) }, uniquingKeysWith: { first, _ in first })
-        var lastMove: [String: Int] = [:]
         for (k, call) in calls.enumerated() where call.invoke.operation == "reschedule" {
-            if let id = call.invoke.booking { lastMove[id] = k }
+            if let id = call.invoke.booking { movesOf[id, default: []].append(k) }
         }
+        let lastMove = movesOf.compactMapValues(\.last)
         for (k, call) in calls.enumerated() {
             switch call.invoke.operation {
             case "reserve", "anySocket": reserve(k, call, resolved: resolved[k])
