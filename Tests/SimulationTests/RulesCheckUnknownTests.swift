@@ -27,6 +27,20 @@ import Testing
         ]
     }
 
+    /// A reservation of 9:00 by user 1 whose answer was lost, on a target that already held user
+    /// 2's booking there and a booking of user 1's there that an earlier run cancelled (both read
+    /// before the run and again after it): it made nothing, and the cancelled booking is not what
+    /// it made (read so, 9:00 would have had two bookings).
+    @Test func aBookingFromBeforeTheRunIsNoLostCallsOwn() throws {
+        let before = [
+            ListedBooking(id: "old", user: 1, slot: Self.nine, live: false),
+            ListedBooking(id: "b2", user: 2, slot: Self.nine, live: true),
+        ]
+        let history = Self.call(0, "reserve", user: 1, Self.nine, .info, key: "k0", at: 1)
+        let result = try R.judge(history, listed: before, before: before)
+        #expect(result.findings.map(\.explanation) == [])
+    }
+
     /// User 1's booking at 9:00 is moved to 10:00 and the answer is lost; user 2 then books 10:00.
     /// Read back at 9:00, the move did not happen and user 2's booking is right; read back at
     /// 10:00, it did, and user 2's booking shares the slot with it.

@@ -192,7 +192,7 @@ public struct RulesCheck {
             initialStarts[n] = catalogClock.start(of: slot)
             initialHeld[booking.user, default: []].append((n, initialStarts[n] ?? 0))
         }
-        let resolved = resolutions(listed: listed)
+        let resolved = resolutions(before: before, listed: listed)
         let endsAt = Dictionary(listed.map { ($0.id, $0.slot) }, uniquingKeysWith: { first, _ in first })
         for (k, call) in calls.enumerated() where call.invoke.operation == "reschedule" {
             if let id = call.invoke.booking { movesOf[id, default: []].append(k) }
@@ -211,22 +211,31 @@ public struct RulesCheck {
             }
         }
         result.skippedPartitions = unsureSlots.count + unsureUsers.count
+        let holdsEnd = earlierHoldsEnd
         for (slot, entries) in bySlot.sorted(by: { $0.key < $1.key }) where !unsureSlots.contains(slot) {
             let initial = initialHolder[slot] ?? 0
             search(entries, name: "slot \(slot)", invariant: "linearizable per slot") { ops in
                 let verdict = Self.verdict(SlotSpecification(ops, initial: initial), ops, budget: budget)
-                // Free at the start, or held from before the run by someone outside it.
+                // Free at the start, or booked or held from before the run by someone outside it.
                 guard verdict == .notLinearizable, initial == 0 else { return verdict }
-                return Self.verdict(SlotSpecification(ops, initial: Self.outsider), ops, budget: budget)
+                let booked = Self.verdict(SlotSpecification(ops, initial: Self.outsider), ops, budget: budget)
+                guard booked == .notLinearizable else { return booked }
+                return Self.verdictWithAnEarlierHold(ops, until: holdsEnd, budget: budget)
             }
         }
         let holdLimit = model.rules.policy.maxHoldsPerUser
+        // A target used before the run may still hold slots for its users (see ``earlierHoldsEnd``).
+        let usedBefore = !before.isEmpty
         for (user, entries) in byUser.sorted(by: { $0.key < $1.key }) where !unsureUsers.contains(user) {
             let initial = UserSpecification.Held(initialHeld[user] ?? [])
+            let earlier = usedBefore ? earlierHolds(of: user) : []
             search(entries, name: "user \(user)", invariant: "linearizable per user") { ops in
-                Self.verdict(
+                let verdict = Self.verdict(
                     UserSpecification(ops, initial: initial, noShowRules: nil, holdLimit: holdLimit), ops,
                     budget: budget)
+                guard verdict == .notLinearizable, !earlier.isEmpty else { return verdict }
+                return Self.verdictWithEarlierHolds(
+                    ops, holds: earlier, initial: initial, holdLimit: holdLimit, until: holdsEnd, budget: budget)
             }
         }
         searchSessions(initialStarts: initialStarts, budget: budget)
@@ -406,10 +415,11 @@ public struct RulesCheck {
 
     /// For each reservation, any-socket request or confirm with an unknown outcome (by its place in
     /// ``calls``), the booking read back that it made: one of its user's at its slot (any socket
-    /// of its station, for an any-socket request) that no answer named, the earliest request
-    /// taking the first.
-    func resolutions(listed: [ListedBooking]) -> [Int: (id: String, slot: Slot)] {
-        var named = Set<String>()
+    /// of its station, for an any-socket request) that no answer named and that was not there
+    /// before the run (`before`, live or not: a booking an earlier run made and cancelled is
+    /// listed again after this one), the earliest request taking the first.
+    func resolutions(before: [ListedBooking], listed: [ListedBooking]) -> [Int: (id: String, slot: Slot)] {
+        var named = Set(before.map(\.id))
         for call in calls { if let id = call.done?.booking { named.insert(id) } }
         struct Place: Hashable {
             var user: UInt64
