@@ -4,7 +4,8 @@
 # with the bundled scenario (a rolling horizon, so it books "now" on any day):
 # - openapi.yaml validated; in memory: load-and-check, lifecycle, sessions (access codes,
 #   check-in, check-out), identity (HS256), hostile clients, schemathesis with a token, the
-#   service still up;
+#   service still up; `schedule-sim run --target --check rules` (here and for each store below),
+#   and three users' limits raced (Scenarios/service-limit-race.json), held to the model;
 # - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
 #   faults, check-in at a coded socket and check-out, reconnections, refused upgrades and bad
 #   frames; hostile clients again;
@@ -16,9 +17,9 @@
 # - two instances on one PostgreSQL database (a throwaway server, Scripts/with-postgres.sh,
 #   unless SLOTSCHEDULER_DATABASE_URL names one): load on both, one killed mid-run and
 #   restarted, every 201 kept; an Idempotency-Key repeat answered by the other instance as the
-#   first was; `schedule-sim run --target` on both at once (one killed mid-run, restarted on
-#   its port), the history held to the model's rules (no double booking, no user above the
-#   limit, and every answer one order of the rules explains).
+#   first was; the limit race across both; `schedule-sim run --target` on both at once (one
+#   killed mid-run, restarted on its port), the history held to the model's rules (no double
+#   booking, no user above the limit, and every answer one order of the rules explains).
 # Every instance is stopped however the script ends. Run from anywhere; `.ci/run` calls it under
 # a timeout. Sizes: LOAD_SECONDS (60) of the first load phase, SCHEMATHESIS_EXAMPLES (50) fuzzed
 # an operation, SIMULATE_OPERATIONS (the scenario's own) of each `schedule-sim run --target`,
@@ -116,6 +117,14 @@ simulate() {
         --secret "$SECRET" --concurrency 64 --check rules ${SIMULATE_OPERATIONS:+--operations "$SIMULATE_OPERATIONS"}
 }
 
+# The limit race, held to the model: three users with about twenty requests each in flight, on
+# TARGETS (one URL, or several instances of one ledger).
+limit_race() {
+    echo "--- schedule-sim run --target --check rules: three users' limits raced ($1)"
+    timeout 300 "$SIM" run Scenarios/service-limit-race.json --target "$2" --adapter schedule-sim-adapter.json \
+        --secret "$SECRET" --concurrency 64 --check rules
+}
+
 # The load checks come from one address, as many users at once: no rate limits there (the
 # limits have a check of their own below).
 UNLIMITED=(--address-limit off --user-limit off)
@@ -146,6 +155,7 @@ timeout 120 python3 Scripts/identity_check.py --url "$URL" --secret "$SECRET"
 echo "--- Idempotency-Key: repeats answered as the first, reuse refused, problem+json errors"
 timeout 60 python3 Scripts/idempotency_check.py --url "$URL" --secret "$SECRET"
 simulate memory
+limit_race memory "$URL"
 
 echo "--- hostile clients: unreadable requests answered in JSON; CONNECT, Upgrade, silent connections, trickled requests and clients reading no answers closed; inexact integers refused; 100 Continue"
 timeout 120 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET"
@@ -249,6 +259,7 @@ timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --s
 # Repeats sent to the other instance: the kept Idempotency-Key answers are the database's.
 timeout 60 python3 Scripts/idempotency_check.py --url "$FIRST_URL" --second-url "$URL" --secret "$SECRET"
 simulate "PostgreSQL, the restarted instance"
+limit_race "PostgreSQL, both instances" "$FIRST_URL,$URL"
 health_check postgres
 
 echo "--- schedule-sim run --target --check rules across both instances, one killed (kill -9) mid-run"

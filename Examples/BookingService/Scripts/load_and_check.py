@@ -3,11 +3,10 @@
 
 Starts nothing: give it the URL of a running service (Scripts/ci.sh starts one with the bundled
 scenario and stops it afterwards). Many concurrent users go for a few contended slots, with
-request ids, replays, cancels, other users' bookings, unknown ids and limit races; then the
+request ids, replays, cancels, other users' bookings, unknown ids and bursts of one user's
+reservations (limit + 5 at once: the --scenario's maxUpcomingBookings, or --limit); then the
 script checks, from its own records and the service's answers:
 
-  - a burst of concurrent reservations by one user never passes the limit (the --scenario's
-    maxUpcomingBookings, or --limit);
   - every 201 is still there (GET answers 200, status active unless this script cancelled it),
     and the day views show booked exactly the slots the script holds (so it must be the only
     client of --station on the dates it books),
@@ -15,6 +14,10 @@ script checks, from its own records and the service's answers:
   - a replayed request id returns the original booking id (200), never a new booking;
   - another user's booking answers 404 with exactly the body of a booking that does not exist;
   - every answer has a status the contract allows, and every error body has reason and message.
+
+Whether the rules allowed what was answered (one booking a slot, each user's limit, in a burst
+too) it leaves to `schedule-sim run --target … --check rules`, which derives it from the model
+(Scripts/ci.sh; Scenarios/service-limit-race.json races three users' limits).
 
 Bounded: --seconds (default 60) for the load, a 10 s timeout per request. Exits 0 when every
 check passed, 1 otherwise; the last line is "N passed, M failed".
@@ -216,8 +219,9 @@ def user_run(url, tokens, user, slots, records, deadline, rng, others):
         others[user] = [b for b, _ in mine]
 
 
-def limit_race(url, tokens, user, slots, limit, records):
-    """A fresh user sends limit + 5 reservations of distinct free slots at once: exactly `limit` succeed."""
+def burst(url, tokens, user, slots, records):
+    """A fresh user sends reservations of distinct free slots at once; the ones answered as made
+    are kept in the records (whether the limit let them is schedule-sim's to judge)."""
     results = []
     barrier = threading.Barrier(len(slots))
 
@@ -238,13 +242,8 @@ def limit_race(url, tokens, user, slots, limit, records):
         t.start()
     for t in threads:
         t.join(30)
-    accepted = [a for s, a, _ in results if s in (200, 201)]
-    refused = [a.get("reason") for s, a, _ in results if s not in (200, 201)]
-    if len(accepted) != min(limit, len(slots)):
-        records.fail(f"limit race: user {user} got {len(accepted)} of {len(slots)} free slots, limit {limit}")
-    if any(r not in ("userLimitReached", "slotTaken") for r in refused):
-        records.fail(f"limit race: unexpected refusals {refused}")
-    return len(accepted)
+    if len(results) != len(slots):
+        records.fail(f"burst: user {user} got {len(results)} answers to {len(slots)} reservations")
 
 
 def misuse(url, tokens, records):
@@ -403,13 +402,13 @@ def main():
     if any(t.is_alive() for t in threads):
         records.fail("users still running after the deadline")
 
-    # Limit races on another day, each with a fresh user.
+    # Bursts of one user's reservations on another day, each with a fresh user.
     race_day = (day + datetime.timedelta(days=1)).isoformat()
     race_slots = [(args.station, s, race_day, h) for s in sockets for h in stations[args.station]["openingHours"]]
     race_users = list(range(900, 906))
     for i, user in enumerate(race_users):
         chosen = race_slots[i::len(race_users)][: args.limit + 5] or race_slots[: args.limit + 5]
-        limit_race(args.url, tokens, user, chosen, args.limit, records)
+        burst(args.url, tokens, user, chosen, records)
 
     check_final(args.url, tokens, users + race_users, records,
                 days=[(args.station, day.isoformat()), (args.station, race_day)])
