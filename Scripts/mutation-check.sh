@@ -67,10 +67,12 @@ build() { swift_same_env build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@
 # 93 files and every module above), 37 s without it. So the database, for a mutant that needs
 # one, wraps the test bundle only.
 BUNDLE=$(swift_same_env build --build-tests --scratch-path "$SCRATCH" ${FLAGS[@]+"${FLAGS[@]}"} --show-bin-path)/SlotSchedulerPackageTests.xctest
-run_tests() {
-    local database=()
+run_tests() { # filter needs [VAR=VALUE words: the environment the mutant's tests ask for]
+    local database=() environment=()
     [[ -n "${2:-}" && -z "${SLOTSCHEDULER_DATABASE_URL:-}" ]] && database=(Scripts/with-postgres.sh)
-    TEST_BUNDLE=$BUNDLE ${database[@]+"${database[@]}"} Scripts/run-tests.sh -- --filter "$1"
+    [[ -n "${3:-}" ]] && read -ra environment <<<"$3"
+    env ${environment[@]+"${environment[@]}"} TEST_BUNDLE=$BUNDLE ${database[@]+"${database[@]}"} \
+        Scripts/run-tests.sh -- --filter "$1"
 }
 
 # What mutants.py records with each result goes to it alone, never exported: the mutants'
@@ -161,7 +163,8 @@ else
     baseline=$(for name in "${names[@]}"; do filter_of "$name" 2>/dev/null; done | tr '|' '\n' | sort -u | paste -sd'|' -)
     echo "   running the mutants' filters on the clean sources: $baseline" >&2
     baseline_needs=$(for name in "${names[@]}"; do mutants_py --needs "$name" 2>/dev/null; done | sort -u | head -1)
-    if ! run_tests "$baseline" "$baseline_needs" >"$LOGDIR/baseline-test.log" 2>&1; then
+    baseline_env=$(for name in "${names[@]}"; do mutants_py --env "$name" 2>/dev/null; done | sort -u | paste -sd' ' -)
+    if ! run_tests "$baseline" "$baseline_needs" "$baseline_env" >"$LOGDIR/baseline-test.log" 2>&1; then
         echo "the filters fail on the clean sources; fix that first (see $LOGDIR/baseline-test.log)" >&2
         exit 1
     fi
@@ -222,7 +225,7 @@ for name in "${names[@]}"; do
     fi
     restore # the mutant is in the built binary; the source is clean again
     built=$(date +%s)
-    if run_tests "$filter" "$needs" >"$LOGDIR/$name-test.log" 2>&1; then
+    if run_tests "$filter" "$needs" "$(mutants_py --env "$name")" >"$LOGDIR/$name-test.log" 2>&1; then
         verdict=missed
         detail="filter \`$filter\` passed"
         mark="✗"

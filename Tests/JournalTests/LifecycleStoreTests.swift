@@ -174,6 +174,27 @@ struct LifecycleStoreTests {
         await reopened.close()
     }
 
+    /// A reservation repeated after its booking moved answers with the booking, after a checkpoint
+    /// and a reopen too: the snapshot keeps the slot the reservation asked for
+    /// (`Snapshot.movedRequests`, its own record in the file).
+    @Test("a reservation's repeat after a move survives a checkpoint and a reopen")
+    func aRepeatAfterAMoveSurvivesACheckpoint() async throws {
+        let dir = JournalFixture.temporaryDirectory("lifecycle-moved-request")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try JournalStore(directory: dir, rules: rules, shards: 2)
+        let request = ReservationRequest(slot: slot(0, 9), user: 1, requestID: "r-1")
+        let made = try await store.reserve(request, at: now)
+        _ = try await store.reschedule(RescheduleRequest(booking: made.id, user: 1, to: slot(0, 11)), at: now)
+        try await store.checkpoint()
+        await store.close()
+        let reopened = try JournalStore(directory: dir, rules: rules)
+        let repeated = try await reopened.book(request, at: now + .seconds(60))
+        #expect(repeated.isReplay && repeated.booking.id == made.id && repeated.booking.slot == slot(0, 11))
+        let other = ReservationRequest(slot: slot(0, 11), user: 1, requestID: "r-1")
+        await #expect(throws: Rejection.self) { _ = try await reopened.reserve(other, at: now + .seconds(60)) }
+        await reopened.close()
+    }
+
     @Test("a hold, a confirm, a release and a reschedule survive a reopen; repeats journal nothing")
     func holdAndRescheduleSurviveReopen() async throws {
         let dir = JournalFixture.temporaryDirectory("lifecycle-reopen")

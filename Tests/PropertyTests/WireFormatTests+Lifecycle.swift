@@ -40,6 +40,11 @@ extension WireFormatTests {
             at: Self.now + .seconds(60))
         try check("Events-rescheduled", ledger.events)
         try check("Snapshot-rescheduled", ledger.snapshot())
+        // The request asked for 14:00, the booking holds 16:00: version 6, which an older reader refuses.
+        let snapshot = String(decoding: try JSONEncoder().encode(ledger.snapshot()), as: UTF8.self)
+        #expect(snapshot.contains(#""movedRequests""#) && snapshot.contains(#""version":6"#))
+        let asVersion5 = Data(snapshot.replacingOccurrences(of: #""version":6"#, with: #""version":5"#).utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Snapshot.self, from: asVersion5) }
         let text = String(decoding: try Self.encode(ledger.events), as: UTF8.self)
         #expect(text.contains(#""version" : 2"#) && text.contains(#""version" : 1"#))
         let old = Data(

@@ -59,4 +59,29 @@ struct ReminderTests {
         try scheduler.cancel(ist.id, by: 1, at: now)
         #expect(scheduler.remindersDue(in: now..<Instant.utc(day.adding(days: 1), hour: 0)).map(\.booking) == [lon.id])
     }
+
+    /// A release keeps the reminders of the bookings it keeps, on every face: it drops only the
+    /// index entries of what it released (`SlotBook.pruneReminders`).
+    @Test func aReleaseKeepsTheRemindersOfWhatItKeeps() throws {
+        var ledger = try Fixture.ledger()
+        let scheduler = try Fixture.scheduler()
+        let day = try Fixture.day()
+        let next = day.adding(days: 1)
+        let now = try Fixture.earlyNow()
+        for user in [UserID(1), UserID(2)] {
+            let date = user == 1 ? day : next
+            let request = Fixture.request(Fixture.slot(date, 12), user: user, reminder: .seconds(600))
+            _ = try ledger.reserve(request, at: now)
+            _ = try scheduler.reserve(request, at: now)
+        }
+        let later = Instant.utc(next, hour: 1)
+        try ledger.releaseDays(before: next, at: later)
+        try scheduler.releaseDays(before: next, at: later)
+        let window = later..<Instant.utc(next.adding(days: 1), hour: 0)
+        let fireAt = Instant.utc(next, hour: 10, minute: 50)  // 11:50 BST
+        #expect(ledger.remindersDue(in: window).map(\.fireAt) == [fireAt])
+        #expect(ledger.remindersDue(in: window).map(\.user) == [2])
+        #expect(scheduler.remindersDue(in: window).map(\.fireAt) == [fireAt])
+        #expect(scheduler.remindersDue(in: window).map(\.user) == [2])
+    }
 }

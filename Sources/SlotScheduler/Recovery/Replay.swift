@@ -81,6 +81,9 @@ public struct Snapshot: Hashable, Codable, Sendable {
     public var rescheduleRequests: [RememberedReschedule] = []
     /// The holds that still have their slot (live, or expired but not yet overtaken), by slot.
     public var holds: [Hold] = []
+    /// Reservation request ids whose booking has moved since, with the slot each asked for, by
+    /// user then id (empty for a snapshot without any).
+    public var movedRequests: [MovedRequest] = []
 
     /// After ``Ledger/releaseDays(before:at:)``: the first date not released. `bookings` and
     /// `overrides` then hold only later dates; `nil` when nothing was released.
@@ -139,6 +142,7 @@ extension Ledger {
             bookings: allBookings, overrides: overrides,
             rescheduleRequests: users.rememberedReschedules(catalog: rules.catalog),
             holds: slots.currentHolds(catalog: rules.catalog))
+        snapshot.keepMovedRequests(of: users.rememberedRequests(catalog: rules.catalog))
         if let releasedBefore {
             snapshot.releasedBefore = releasedBefore
             snapshot.lastIDs = slots.lastIDs().sorted()
@@ -179,6 +183,10 @@ extension Ledger {
         slots.changes.removeAll()
         for (i, memo) in snapshot.rescheduleRequests.enumerated() {
             try users.remember(memo, index: restore.count + i, catalog: rules.catalog)
+        }
+        for (i, memo) in snapshot.movedRequests.enumerated() {
+            try users.remember(
+                memo, index: restore.count + snapshot.rescheduleRequests.count + i, catalog: rules.catalog)
         }
         for (index, event) in events.enumerated() {
             try Replay.apply(event, index: restore.count + index, rules: rules, slots: &slots, users: &users)

@@ -1,6 +1,6 @@
 /// A reschedule request id a ledger or scheduler remembers, as a ``Snapshot`` keeps it: a repeat
 /// of the reschedule returns the same booking after a restore too.
-public struct RememberedReschedule: Hashable, Sendable {
+public struct RememberedReschedule: Hashable, Sendable, RememberedRequestID {
     public var user: UserID
     public var requestID: RequestID
     public var booking: BookingID
@@ -13,7 +13,15 @@ public struct RememberedReschedule: Hashable, Sendable {
         self.booking = booking
         self.to = to
     }
+}
 
+/// A request id a snapshot lists: ``RememberedReschedule``, ``MovedRequest``.
+protocol RememberedRequestID {
+    var user: UserID { get }
+    var requestID: RequestID { get }
+}
+
+extension RememberedRequestID {
     /// By user, then request id byte by byte: the order snapshots list them in.
     static func inOrder(_ a: Self, _ b: Self) -> Bool {
         if a.user != b.user { return a.user.rawValue < b.user.rawValue }

@@ -69,6 +69,9 @@ extension Scheduler {
         }.sorted(by: RememberedReschedule.inOrder)
         let holds = allShards { $0.currentHolds(catalog: catalog) }.sorted { $0.slot < $1.slot }
         var snapshot = Snapshot(bookings: allBookings, overrides: overrides, rescheduleRequests: requests, holds: holds)
+        snapshot.keepMovedRequests(
+            of: stripes.indices.flatMap { stripe in stripes.withLock(stripe) { $0.rememberedRequests(catalog: catalog) }
+            })
         guard let releasedBefore else { return snapshot }
         var highest: [UInt64: UInt64] = [:]
         for id in allShards({ $0.lastIDs() }) {
@@ -151,6 +154,11 @@ extension Scheduler {
         for (i, memo) in snapshot.rescheduleRequests.enumerated() {
             try stripes.withLock(stripe(of: memo.user)) { (users: inout UserBook) throws(ReplayError) in
                 try users.remember(memo, index: restore.count + i, catalog: catalog)
+            }
+        }
+        for (i, memo) in snapshot.movedRequests.enumerated() {
+            try stripes.withLock(stripe(of: memo.user)) { (users: inout UserBook) throws(ReplayError) in
+                try users.remember(memo, index: restore.count + snapshot.rescheduleRequests.count + i, catalog: catalog)
             }
         }
         for (index, event) in events.enumerated() { try apply(event, index: restore.count + index) }

@@ -24,7 +24,7 @@ extension Decisions {
             if reason == .noMatchingSocketFree { rejection.value = request.criteria }
             return rejection
         }
-        if let seen = remembered(request.requestID, of: request.user, users: users, slots: slots) {
+        if let seen = remembered(request.requestID, of: request.user, users: users) {
             guard seen.reminder == request.reminder, request.candidates.contains(seen.ref),
                 let record = slots.record(of: seen.booking)
             else { return .failure(refusal(.conflictingRequestID, start: 0)) }

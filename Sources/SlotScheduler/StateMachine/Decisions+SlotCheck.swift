@@ -24,16 +24,15 @@ extension Decisions {
 }
 
 extension Decisions {
-    /// What `user`'s `requestID` made before, if it is still remembered: a released booking's
-    /// request id is forgotten (see `SlotBook+Retention.swift`).
+    /// What `user`'s `requestID` made before, if it is still remembered: a release forgets the
+    /// request ids of the bookings it releases, by the date each booking holds (moved or not),
+    /// together with their records (see `SlotBook+Retention.swift`).
     /// - Complexity: O(1) expected (one hash lookup).
     @inline(__always)
-    static func remembered(_ requestID: RequestID?, of user: UserID, users: UserBook, slots: SlotBook)
+    static func remembered(_ requestID: RequestID?, of user: UserID, users: UserBook)
         -> UserBook.RememberedRequest?
     {
-        guard let requestID, let seen = users.requests[UserBook.RequestKey(user: user, id: requestID)],
-            seen.ref.day >= slots.releasedBefore
-        else { return nil }
-        return seen
+        guard let requestID else { return nil }
+        return users.requests[UserBook.RequestKey(user: user, id: requestID)]
     }
 }

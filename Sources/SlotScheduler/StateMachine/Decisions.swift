@@ -13,7 +13,7 @@ enum Decisions {
         _ ref: SlotRef, user: UserID, requestID: RequestID?, reminder: Int64?, now: Int64, rules: Rules,
         slots: inout SlotBook, users: inout UserBook
     ) -> ReservationAttempt {
-        if let seen = remembered(requestID, of: user, users: users, slots: slots) {
+        if let seen = remembered(requestID, of: user, users: users) {
             guard seen.ref == ref, seen.reminder == reminder else {
                 return ReservationAttempt(reason: .conflictingRequestID, start: 0)
             }

@@ -9,10 +9,11 @@ extension Event {
     /// hold events (``held(_:)``, ``holdConfirmed(_:)``, ``holdReleased(_:user:at:)``); version 3
     /// added ``checkedIn(_:user:at:)`` (and a booking's `checkedInAt` in snapshots); version 4
     /// added ``catalogChanged(_:at:)``; version 5 added ``checkedOut(_:user:at:)`` (and a
-    /// booking's `checkedOutAt` and ``Booking/Status/fulfilled`` in snapshots).
+    /// booking's `checkedOutAt` and ``Booking/Status/fulfilled`` in snapshots); version 6 added
+    /// a snapshot's ``Snapshot/movedRequests``.
     /// Every event is written with the oldest version that has its type, so a journal without
     /// them stays readable by version-1 readers.
-    public static let newestWireVersion = 5
+    public static let newestWireVersion = 6
 
     enum WireKeys: String, CodingKey {
         case version, type, booking, user, at, change, from, to, start, requestID, hold, slot, stations
@@ -196,15 +197,35 @@ extension RememberedReschedule: Codable {
     }
 }
 
+extension MovedRequest: Codable {
+    enum WireKeys: String, CodingKey { case user, requestID, booking, slot }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: WireKeys.self)
+        self.init(
+            user: try c.decode(UserID.self, forKey: .user), requestID: try c.decode(RequestID.self, forKey: .requestID),
+            booking: try c.decode(BookingID.self, forKey: .booking), slot: try c.decode(Slot.self, forKey: .slot))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: WireKeys.self)
+        try c.encode(user, forKey: .user)
+        try c.encode(requestID, forKey: .requestID)
+        try c.encode(booking, forKey: .booking)
+        try c.encode(slot, forKey: .slot)
+    }
+}
+
 extension Snapshot {
     enum WireKeys: String, CodingKey {
-        case version, bookings, overrides, rescheduleRequests, releasedBefore, lastIDs, holds
+        case version, bookings, overrides, rescheduleRequests, releasedBefore, lastIDs, holds, movedRequests
     }
 
     /// Decodes `{"version":1,"bookings":[…],"overrides":[…]}`, or version 2 with
     /// `rescheduleRequests`, `holds`, or `releasedBefore` (a date) and `lastIDs` (booking ids)
     /// after a release, or version 3 with bookings checked in (`checkedInAt`), or version 5 with
-    /// bookings checked out (`checkedOutAt`, status `fulfilled`); a snapshot without a version is
+    /// bookings checked out (`checkedOutAt`, status `fulfilled`), or version 6 with
+    /// `movedRequests`; a snapshot without a version is
     /// read as version 1, one of version 1 with holds, one before version 3 with a check-in and
     /// one before version 5 with a check-out are refused.
     public init(from decoder: any Decoder) throws {
@@ -236,6 +257,11 @@ extension Snapshot {
             holds: holds)
         releasedBefore = try c.decodeIfPresent(LocalDate.self, forKey: .releasedBefore)
         lastIDs = try c.decodeIfPresent([BookingID].self, forKey: .lastIDs)
+        movedRequests = try c.decodeIfPresent([MovedRequest].self, forKey: .movedRequests) ?? []
+        guard version >= 6 || movedRequests.isEmpty else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .movedRequests, in: c, debugDescription: "a snapshot with moved requests must be version 6")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -245,12 +271,15 @@ extension Snapshot {
         let version1 = rescheduleRequests.isEmpty && releasedBefore == nil && holds.isEmpty
         let version3 = bookings.contains { $0.checkedInAt != nil }
         let version5 = bookings.contains { $0.isCheckedOut }
-        try c.encode(version5 ? 5 : version3 ? 3 : version1 ? Event.wireVersion : 2, forKey: .version)
+        let version6 = !movedRequests.isEmpty
+        try c.encode(
+            version6 ? 6 : version5 ? 5 : version3 ? 3 : version1 ? Event.wireVersion : 2, forKey: .version)
         try c.encode(bookings, forKey: .bookings)
         try c.encode(overrides, forKey: .overrides)
         if !rescheduleRequests.isEmpty { try c.encode(rescheduleRequests, forKey: .rescheduleRequests) }
         try c.encodeIfPresent(releasedBefore, forKey: .releasedBefore)
         try c.encodeIfPresent(lastIDs, forKey: .lastIDs)
         if !holds.isEmpty { try c.encode(holds, forKey: .holds) }
+        if !movedRequests.isEmpty { try c.encode(movedRequests, forKey: .movedRequests) }
     }
 }

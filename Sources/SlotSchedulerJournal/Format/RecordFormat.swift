@@ -40,6 +40,10 @@ enum RecordFormat {
         /// were made under, as `Catalog.Record` (revision, stations, retired stations, sockets in
         /// service, flat indices); see `EventCoding+Stations.swift`.
         case snapshotCatalog = 6
+        /// In a snapshot that remembers reservation request ids whose bookings moved since,
+        /// before its end: a `u32` count and each as user, request id, booking id and the slot
+        /// the reservation asked for (`Snapshot.movedRequests`).
+        case snapshotMovedRequests = 7
     }
     static let recordVersion: UInt8 = 1
 

@@ -181,23 +181,13 @@ enum Recovery {
                         .corrupt, file: path, offset: offset, message: "snapshot retention record: \(error)")
                 }
             case .snapshotReschedules:
-                var body = record.body
-                do throws(DecodeError) {
-                    let count = Int(try body.u32("reschedule request count"))
-                    guard count <= RecordFormat.maxPayload else { throw body.fail("\(count) reschedule requests") }
-                    for _ in 0..<count {
-                        let user = UserID(try body.u64("user"))
-                        let requestID = RequestID(try body.string("request id"))
-                        let booking = BookingID(try body.u64("booking id"))
-                        let to = try EventCoding.decodeSlot(&body)
-                        result.snapshot.rescheduleRequests.append(
-                            RememberedReschedule(user: user, requestID: requestID, booking: booking, to: to))
-                    }
-                    guard body.isAtEnd else { throw body.fail("bytes after the reschedule requests") }
-                } catch {
-                    throw JournalError(
-                        .corrupt, file: path, offset: offset, message: "snapshot reschedule record: \(error)")
-                }
+                result.snapshot.rescheduleRequests = try RequestMemo.decode(
+                    record, naming: "reschedule request", path: path, offset: offset
+                ).map { RememberedReschedule(user: $0.user, requestID: $0.requestID, booking: $0.booking, to: $0.slot) }
+            case .snapshotMovedRequests:
+                result.snapshot.movedRequests = try RequestMemo.decode(
+                    record, naming: "moved request", path: path, offset: offset
+                ).map { MovedRequest(user: $0.user, requestID: $0.requestID, booking: $0.booking, slot: $0.slot) }
             case .snapshotCatalog:
                 var body = record.body
                 do throws(DecodeError) {

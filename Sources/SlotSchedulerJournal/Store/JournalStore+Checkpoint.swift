@@ -107,17 +107,16 @@ extension JournalStore {
             RecordFormat.events(.snapshotEvents, events[start..<end], into: &bytes)
             start = end
         }
-        if !snapshot.rescheduleRequests.isEmpty {
-            RecordFormat.frame(.snapshotReschedules, into: &bytes) { w in
-                w.u32(UInt32(truncatingIfNeeded: snapshot.rescheduleRequests.count))
-                for memo in snapshot.rescheduleRequests {
-                    w.u64(memo.user.rawValue)
-                    w.string(memo.requestID.rawValue)
-                    w.u64(memo.booking.rawValue)
-                    EventCoding.encode(memo.to, into: &w)
-                }
-            }
-        }
+        RequestMemo.frame(
+            .snapshotReschedules,
+            snapshot.rescheduleRequests.map {
+                RequestMemo(user: $0.user, requestID: $0.requestID, booking: $0.booking, slot: $0.to)
+            }, into: &bytes)
+        RequestMemo.frame(
+            .snapshotMovedRequests,
+            snapshot.movedRequests.map {
+                RequestMemo(user: $0.user, requestID: $0.requestID, booking: $0.booking, slot: $0.slot)
+            }, into: &bytes)
         if let releasedBefore = snapshot.releasedBefore {
             RecordFormat.frame(.snapshotRetention, into: &bytes) { w in
                 w.i32(releasedBefore.dayNumber)

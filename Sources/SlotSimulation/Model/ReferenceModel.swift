@@ -247,15 +247,18 @@ package struct ReferenceModel: Sendable {
         case refuse(Rejection.Reason)
     }
 
+    /// What `user`'s reservation request `id` made, unless its booking, wherever it is now, was
+    /// released: a release forgets the request ids of what it releases.
+    func remembered(_ id: RequestID?, of user: UserID) -> Remembered? {
+        guard let id else { return nil }
+        return requests[UserRequest(user: user, id: id)]?.first { !isReleased(bookings[Int($0.booking.rawValue) - 1]) }
+    }
+
     package func decideReserve(_ request: ReservationRequest, at now: Instant) -> ReserveDecision {
         let slot = request.slot
         if let reason = unresolved(slot) { return .refuse(reason) }
         let reminder = request.reminder.map { $0.components.seconds }
-        if let id = request.requestID,
-            let seen = requests[UserRequest(user: request.user, id: id)]?.first(where: {
-                !isReleased(bookings[Int($0.booking.rawValue) - 1])
-            })
-        {
+        if let seen = remembered(request.requestID, of: request.user) {
             guard seen.slot == slot, seen.reminder == reminder else { return .refuse(.conflictingRequestID) }
             return .repeatOf(bookings[Int(seen.booking.rawValue) - 1])
         }
@@ -581,7 +584,7 @@ package struct ReferenceModel: Sendable {
         guard (0...23).contains(request.hour) else { return .failure(.invalidHour) }
         let slots = matching.map { Slot(station: station.id, socket: $0.id, date: request.date, hour: request.hour) }
         let reminder = request.reminder.map { $0.components.seconds }
-        if let id = request.requestID, let seen = requests[UserRequest(user: request.user, id: id)]?.first {
+        if let seen = remembered(request.requestID, of: request.user) {
             guard slots.contains(seen.slot), seen.reminder == reminder else { return .failure(.conflictingRequestID) }
             return .success(bookings[Int(seen.booking.rawValue) - 1])
         }

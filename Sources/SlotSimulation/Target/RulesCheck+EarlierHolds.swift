@@ -28,7 +28,7 @@ extension RulesCheck {
     /// number; each user's partition is searched alone).
     func earlierHolds(of user: UInt64) -> [UInt64] {
         let limit = model.rules.limit(for: UserID(user))
-        let count = min(model.rules.policy.maxHoldsPerUser ?? limit, limit)
+        let count = min(model.rules.policy.maxHoldsPerUser, limit)
         return (0..<UInt64(max(0, count))).map { Self.outsider - 1 - $0 }
     }
 

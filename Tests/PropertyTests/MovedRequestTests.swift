@@ -1,0 +1,112 @@
+import Foundation
+import SlotScheduler
+import SlotSimulation
+import Testing
+
+/// A reservation's request id whose booking moved: a repeat answers with the booking wherever it
+/// is now, as the model says, on every face and after every restore; a release forgets the id only
+/// with the booking, by the date the booking holds. Found on 2026-12-01 by a mutant no test
+/// caught (`release-remembers-request-ids`): a restore from a snapshot answered the repeat
+/// `conflictingRequestID` (the snapshot's booking held only its new slot), and after a release of
+/// the date the reservation asked for the ledger and the scheduler answered `slotInPast`.
+@Suite struct MovedRequestTests {
+    static let world = WorldSpec(
+        sockets0: 1, sockets1: 1, openFrom: 0, limit: 3, horizonKind: 0, horizonDays: 0, noticeHalfHours: 0,
+        cutoffHalfHours: 0, season: 0, startHalfHours: 0)
+
+    /// The faces: a ledger, a scheduler, and each restored from the other's snapshot (once
+    /// through JSON).
+    struct Faces {
+        var ledger: Ledger
+        let scheduler: Scheduler
+
+        func restored(_ rules: Rules) throws -> [(String, any Face)] {
+            let json = try JSONDecoder().decode(Snapshot.self, from: JSONEncoder().encode(scheduler.snapshot()))
+            return [
+                ("ledger", ledger), ("scheduler", scheduler),
+                ("ledger from the scheduler's snapshot (JSON)", try Ledger(rules: rules, snapshot: json)),
+                (
+                    "scheduler from the ledger's snapshot",
+                    try Scheduler(rules: rules, shards: 3, snapshot: ledger.snapshot())
+                ),
+            ]
+        }
+    }
+
+    static func answer(_ result: ModelResult<Booking>) -> String {
+        switch result {
+        case .success(let booking): "booking \(booking.id)"
+        case .failure(let reason): "refused: \(reason)"
+        }
+    }
+
+    @Test func aRepeatAfterAMoveAnswersAsTheModelOnEveryFace() throws {
+        let rules = try #require(Self.world.rules)
+        var faces = Faces(ledger: Ledger(rules: rules), scheduler: Scheduler(rules: rules, shards: 2, userStripes: 4))
+        var model = ReferenceModel(stations: Self.world.stations, policy: Self.world.policy)
+        let now = Self.world.startNow
+        let day = Self.world.dstDate
+        let asked = Slot(station: "S0", socket: "1", date: day, hour: 12)
+        let movedTo = Slot(station: "S0", socket: "1", date: day.adding(days: 3), hour: 12)
+        let request = ReservationRequest(slot: asked, user: 1, requestID: "r")
+        let made = try faces.ledger.reserve(request, at: now)
+        #expect(try faces.scheduler.reserve(request, at: now) == made)
+        _ = model.reserve(request, at: now)
+        let move = RescheduleRequest(booking: made.id, user: 1, to: movedTo)
+        _ = try faces.ledger.reschedule(move, at: now)
+        _ = try faces.scheduler.reschedule(move, at: now)
+        _ = model.reschedule(move, at: now)
+
+        func check(_ label: String, at time: Instant) throws {
+            for (name, face) in try faces.restored(rules) {
+                for probe in [request, ReservationRequest(slot: movedTo, user: 1, requestID: "r")] {
+                    let expected = Self.answer(model.reserve(probe, at: time))
+                    let answer = face.answer(probe, at: time)
+                    #expect(
+                        answer == expected,
+                        "\(label), \(name), a repeat for \(probe.slot): \(answer); model \(expected)")
+                }
+            }
+        }
+        try check("after the move", at: now)
+        // The date asked for is released; the booking's date is not: the id is still remembered.
+        let later = Instant(secondsSinceEpoch: Int64(day.dayNumber + 2) * 86_400 + 12 * 3_600)
+        try faces.scheduler.releaseDays(before: day.adding(days: 2), at: later)
+        try faces.ledger.releaseDays(before: day.adding(days: 2), at: later)
+        let releasedAskedFor = model.release(before: day.adding(days: 2), at: later)
+        #expect(releasedAskedFor)
+        try check("after a release of the date asked for", at: later)
+        let repeated = Self.answer(model.reserve(request, at: later))
+        #expect(repeated == "booking \(made.id)")
+        // The booking's own date released: the id is forgotten with it.
+        let after = Instant(secondsSinceEpoch: Int64(day.dayNumber + 4) * 86_400 + 12 * 3_600)
+        try faces.scheduler.releaseDays(before: day.adding(days: 4), at: after)
+        try faces.ledger.releaseDays(before: day.adding(days: 4), at: after)
+        let releasedBookings = model.release(before: day.adding(days: 4), at: after)
+        #expect(releasedBookings)
+        try check("after a release of the booking's date", at: after)
+    }
+}
+
+/// What a reservation answers on a face: the booking's id, or the refusal's reason (as
+/// ``MovedRequestTests/answer(_:)`` writes the model's).
+protocol Face {
+    func answer(_ request: ReservationRequest, at now: Instant) -> String
+}
+
+extension Ledger: Face {
+    func answer(_ request: ReservationRequest, at now: Instant) -> String {
+        var copy = self
+        do throws(Rejection) { return "booking \(try copy.book(request, at: now).booking.id)" } catch {
+            return "refused: \(error.reason)"
+        }
+    }
+}
+
+extension Scheduler: Face {
+    func answer(_ request: ReservationRequest, at now: Instant) -> String {
+        do throws(Rejection) { return "booking \(try book(request, at: now).booking.id)" } catch {
+            return "refused: \(error.reason)"
+        }
+    }
+}
