@@ -89,6 +89,15 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
             .checkOut, booking: id, { try await base.checkOut(id, by: user, at: now) }, describe: Self.booking)
     }
 
+    /// One call: the base's check-out and its relocation (`BookingService.checkOut(_:by:leftAt:at:)`).
+    public func checkOut(_ id: BookingID, by user: UserID, leftAt place: Coordinate, at now: Instant) async throws
+        -> Booking
+    {
+        try await observer.call(
+            .checkOut, booking: id, { try await base.checkOut(id, by: user, leftAt: place, at: now) },
+            describe: Self.booking)
+    }
+
     public func changeAvailability(_ change: AvailabilityChange, onBookings rule: DisplacementRule, at now: Instant)
         async throws -> [Booking]
     {
@@ -101,6 +110,12 @@ public struct ObservedBookingService<Base: BookingService>: BookingService {
         async throws -> CatalogChangeResult
     {
         try await observer.call(.changeCatalog) { try await base.changeCatalog(change, onBookings: rule, at: now) }
+    }
+
+    public func relocate(_ station: StationID, to place: Coordinate, at now: Instant) async throws
+        -> CatalogChangeResult
+    {
+        try await observer.call(.relocate) { try await base.relocate(station, to: place, at: now) }
     }
 
     // MARK: Queries

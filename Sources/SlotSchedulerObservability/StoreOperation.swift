@@ -13,6 +13,7 @@ public enum StoreOperation: String, Sendable, CaseIterable {
     case checkOut = "check_out"
     case changeAvailability = "change_availability"
     case changeCatalog = "change_catalog"
+    case relocate
     case bookings
     case booking
     case stationBookings = "station_bookings"

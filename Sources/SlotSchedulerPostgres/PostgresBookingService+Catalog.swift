@@ -22,8 +22,30 @@ extension PostgresBookingService {
     public func changeCatalog(
         _ change: CatalogChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) async throws -> CatalogChangeResult {
+        try await changingCatalog("changeCatalog", onBookings: rule, at: now) { _ throws(Rejection) in change }
+    }
+
+    /// Moves a station to `place` for every instance, as `Ledger.relocate(_:to:at:)`: the change is
+    /// built in the transaction from the catalog the deployment row holds (locked), so
+    /// relocations at once, from any instance, never undo one another; otherwise as
+    /// ``changeCatalog(_:onBookings:at:)``.
+    @discardableResult
+    public func relocate(_ station: StationID, to place: Coordinate, at now: Instant) async throws
+        -> CatalogChangeResult
+    {
+        try await changingCatalog("relocate", onBookings: .refuse, at: now) { catalog throws(Rejection) in
+            try catalog.relocating(station, to: place)
+        }
+    }
+
+    /// A catalog change built by `change` from the deployment's catalog in one transaction, then
+    /// adopted by this instance.
+    private func changingCatalog(
+        _ operation: String, onBookings rule: DisplacementRule, at now: Instant,
+        _ change: @escaping @Sendable (Catalog) throws(Rejection) -> CatalogChange
+    ) async throws -> CatalogChangeResult {
         let decided: (Result<CatalogRevision, Rejection>, Int32) = try await retrying(
-            "changeCatalog", idempotent: false
+            operation, idempotent: false
         ) {
             try await self.transaction { connection in
                 try await self.changeCatalog(change, rule: rule, at: now, on: connection)
@@ -43,7 +65,8 @@ extension PostgresBookingService {
     /// The change, in the caller's transaction: the decision, and when it changes the catalog,
     /// the new deployment version.
     private func changeCatalog(
-        _ change: CatalogChange, rule: DisplacementRule, at now: Instant, on c: PostgresConnection
+        _ build: (Catalog) throws(Rejection) -> CatalogChange, rule: DisplacementRule, at now: Instant,
+        on c: PostgresConnection
     ) async throws -> (Result<CatalogRevision, Rejection>, Int32) {
         let rows = try await c.allRows(
             """
@@ -62,6 +85,8 @@ extension PostgresBookingService {
             ?? Catalog(try JSONDecoder().decode([Station].self, from: Data(json.utf8)))
         let rules = try Rules(
             catalog: current, policy: try JSONDecoder().decode(Policy.self, from: Data(policyJSON.utf8)))
+        let change: CatalogChange
+        do throws(Rejection) { change = try build(current) } catch { return (.failure(error), version) }
         try await c.allRows("LOCK TABLE bookings, holds IN SHARE MODE", logger: logger)
         let next: Rules
         switch CatalogRevision.nextRules(change, rules: rules) {

@@ -220,8 +220,46 @@ func checkReplays(_ runner: Runner, sourceLocation: SourceLocation) {
                 again.snapshot() == scheduler.snapshot(), "scheduler journal replay differs",
                 sourceLocation: sourceLocation)
         }
+        // What the books remember beside the bookings (request ids and the slots they asked
+        // for) is restored too: every reservation of the run, repeated now, answers alike.
+        for request in runner.history where request.requestID != nil {
+            let faces: [(String, any RepeatFace)] = [
+                ("ledger", runner.ledger), ("its journal replayed", replayed), ("its snapshot restored", restored),
+                ("a scheduler restored from it", try Scheduler(rules: runner.rules, shards: 2, snapshot: expected)),
+            ]
+            let answers = faces.map { ($0.0, $0.1.repeatAnswer(request, at: runner.now)) }
+            #expect(
+                answers.allSatisfy { $0.1 == answers[0].1 }, "a repeat of \(request) answers \(answers)",
+                sourceLocation: sourceLocation)
+        }
     } catch {
         Issue.record("replay failed: \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// How a face answers a reservation, in terms that do not depend on the ids it would assign: a
+/// repeat names the booking it repeats, a new booking is only new (the faces number differently).
+protocol RepeatFace {
+    func repeatAnswer(_ request: ReservationRequest, at now: Instant) -> String
+}
+
+extension Ledger: RepeatFace {
+    func repeatAnswer(_ request: ReservationRequest, at now: Instant) -> String {
+        var copy = self
+        do throws(Rejection) {
+            let made = try copy.book(request, at: now)
+            return made.isReplay ? "repeat of \(made.booking.id) at \(made.booking.slot)" : "new"
+        } catch { return "refused: \(error.reason)" }
+    }
+}
+
+extension Scheduler: RepeatFace {
+    /// Books on this scheduler: only for one made to be asked once (a restore).
+    func repeatAnswer(_ request: ReservationRequest, at now: Instant) -> String {
+        do throws(Rejection) {
+            let made = try book(request, at: now)
+            return made.isReplay ? "repeat of \(made.booking.id) at \(made.booking.slot)" : "new"
+        } catch { return "refused: \(error.reason)" }
     }
 }
 

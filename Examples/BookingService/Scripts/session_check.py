@@ -17,14 +17,19 @@ service never shows it; check-in must open at least 80 minutes before a start), 
   - another user's check-in (with the right code) and check-out answer exactly what a missing
     booking gets (404 unknownBooking);
   - the right code checks it in (200, `checkedInAt`; a repeat answers the same);
-  - the check-out (with an `Idempotency-Key`) is 200 `fulfilled` with `checkedInAt` and
-    `checkedOutAt`; the same key again answers the same, marked `Idempotent-Replayed`; another
-    check-out is 409 alreadyCheckedOut, and so is a check-in; the user's list has it
-    `fulfilled`;
+  - a check-out leaving the station at a place off the Earth (`leftAt`) is 400 and checks
+    nothing out;
+  - the check-out (with an `Idempotency-Key`, leaving the station elsewhere: `leftAt`) is 200
+    `fulfilled` with `checkedInAt` and `checkedOutAt`, and GET /stations shows the station at its
+    new place; with --catalog fixed (a store whose catalog cannot change: the in-memory one) it
+    is 409 catalogFixed with nothing checked out, and a check-out without `leftAt` ends it; the
+    same key again answers the same, marked `Idempotent-Replayed`; another check-out is 409
+    alreadyCheckedOut, and so is a check-in; the user's list has it `fulfilled`;
   - its hour is no longer booked, and the owner, at their limit before, books again (201).
 
 With --save FILE it writes what it expects; after the service is killed and restarted on the
-same store, --verify FILE checks the ended booking (fulfilled, same times) and the others, and
+same store, --verify FILE checks the ended booking (fulfilled, same times), the station where the
+check-out left it, and the others, and
 checks in and out the booking another user made of the freed hour before the restart (wrong code
 422, right code 200, check-out 200). Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -123,7 +128,18 @@ def catalog(c, station, coded):
                  socket is not None and "accessCode" not in socket, repr(socket))
 
 
-def run(c, station, coded, plain, zone, limit):
+def station_place(c, station):
+    """The station's coordinate as GET /stations shows it, or None."""
+    code, _, page = c.call("GET", "/stations?q=&pageSize=500")
+    shown = next((s for s in page["stations"] if s["id"] == station), None) if code == 200 else None
+    return (shown or {}).get("coordinate")
+
+
+def same_place(a, b):
+    return bool(a and b) and all(abs(a[k] - b[k]) < 1e-9 for k in ("latitude", "longitude"))
+
+
+def run(c, station, coded, plain, zone, limit, moves):
     catalog(c, station, coded)
     start = next_hour(zone)
     date, hour = start.date().isoformat(), start.hour
@@ -179,15 +195,28 @@ def run(c, station, coded, plain, zone, limit):
     c.expect("another user's check-out of a checked-in booking is a missing booking's 404",
              got[0] == 404 == missing[0] and same_as_missing(got[2], bid, missing[2], UNKNOWN), f"{got} / {missing}")
 
-    # Check-out, with a key: the same answer again.
+    # Check-out, with a key, leaving the station (a shared vehicle) elsewhere: the same answer again.
+    c.status("a check-out left off the Earth", c.call("POST", path + "/check-out", dict(
+        leftAt=dict(latitude=91, longitude=0)), user=OWNER), 400, "malformedRequest")
+    place = dict(latitude=52.5 + int(bid) % 997 / 10000, longitude=13.4)
+    body = dict(leftAt=place)
+    if not moves:
+        c.status("a check-out that moves the station, on a fixed catalog", c.call(
+            "POST", path + "/check-out", body, user=OWNER), 409, "catalogFixed")
+        code, _, shown = c.call("GET", path, user=OWNER)
+        c.expect("nothing checked out by it", code == 200 and shown["status"] == "active", f"{code} {shown}")
+        body, place = {}, None
     key = {"Idempotency-Key": f"check-out-{bid}"}
-    first = c.call("POST", path + "/check-out", {}, user=OWNER, headers=key)
+    first = c.call("POST", path + "/check-out", body, user=OWNER, headers=key)
     ended = c.status("check-out", first, 200)
+    if place:
+        c.expect("GET /stations shows the station where it was left", same_place(station_place(c, station), place),
+                 f"{station_place(c, station)} vs {place}")
     c.expect("fulfilled, with both times",
              bool(ended and ended["status"] == "fulfilled" and ended.get("checkedInAt") and ended.get("checkedOutAt")
                   and parse(ended["checkedOutAt"]) >= parse(ended["checkedInAt"])
                   and ended["checkedInAt"] == checked["checkedInAt"]), repr(ended))
-    repeat = c.call("POST", path + "/check-out", {}, user=OWNER, headers=key)
+    repeat = c.call("POST", path + "/check-out", body, user=OWNER, headers=key)
     c.expect("the same key answers the same check-out", repeat[0] == 200 and repeat[2] == ended
              and repeat[1].get("Idempotent-Replayed") == "true", f"{repeat[0]} {repeat[1]} {repeat[2]}")
     c.status("check-out again", c.call("POST", path + "/check-out", None, user=OWNER), 409, "alreadyCheckedOut")
@@ -215,7 +244,8 @@ def run(c, station, coded, plain, zone, limit):
         late = c.status("another user books the freed hour", c.call("POST", "/reservations", here, user=LATE), 201)
     next_one = c.status("the owner, at the limit before, books again", c.call("POST", "/reservations", beyond,
                                                                                user=OWNER), 201)
-    return dict(ended=ended, active=[b for b in others + [next_one, late] if b], late=late)
+    return dict(ended=ended, active=[b for b in others + [next_one, late] if b], late=late, station=station,
+                place=place)
 
 
 def verify(c, saved):
@@ -227,6 +257,12 @@ def verify(c, saved):
                  f"{code} {got} vs {ended}")
         c.status("its check-out after restart", c.call("POST", f"/bookings/{ended['id']}/check-out", {},
                                                        user=ended["user"]), 409, "alreadyCheckedOut")
+    if saved.get("place"):
+        # After a write (the check-out just refused), so an instance started before the move has
+        # met the catalog's new version.
+        shown = station_place(c, saved["station"])
+        c.expect("the station where the check-out left it, after restart", same_place(shown, saved["place"]),
+                 f"{shown} vs {saved['place']}")
     for booking in saved["active"]:
         code, _, got = c.call("GET", f"/bookings/{booking['id']}", user=booking["user"])
         c.expect("an active booking after restart", code == 200 and got["status"] == "active"
@@ -250,6 +286,8 @@ def main():
     parser.add_argument("--station", default="BER-1")
     parser.add_argument("--save", metavar="FILE")
     parser.add_argument("--verify", metavar="FILE")
+    parser.add_argument("--catalog", choices=("changes", "fixed"), default="changes",
+                        help="whether the store can change its catalog (fixed: the in-memory store)")
     args = parser.parse_args()
     with open(args.scenario) as f:
         scenario = json.load(f)
@@ -270,7 +308,7 @@ def main():
             verify(c, json.load(f))
     else:
         saved = run(c, args.station, coded["id"], plain["id"], ZoneInfo(station["timeZone"]),
-                    policy["maxUpcomingBookings"])
+                    policy["maxUpcomingBookings"], args.catalog == "changes")
         if args.save:
             with open(args.save, "w") as f:
                 json.dump(saved or dict(ended=None, active=[], late=None), f)

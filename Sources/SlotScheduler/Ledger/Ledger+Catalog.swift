@@ -12,11 +12,7 @@ extension Ledger {
     public mutating func changeCatalog(
         _ change: CatalogChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) throws(Rejection) -> CatalogChangeResult {
-        switch apply(.changeCatalog(change, onBookings: rule), at: now) {
-        case .catalogChanged(let result): return result
-        case .refused(let rejection): throw rejection
-        default: preconditionFailure("a catalog change has a catalog change's outcome")
-        }
+        try apply(.changeCatalog(change, onBookings: rule), at: now).catalogChange()
     }
 
     /// The apply of ``Command/changeCatalog(_:onBookings:)``: decided on the state as values,

@@ -76,9 +76,43 @@ public protocol BookingService: Sendable {
     /// the next one).
     func changeCatalog(_ change: CatalogChange, onBookings rule: DisplacementRule, at now: Instant) async throws
         -> CatalogChangeResult
+    /// Moves a station to `place` (a shared vehicle left where its ride ended): the catalog change
+    /// ``Catalog/relocating(_:to:)`` builds from the store's catalog as it is when the change is
+    /// applied, so two relocations at once both stand. The durable stores build it under their
+    /// own serialization (the journal store's lock, PostgreSQL's catalog row); the default builds
+    /// it from ``rules`` and calls ``changeCatalog(_:onBookings:at:)``.
+    func relocate(_ station: StationID, to place: Coordinate, at now: Instant) async throws -> CatalogChangeResult
+    /// Checks a booking out and leaves its resource at `place`: ``checkOut(_:by:at:)``, then
+    /// ``relocate(_:to:at:)`` of the booking's station (see the default). A ``Scheduler`` refuses
+    /// with ``Rejection/Reason/catalogFixed`` before it checks out.
+    func checkOut(_ id: BookingID, by user: UserID, leftAt place: Coordinate, at now: Instant) async throws
+        -> Booking
 }
 
 extension BookingService {
+    /// Moves a station from the catalog in ``rules``; see ``relocate(_:to:at:)``.
+    public func relocate(_ station: StationID, to place: Coordinate, at now: Instant) async throws
+        -> CatalogChangeResult
+    {
+        try await changeCatalog(try rules.catalog.relocating(station, to: place), onBookings: .refuse, at: now)
+    }
+
+    /// Checks a booking out and leaves its resource at `place`: ``checkOut(_:by:at:)``, then
+    /// ``relocate(_:to:at:)`` of the booking's station. A place that is not a point on Earth is
+    /// refused before the check-out (``Rejection/Reason/invalidCatalog``). The two steps are two
+    /// commands: once the check-out is kept, a relocation that fails leaves the station where it
+    /// was, and the caller moves it again with ``relocate(_:to:at:)`` (a check-out is not repeated).
+    ///
+    /// - Returns: the booking checked out.
+    public func checkOut(_ id: BookingID, by user: UserID, leftAt place: Coordinate, at now: Instant) async throws
+        -> Booking
+    {
+        try Catalog.checkPlace(place)
+        let booking = try await checkOut(id, by: user, at: now)
+        _ = try await relocate(booking.slot.station, to: place, at: now)
+        return booking
+    }
+
     /// Checks a booking in without an access code: ``checkIn(_:by:accessCode:at:)``.
     public func checkIn(_ id: BookingID, by user: UserID, at now: Instant) async throws -> Booking {
         try await checkIn(id, by: user, accessCode: nil, at: now)
@@ -111,6 +145,14 @@ extension BookingService {
 
 extension Scheduler: BookingService {
     public func allBookingsByID() async throws -> [Booking] { allBookings }
+
+    /// Refuses with ``Rejection/Reason/catalogFixed`` and checks nothing out: a scheduler cannot
+    /// move a station (see ``changeCatalog(_:onBookings:at:)``).
+    public func checkOut(_ id: BookingID, by user: UserID, leftAt place: Coordinate, at now: Instant) async throws
+        -> Booking
+    {
+        throw Rejection(.catalogFixed, booking: id, user: user)
+    }
 
     /// Refuses with ``Rejection/Reason/catalogFixed``: a scheduler serves one catalog for its life
     /// (``changingCatalog(_:onBookings:at:)`` builds the next scheduler).

@@ -87,6 +87,15 @@ extension Outcome {
         }
     }
 
+    /// What a catalog change (a relocation among them) did.
+    package func catalogChange() throws(Rejection) -> CatalogChangeResult {
+        switch self {
+        case .catalogChanged(let result): return result
+        case .refused(let rejection): throw rejection
+        default: preconditionFailure("\(self) is not a catalog change's outcome")
+        }
+    }
+
     /// The bookings an availability change (or a catalog change) displaced.
     package func displaced() throws(Rejection) -> [Booking] {
         switch self {

@@ -29,16 +29,32 @@ extension JournalStore {
     /// refusal, a replayed request id, a repeated confirm or check-in) writes nothing and returns
     /// once everything it could have seen is durable. The named commands below wrap it.
     public func apply(_ command: Command, at now: Instant) async throws -> Outcome {
-        try await self.command(at: now) { scheduler, s in
-            guard case .changeCatalog(let change, let rule) = command else {
+        guard case .changeCatalog(let change, let rule) = command else {
+            return try await self.command(at: now) { scheduler, _ in
                 let outcome = scheduler.apply(command, at: now)
                 return (.success(outcome), outcome.events(at: now))
             }
-            let (next, outcome) = scheduler.changingCatalog(change, onBookings: rule, at: now)
-            if case .catalogChanged = outcome {
-                s.scheduler = next
-                s.catalogChanged = true
-            }
+        }
+        return try await changingCatalog(onBookings: rule, at: now) { _ throws(Rejection) in change }
+    }
+
+    /// A catalog change built by `change` from the catalog in service under the store's lock,
+    /// applied there (the scheduler rebuilt) and journaled.
+    func changingCatalog(
+        onBookings rule: DisplacementRule, at now: Instant,
+        _ change: @escaping @Sendable (Catalog) throws(Rejection) -> CatalogChange
+    ) async throws -> Outcome {
+        try await command(at: now) { scheduler, s in
+            let outcome: Outcome
+            do throws(Rejection) {
+                let (next, changed) = scheduler.changingCatalog(
+                    try change(scheduler.rules.catalog), onBookings: rule, at: now)
+                if case .catalogChanged = changed {
+                    s.scheduler = next
+                    s.catalogChanged = true
+                }
+                outcome = changed
+            } catch { outcome = .refused(error) }
             return (.success(outcome), outcome.events(at: now))
         }
     }
@@ -80,11 +96,19 @@ extension JournalStore {
     public func changeCatalog(
         _ change: CatalogChange, onBookings rule: DisplacementRule = .displace, at now: Instant
     ) async throws -> CatalogChangeResult {
-        switch try await apply(.changeCatalog(change, onBookings: rule), at: now) {
-        case .catalogChanged(let result): return result
-        case .refused(let rejection): throw rejection
-        default: preconditionFailure("a catalog change has a catalog change's outcome")
-        }
+        try await apply(.changeCatalog(change, onBookings: rule), at: now).catalogChange()
+    }
+
+    /// Moves a station to `place`, as `Ledger.relocate(_:to:at:)`: the change is built under the
+    /// store's lock from the catalog in service then, so relocations at once never undo one
+    /// another; returns once it is durable, as ``changeCatalog(_:onBookings:at:)``.
+    @discardableResult
+    public func relocate(_ station: StationID, to place: Coordinate, at now: Instant) async throws
+        -> CatalogChangeResult
+    {
+        try await changingCatalog(onBookings: .refuse, at: now) { catalog throws(Rejection) in
+            try catalog.relocating(station, to: place)
+        }.catalogChange()
     }
 
     /// Changes availability, as `Scheduler.changeAvailability(_:onBookings:at:)`; returns the

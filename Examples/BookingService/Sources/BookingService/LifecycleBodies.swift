@@ -68,13 +68,25 @@ struct CheckInBody: JSONRequestBody {
 }
 
 /// The body of `POST /bookings/{id}/check-out`, if any: `{}` (the caller checks out their own
-/// booking; an empty body is the same).
+/// booking; an empty body is the same), or `{"leftAt": {"latitude": 52.52, "longitude": 13.40}}`
+/// for a resource left elsewhere (a shared vehicle): its station moves there.
 struct CheckOutBody: JSONRequestBody {
     static let integerFields: Set<String> = []
 
-    /// Reads `data`: nothing, or a JSON object without `user`.
+    var leftAt: Coordinate?
+
+    init(leftAt: Coordinate? = nil) { self.leftAt = leftAt }
+
+    /// Reads `data`: nothing, or a JSON object without `user`, whose `leftAt`, when given, is a
+    /// point on Earth (a 400 otherwise, as a malformed body).
     static func decode(_ data: Data) throws(APIError) -> CheckOutBody {
-        data.isEmpty ? CheckOutBody() : try JSONInput.decode(CheckOutBody.self, data)
+        let body = data.isEmpty ? CheckOutBody() : try JSONInput.decode(CheckOutBody.self, data)
+        if let place = body.leftAt, !place.isValid {
+            throw APIError.malformed(
+                "Field leftAt must be a point on Earth: latitude -90...90, longitude -180...180.",
+                "leftAt alanı yeryüzünde bir nokta olmalı: enlem -90...90, boylam -180...180.")
+        }
+        return body
     }
 }
 

@@ -244,11 +244,15 @@ struct Routes: Sendable {
     /// `POST /bookings/{id}/check-out`: 200 with the caller's checked-in booking ended
     /// (`fulfilled`, `checkedOutAt`): its slot and its place in the caller's limit are free at
     /// once. 409 `notCheckedIn`, `alreadyCheckedOut`, `alreadyCancelled`. Another user's
-    /// booking, or an id the service could not have issued, is unknown: 404.
+    /// booking, or an id the service could not have issued, is unknown: 404. With `leftAt`, the
+    /// booking's station then moves there (a catalog change: `GET /stations?near=` finds it there).
     func checkOut(_ request: Request, _ context: ServiceContext) async throws -> Response {
         let (id, user, missing) = try bookingOfCaller(context)
-        _ = try CheckOutBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
-        let booking = try await refusing(missing: missing) { try await store.service.checkOut(id, by: user, at: now()) }
+        let body = try CheckOutBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
+        let booking = try await refusing(missing: missing) {
+            guard let place = body.leftAt else { return try await store.service.checkOut(id, by: user, at: now()) }
+            return try await store.service.checkOut(id, by: user, leftAt: place, at: now())
+        }
         return JSONBody.response(.ok, booking, language: language(request))
     }
 
