@@ -857,7 +857,7 @@ MUTANTS = [
         name="relocation-keeps-the-place",
         describe="a relocation puts the station list in service again unchanged: a vehicle left elsewhere stays where it was",
         file="Sources/SlotScheduler/Rules/Catalog+Relocation.swift",
-        filter="RelocationTests|RelocationStoreTests",
+        filter="RelocationTests|RelocationStoreTests|ConformanceTests",
         edits=[("        moved[index].coordinate = place\n", "")],
     ),
     dict(

@@ -19,6 +19,7 @@ struct ConformanceTests {
                 policy: StoreConformance.policy)
             let result = try await StoreConformance.run(store, seed: seed, steps: 400, catalogChanges: true)
             #expect(result.reached["catalog accepted", default: 0] >= 2, "seed \(seed): \(result.reached)")
+            #expect(result.reached["relocate accepted", default: 0] >= 3, "seed \(seed): \(result.reached)")
             #expect(result.disagreements.isEmpty, "seed \(seed): \(result.disagreements.prefix(3))")
             #expect(result.commandsNeverAccepted.isEmpty, "seed \(seed)")
             reasons.formUnion(result.reasons)

@@ -46,4 +46,31 @@ extension StoreConformance {
         }
         expect("catalog \(stations.map(\.id.rawValue)) (\(rule.rawValue))", store: mine, model: theirs)
     }
+
+    /// The relocation due at this step, if any: at steps 75, 175, 275, … a station of the model's
+    /// catalog in service, in turn, to a place drawn from the step (nothing from the sequence's
+    /// generator), sent to the store (``BookingService/relocate(_:to:at:)``) and to the model as
+    /// the change that moves that station alone; then the store's catalog must hold the place.
+    mutating func relocateIfDue() async throws {
+        guard step % 100 == 75, !model.stations.isEmpty else { return }
+        let index = (step / 100) % model.stations.count
+        let station = model.stations[index].id
+        let place = Coordinate(latitude: 50 + Double(step % 997) / 100, longitude: -1 + Double(step % 89) / 100)
+        let now = now
+        let mine = try await Answer.store({ try await store.relocate(station, to: place, at: now) }) { result in
+            .catalogChanged(
+                displaced: result.displaced.map(ids.model).sorted { $0.id < $1.id }, dropped: result.droppedHolds)
+        }
+        var moved = model.stations
+        moved[index].coordinate = place
+        let clock = CatalogClock(store.rules.catalog)
+        let change = CatalogChange(stations: moved)
+        let theirs = Answer.model(model.changeCatalog(change, rule: .refuse, at: now, clock: clock)) {
+            .catalogChanged(displaced: $0.displaced, dropped: $0.dropped)
+        }
+        expect("relocate \(station)", store: mine, model: theirs)
+        expect(
+            "place of \(station)", store: .place(store.rules.catalog.station(station)?.coordinate),
+            model: .place(model.stations.first { $0.id == station }?.coordinate))
+    }
 }

@@ -100,7 +100,8 @@ package struct StoreConformance {
     ]
 
     /// Runs `steps` commands, each followed by a query, on `store` and on the model; returns
-    /// what it found. With `catalogChanges`, catalog changes too (see `StoreConformance+Catalog.swift`):
+    /// what it found. With `catalogChanges`, catalog changes and relocations too (see
+    /// `StoreConformance+Catalog.swift`):
     /// not for a `Scheduler`, whose catalog is fixed. Errors other than refusals (a lost
     /// connection) are thrown.
     package static func run(
@@ -108,7 +109,10 @@ package struct StoreConformance {
     ) async throws -> Result {
         var run = StoreConformance(store: store, seed: seed)
         for _ in 0..<steps {
-            if catalogChanges { try await run.changeCatalogIfDue() }
+            if catalogChanges {
+                try await run.changeCatalogIfDue()
+                try await run.relocateIfDue()
+            }
             // Minutes mostly (holds live 15), now and then hours.
             let hours = run.random.chance(0.03) ? Int64(run.random.below(12) * 3_600) : 0
             run.now = run.now + .seconds(Int64(run.random.below(300)) + hours)
@@ -156,6 +160,8 @@ enum Answer: Equatable, CustomStringConvertible {
     case reminders([Reminder])
     /// A catalog change: the bookings it displaced, by id, and the holds it dropped, by slot.
     case catalogChanged(displaced: [Booking], dropped: [Hold])
+    /// Where a station is (its coordinate), after a relocation.
+    case place(Coordinate?)
     case none
 
     var description: String {
@@ -172,6 +178,7 @@ enum Answer: Equatable, CustomStringConvertible {
         case .reminders(let list): "reminders \(list.map { "\($0.booking) at \($0.fireAt)" })"
         case .catalogChanged(let displaced, let dropped):
             "catalog changed, displaced \(displaced.map(\.id)), dropped \(dropped.map { "\($0.slot) user \($0.user)" })"
+        case .place(let at): at.map { "at \($0.latitude),\($0.longitude)" } ?? "nowhere"
         case .none: "nothing"
         }
     }
