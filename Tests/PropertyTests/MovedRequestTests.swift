@@ -20,7 +20,7 @@ import Testing
         var ledger: Ledger
         let scheduler: Scheduler
 
-        func restored(_ rules: Rules) throws -> [(String, any Face)] {
+        func restored(_ rules: Rules) throws -> [(String, any RepeatFace)] {
             let json = try JSONDecoder().decode(Snapshot.self, from: JSONEncoder().encode(scheduler.snapshot()))
             return [
                 ("ledger", ledger), ("scheduler", scheduler),
@@ -33,9 +33,11 @@ import Testing
         }
     }
 
-    static func answer(_ result: ModelResult<Booking>) -> String {
+    /// The model's answer as ``RepeatFace/repeatAnswer(_:at:)`` writes the faces': the model makes
+    /// booking `made` and no other here, so a booking it answers with is a repeat of it.
+    static func answer(_ result: ModelResult<Booking>, made: BookingID) -> String {
         switch result {
-        case .success(let booking): "booking \(booking.id)"
+        case .success(let booking): booking.id == made ? "repeat of \(booking.id) at \(booking.slot)" : "new"
         case .failure(let reason): "refused: \(reason)"
         }
     }
@@ -60,8 +62,8 @@ import Testing
         func check(_ label: String, at time: Instant) throws {
             for (name, face) in try faces.restored(rules) {
                 for probe in [request, ReservationRequest(slot: movedTo, user: 1, requestID: "r")] {
-                    let expected = Self.answer(model.reserve(probe, at: time))
-                    let answer = face.answer(probe, at: time)
+                    let expected = Self.answer(model.reserve(probe, at: time), made: made.id)
+                    let answer = face.repeatAnswer(probe, at: time)
                     #expect(
                         answer == expected,
                         "\(label), \(name), a repeat for \(probe.slot): \(answer); model \(expected)")
@@ -76,8 +78,8 @@ import Testing
         let releasedAskedFor = model.release(before: day.adding(days: 2), at: later)
         #expect(releasedAskedFor)
         try check("after a release of the date asked for", at: later)
-        let repeated = Self.answer(model.reserve(request, at: later))
-        #expect(repeated == "booking \(made.id)")
+        let repeated = Self.answer(model.reserve(request, at: later), made: made.id)
+        #expect(repeated == "repeat of \(made.id) at \(movedTo)")
         // The booking's own date released: the id is forgotten with it.
         let after = Instant(secondsSinceEpoch: Int64(day.dayNumber + 4) * 86_400 + 12 * 3_600)
         try faces.scheduler.releaseDays(before: day.adding(days: 4), at: after)
@@ -85,28 +87,5 @@ import Testing
         let releasedBookings = model.release(before: day.adding(days: 4), at: after)
         #expect(releasedBookings)
         try check("after a release of the booking's date", at: after)
-    }
-}
-
-/// What a reservation answers on a face: the booking's id, or the refusal's reason (as
-/// ``MovedRequestTests/answer(_:)`` writes the model's).
-protocol Face {
-    func answer(_ request: ReservationRequest, at now: Instant) -> String
-}
-
-extension Ledger: Face {
-    func answer(_ request: ReservationRequest, at now: Instant) -> String {
-        var copy = self
-        do throws(Rejection) { return "booking \(try copy.book(request, at: now).booking.id)" } catch {
-            return "refused: \(error.reason)"
-        }
-    }
-}
-
-extension Scheduler: Face {
-    func answer(_ request: ReservationRequest, at now: Instant) -> String {
-        do throws(Rejection) { return "booking \(try book(request, at: now).booking.id)" } catch {
-            return "refused: \(error.reason)"
-        }
     }
 }
