@@ -92,6 +92,34 @@ struct ObservedBookingServiceTests {
         try Self.expectObserved(recording, store: "journal")
     }
 
+    /// A check-out that moves its station and a relocation reach the store through the wrapper
+    /// (not the protocol's defaults over it), each one observed call.
+    @Test func aMovingCheckOutAndARelocationAreObserved() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("observed-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try JournalStore(directory: directory, rules: try Self.rules())
+        let recording = Recording()
+        let store = recording.observe(journal, as: "journal")
+        let now = Instant.utc(try LocalDate(parsing: "2022-06-01"), hour: 9)
+        let slot = Slot(station: "IST-1", socket: "1", date: try LocalDate(parsing: "2022-06-02"), hour: 14)
+        let booking = try await journal.reserve(ReservationRequest(slot: slot, user: 7), at: now)
+        _ = try await journal.checkIn(booking.id, by: 7, at: booking.start)
+        let moda = Coordinate(latitude: 40.98, longitude: 29.02)
+        let ended = try await store.checkOut(booking.id, by: 7, leftAt: moda, at: booking.start + .seconds(60))
+        #expect(ended.status == .fulfilled)
+        let fenerbahce = Coordinate(latitude: 40.97, longitude: 29.04)
+        _ = try await store.relocate("IST-1", to: fenerbahce, at: booking.start + .seconds(120))
+        #expect(journal.rules.catalog.station("IST-1")?.coordinate == fenerbahce)
+        #expect(journal.rules.catalog.revision == 2)
+        #expect(recording.calls("journal", "check_out", "accepted") == 1)
+        #expect(recording.calls("journal", "relocate", "accepted") == 1)
+        #expect(
+            recording.tracer.finishedSpans.map(\.operationName) == [
+                "slotscheduler.check_out", "slotscheduler.relocate",
+            ])
+        await journal.close()
+    }
+
     /// A failed call (the store is closed) is counted as failed, its span records the error, and
     /// it is logged at warning.
     @Test func aFailedCallIsAnErrorInEveryOutput() async throws {
