@@ -70,22 +70,24 @@ import Testing
                 }
             }
         }
+        /// Releases the dates before day D + `days` on every face and in the model, at noon UTC
+        /// that day, and checks the repeats then.
+        func release(_ days: Int, _ label: String) throws -> Instant {
+            let at = Instant(secondsSinceEpoch: (Int64(day.dayNumber) + Int64(days)) * 86_400 + 12 * 3_600)
+            let cutoff = day.adding(days: days)
+            try faces.scheduler.releaseDays(before: cutoff, at: at)
+            try faces.ledger.releaseDays(before: cutoff, at: at)
+            let released = model.release(before: cutoff, at: at)
+            #expect(released, "the model releases the dates before \(cutoff)")
+            try check(label, at: at)
+            return at
+        }
         try check("after the move", at: now)
         // The date asked for is released; the booking's date is not: the id is still remembered.
-        let later = Instant(secondsSinceEpoch: Int64(day.dayNumber + 2) * 86_400 + 12 * 3_600)
-        try faces.scheduler.releaseDays(before: day.adding(days: 2), at: later)
-        try faces.ledger.releaseDays(before: day.adding(days: 2), at: later)
-        let releasedAskedFor = model.release(before: day.adding(days: 2), at: later)
-        #expect(releasedAskedFor)
-        try check("after a release of the date asked for", at: later)
+        let later = try release(2, "after a release of the date asked for")
         let repeated = Self.answer(model.reserve(request, at: later), made: made.id)
         #expect(repeated == "repeat of \(made.id) at \(movedTo)")
         // The booking's own date released: the id is forgotten with it.
-        let after = Instant(secondsSinceEpoch: Int64(day.dayNumber + 4) * 86_400 + 12 * 3_600)
-        try faces.scheduler.releaseDays(before: day.adding(days: 4), at: after)
-        try faces.ledger.releaseDays(before: day.adding(days: 4), at: after)
-        let releasedBookings = model.release(before: day.adding(days: 4), at: after)
-        #expect(releasedBookings)
-        try check("after a release of the booking's date", at: after)
+        _ = try release(4, "after a release of the booking's date")
     }
 }
