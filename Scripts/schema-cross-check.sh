@@ -50,6 +50,11 @@ cases = {
     "station-event-status-unknown": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'socket': s['stations'][0]['sockets'][0]['id'], 'status': 'Broken'}]",
     "station-event-horizon-0": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'socket': s['stations'][0]['sockets'][0]['id'], 'status': 'Faulted', 'faultHorizonHours': 0}]",
     "station-event-without-socket": "s['stationEvents'] = [{'atOperation': 1, 'station': s['stations'][0]['id'], 'status': 'Faulted'}]",
+    "left-within-km-negative": "s['workload']['leftWithinKm'] = -1",
+    "left-within-km-without-coordinate": "s['workload']['leftWithinKm'] = 1; del s['stations'][0]['coordinate']",
+    "left-at-off-earth": "s['steps'].append({'op': 'checkOut', 'user': 1, 'booking': 'a', 'leftAt': {'latitude': 91, 'longitude': 0}})",
+    "left-at-on-a-cancel": "s['steps'].append({'op': 'cancel', 'user': 1, 'booking': 'a', 'leftAt': {'latitude': 56, 'longitude': -3}})",
+    "access-code-on-a-reserve": "s['steps'][0]['accessCode'] = 'QR-1'",
     "any-socket-power-negative": "s['steps'].append({'op': 'anySocket', 'user': 1, 'station': s['stations'][0]['id'], 'connector': 'CCS', 'minimumPowerKW': -1, 'date': '2018-06-07', 'hour': 9})",
 }
 for name, change in cases.items():

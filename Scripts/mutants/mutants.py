@@ -857,7 +857,7 @@ MUTANTS = [
         name="relocation-keeps-the-place",
         describe="a relocation puts the station list in service again unchanged: a vehicle left elsewhere stays where it was",
         file="Sources/SlotScheduler/Rules/Catalog+Relocation.swift",
-        filter="RelocationTests|RelocationStoreTests|ConformanceTests",
+        filter="RelocationTests|RelocationStoreTests|ConformanceTests|SharedVehiclesSimulationTests",
         edits=[("        moved[index].coordinate = place\n", "")],
     ),
     dict(
@@ -867,6 +867,27 @@ MUTANTS = [
         filter="RelocationStoreTests",
         edits=[("        let booking = try await checkOut(id, by: user, at: now)\n        _ = try await relocate(booking.slot.station, to: place, at: now)\n",
                 "        if let held = try await self.booking(id) { _ = try await relocate(held.slot.station, to: place, at: now) }\n        let booking = try await checkOut(id, by: user, at: now)\n")],
+    ),
+    dict(
+        name="relocating-scheduler-keeps-its-catalog",
+        describe="threads mode's in-memory store answers a catalog change and keeps serving the old scheduler: a ride's check-out says the vehicle moved, and it did not",
+        file="Sources/SlotSimulation/Run/RelocatingScheduler.swift",
+        filter="SharedVehiclesSimulationTests",
+        edits=[("        current = next\n", "        _ = next\n")],
+    ),
+    dict(
+        name="threads-places-unchecked",
+        describe="threads mode does not compare the store's places after the run with where the check-outs left the vehicles: a store that never moves one passes",
+        file="Sources/SlotSimulation/Checking/ThreadsAnalysis.swift",
+        filter="SharedVehiclesSimulationTests",
+        edits=[("        if let finalCatalog { checkPlaces(in: finalCatalog) }\n", "")],
+    ),
+    dict(
+        name="deterministic-ride-ends-in-place",
+        describe="deterministic mode checks a moving check-out out in the ledger and the model and moves neither: the scenario's vehicles never move",
+        file="Sources/SlotSimulation/Run/DeterministicRun+Lifecycle.swift",
+        filter="SharedVehiclesSimulationTests",
+        edits=[("            if let place { relocate(ended.slot.station, to: place, at: at) }\n", "")],
     ),
     dict(
         name="pg-relocate-from-instance-catalog",

@@ -240,7 +240,8 @@ extension ScheduleSim {
 
         @Option(
             help: """
-                Where bookings are kept in threads mode: `memory` (the in-process Scheduler), a \
+                Where bookings are kept in threads mode: `memory` (the in-process Scheduler; behind a \
+                read-write lock that a catalog change takes alone when check-outs move resources), a \
                 postgres://user@host[:port]/database[?schema=name] URL, or `env` (the URL in \
                 SLOTSCHEDULER_DATABASE_URL), or journal:DIR (the durable journal store in directory DIR, \
                 one process at a time). A database or journal store implies threads mode (--threads \
@@ -418,7 +419,7 @@ extension ScheduleSim {
                             + String(format: "%.3f s", seconds) + ", history → \(history ?? "-")")
                     return
                 } else if let threads {
-                    let service = service ?? Scheduler(rules: prepared.rules, shards: shards)
+                    let service = service ?? prepared.memoryStore(shards: shards)
                     result = try await Simulator.runThreads(
                         prepared, service: service, threads: threads, options: options)
                 } else {

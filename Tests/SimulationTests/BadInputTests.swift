@@ -79,6 +79,12 @@ import Testing
             (["steps", "0", "requestID"], "\"\"", "steps[0].requestID", "a non-empty identifier"),
             (["steps", "0", "requestID"], "\"r\\u0000\"", "steps[0].requestID", "without control characters"),
             (["stations", "0", "id"], "\"s1 \"", "stations[0].id", "without trailing whitespace"),
+            // Resources that move (issue 40): only a check-out leaves one somewhere, on Earth, and
+            // a workload that moves stations needs each one's place.
+            (["steps", "0", "leftAt"], "{\"latitude\": 1, \"longitude\": 2}", "steps[0].leftAt", "on a checkOut step"),
+            (["steps", "0", "accessCode"], "\"QR-1\"", "steps[0].accessCode", "on a checkIn step"),
+            (["workload", "leftWithinKm"], "-0.5", "workload.leftWithinKm", "0...100 km"),
+            (["workload", "leftWithinKm"], "1.5", "stations[0].coordinate", "a coordinate"),
         ] as [([String], String, String, String)])
     func refusedWithPath(path: [String], json: String, expectedPath: String, expected: String) throws {
         let value = try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
@@ -103,6 +109,37 @@ import Testing
         let pair = try #require(error(Data(("{\"\\uD83D\\uDE00\": 1," + base.dropFirst()).utf8)))
         #expect(pair.path == "\u{1F600}", "\(pair)")
         #expect(pair.expected.contains("one of"), "\(pair)")
+    }
+
+    /// A check-out step's place must be on Earth; a fraction is read where a place or a distance
+    /// belongs (the scan's list of decimal fields), an any-socket step's least power included.
+    @Test func placesAndDistancesAreRead() throws {
+        let offEarth = try error {
+            $0["steps"] = [
+                [
+                    "op": "reserve", "user": 1, "station": "s1", "socket": "1", "date": "2018-06-07", "hour": 9,
+                    "label": "a",
+                ],
+                ["op": "checkOut", "user": 1, "booking": "a", "leftAt": ["latitude": 90.5, "longitude": 0.25]],
+            ]
+        }
+        #expect(offEarth?.path == "steps[1].leftAt" && offEarth?.expected.contains("a place on Earth") == true)
+        let fine = try error {
+            set(&$0, ["stations", "0", "coordinate"], ["latitude": 56.5, "longitude": -2.75])
+            set(&$0, ["workload", "leftWithinKm"], 0.5)
+            $0["steps"] = [
+                [
+                    "op": "reserve", "user": 1, "station": "s1", "socket": "1", "date": "2018-06-07", "hour": 9,
+                    "label": "a",
+                ],
+                ["op": "checkOut", "user": 1, "booking": "a", "leftAt": ["latitude": 56.25, "longitude": -2.5]],
+                [
+                    "op": "anySocket", "user": 2, "station": "s1", "connector": "CCS", "minimumPowerKW": 7.5,
+                    "date": "2018-06-07", "hour": 10,
+                ],
+            ]
+        }
+        #expect(fine == nil, "\(String(describing: fine))")
     }
 
     @Test func missingField() throws {

@@ -10,9 +10,12 @@ import Testing
 @Suite struct SharedVehiclesSimulationTests {
     static let folder = LifecycleTests.folder
 
-    static func prepared(steps: Bool = true) throws -> PreparedScenario {
+    /// The bundled scenario; without its steps, and without moving vehicles (for the broken
+    /// stores below that wrap a bare scheduler, whose catalog is fixed).
+    static func prepared(steps: Bool = true, moves: Bool = true) throws -> PreparedScenario {
         var s = try Scenario.load(path: folder + "/shared-vehicles.json")
         if !steps { s.steps = [] }
+        if !moves { s.workload?.leftWithinKm = nil }
         return try s.prepare(file: "shared-vehicles.json")
     }
 
@@ -21,16 +24,37 @@ import Testing
         #expect(report.passed, "\(report.summary)")
         #expect(report.expectations.count >= 18 && report.expectations.allSatisfy(\.pass))
         #expect((report.lifecycle?.checkedOut ?? 0) >= 20)
+        #expect((report.lifecycle?.relocated ?? 0) >= 10)
         #expect(report.invariants.first { $0.id == "I21" }?.status == "pass")
     }
 
     @Test func passesInThreadsMode() async throws {
         let p = try Self.prepared()
-        let report = try await Simulator.runThreads(p, service: Scheduler(rules: p.rules), threads: 3)
+        let store = p.memoryStore()
+        #expect(store is RelocatingScheduler)
+        let report = try await Simulator.runThreads(p, service: store, threads: 3)
         #expect(report.passed, "\(report.summary)")
         #expect(report.expectations.allSatisfy { $0.pass })
         #expect((report.lifecycle?.checkedOut ?? 0) > 0)
+        #expect((report.lifecycle?.relocated ?? 0) >= 10)
         #expect(report.invariants.first { $0.id == "I21" }?.status == "pass")
+        // The steps' first ride moved v1 (and the workload's rides may have moved it again):
+        // search by distance from where it is now finds it first.
+        let v1 = try #require(store.rules.catalog.station("v1")?.coordinate)
+        #expect(v1 != p.rules.catalog.station("v1")?.coordinate)
+        let nearest = try store.rules.catalog.search(StationQuery(near: v1, pageSize: 1)).stations.first
+        #expect(nearest?.station.id == "v1" && nearest?.distanceKilometres == 0)
+    }
+
+    /// A store that answers a moving check-out as made but leaves the vehicle where it was is
+    /// caught: I21, the station's place after the run.
+    @Test func aCheckOutThatLeavesTheVehicleInPlaceIsCaught() async throws {
+        let p = try Self.prepared(steps: false)
+        let report = try await Simulator.runThreads(
+            p, service: PlaceIgnoring(inner: Scheduler(rules: p.rules)), threads: 2)
+        #expect(!report.passed)
+        #expect((report.invariants.first { $0.id == "I21" }?.violations ?? 0) > 0, "\(report.summary)")
+        #expect(report.failures.contains { $0.message.contains("after the run, where the check-outs") })
     }
 
     /// Runs the workload (no steps) in threads mode on the broken store `wrap` makes around a
@@ -39,7 +63,7 @@ import Testing
         threads: Int, _ invariant: String, saying: String? = nil,
         _ wrap: (Scheduler) -> some BookingService
     ) async throws {
-        let p = try prepared(steps: false)
+        let p = try prepared(steps: false, moves: false)
         let report = try await Simulator.runThreads(p, service: wrap(Scheduler(rules: p.rules)), threads: threads)
         #expect(!report.passed)
         #expect((report.invariants.first { $0.id == invariant }?.violations ?? 0) > 0, "\(report.summary)")
@@ -117,6 +141,15 @@ struct CancelPastTheCutoff: ForwardingService {
             return try inner.cancel(id, by: user, at: Instant(secondsSinceEpoch: before))
         }
     }
+}
+
+/// A deliberately broken store: checks a ride out and leaves its vehicle where it was.
+struct PlaceIgnoring: ForwardingService {
+    let inner: Scheduler
+
+    func checkOut(_ id: BookingID, by user: UserID, leftAt place: Coordinate, at now: Instant) async throws
+        -> Booking
+    { try inner.checkOut(id, by: user, at: now) }
 }
 
 /// A deliberately broken store: answers every check-out as made, makes none.

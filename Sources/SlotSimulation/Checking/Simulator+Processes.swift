@@ -103,6 +103,7 @@ extension Simulator {
                 if kind == .checkIn, let detail = entry.detail, detail.hasPrefix("accessCode ") {
                     op.accessCode = String(detail.dropFirst("accessCode ".count))
                 }
+                if kind == .checkOut, let detail = entry.detail { op.leftAt = Coordinate(leftAtDetail: detail) }
                 if open.updateValue(op, forKey: index) != nil { throw bad("operation \(index) invoked twice") }
                 return
             }

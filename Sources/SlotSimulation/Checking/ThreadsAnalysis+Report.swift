@@ -34,7 +34,9 @@ extension ThreadsAnalysis {
             case .reschedule: if movedFrom[i] != nil { lifecycle.rescheduled += 1 }
             case .anySocket: if op.outcome == -1, placements[op.booking]?.first == i { lifecycle.anySocket += 1 }
             case .checkIn: break
-            case .checkOut: if op.outcome == -1 { lifecycle.checkedOut += 1 }
+            case .checkOut:
+                if op.outcome == -1 { lifecycle.checkedOut += 1 }
+                if op.outcome == -1, op.leftAt != nil { lifecycle.relocated += 1 }
             case .query: queries += 1
             case .change:
                 changes += 1

@@ -39,6 +39,9 @@ struct ThreadsAnalysis {
     var holders: Set<UInt64> = []
     /// The hold id of each (user, cell) a hold was asked for (see ``numberHolds()``).
     var holdNumbers: [HoldKey: UInt64] = [:]
+    /// The store's catalog after the run, when known: where the check-outs that moved stations
+    /// left them is checked against it (``checkPlaces(in:)``).
+    var finalCatalog: Catalog?
 
     init(p: PreparedScenario, history: consuming CompactHistory, finalBookings: BookingsByID, options: RunOptions) {
         self.p = p
@@ -104,6 +107,7 @@ struct ThreadsAnalysis {
         for message in finalBookings.sessionProblems {
             violate(.I21, at: history.count - 1, message)
         }
+        if let finalCatalog { checkPlaces(in: finalCatalog) }
         checkCancelsAndRepeats(made: made)
         checkDisplacementsReported(made: made)
         // I11: per slot and per user.

@@ -30,12 +30,12 @@ extension DeterministicRun {
     /// Counts and records a lifecycle command's outcome and reports a disagreement with the model.
     mutating func judge(
         _ kind: OpRecord.Kind, what: String, user: UInt64, cell: Int32, now: Int64, booking: UInt64 = 0,
-        expected: Rejection.Reason?, actual: Rejection.Reason?
+        expected: Rejection.Reason?, actual: Rejection.Reason?, detail: OpRecord.Detail = .none
     ) {
         record(
             OpRecord(
-                seq: seq, now: now, kind: kind, user: user, cell: cell, booking: booking, outcome: Reasons.code(actual))
-        )
+                seq: seq, now: now, kind: kind, user: user, cell: cell, booking: booking, outcome: Reasons.code(actual),
+                detail: detail))
         if let actual { refused[Int(Reasons.code(actual))] += 1 }
         guard expected != actual else { return }
         violate(
@@ -176,11 +176,14 @@ extension DeterministicRun {
         return actual
     }
 
-    /// Checks booking `booking` out; the ledger and the model must agree (I21), and an accepted
-    /// check-out leaves the booking fulfilled with its session's times in order (its slot is free
-    /// in the model, so a later reservation of it is compared too).
+    /// Checks booking `booking` out, leaving its resource at `place` when given; the ledger and
+    /// the model must agree (I21), and an accepted check-out leaves the booking fulfilled with its
+    /// session's times in order (its slot is free in the model, so a later reservation of it is
+    /// compared too) and its station where it was left, in the ledger's catalog as in the model's.
     @discardableResult
-    mutating func checkOut(booking: UInt64, userID: UInt64, now: Int64) -> Rejection.Reason? {
+    mutating func checkOut(booking: UInt64, userID: UInt64, leftAt place: Coordinate? = nil, now: Int64)
+        -> Rejection.Reason?
+    {
         let at = Instant(secondsSinceEpoch: now)
         let expected = Self.reason(model.checkOut(BookingID(booking), by: UserID(userID), at: at))
         var actual: Rejection.Reason?
@@ -195,14 +198,45 @@ extension DeterministicRun {
                     "booking \(booking) checked out at \(now) reads \(ended.status), checked in "
                         + "\(ended.checkedInAt.map { String($0.secondsSinceEpoch) } ?? "never")")
             }
+            // Moved in both when the ledger checked out (a refusal by the model is judged below).
+            if let place { relocate(ended.slot.station, to: place, at: at) }
         } catch {
             actual = error.reason
         }
         let cell = modelIndex(of: booking).map { bookingCell[Int($0)] } ?? -1
         judge(
             .checkOut, what: "check-out of booking \(booking)", user: userID, cell: cell, now: now, booking: booking,
-            expected: expected, actual: actual)
+            expected: expected, actual: actual, detail: place.map { .text($0.leftAtDetail) } ?? .none)
         return actual
+    }
+
+    /// Moves `station` to `place` in the ledger and the model (a check-out's relocation): both
+    /// accept, and the ledger's catalog then places it where the model does (I21).
+    mutating func relocate(_ station: StationID, to place: Coordinate, at: Instant) {
+        do {
+            try ledger.relocate(station, to: place, at: at)
+            lifecycle.relocated += 1
+        } catch {
+            violate(.I21, "the relocation of \(station) to \(place.latitude),\(place.longitude) was refused: \(error)")
+        }
+        relocateModel(station, to: place, at: at)
+        let mine = ledger.rules.catalog.station(station)?.coordinate
+        let theirs = model.stations.first { $0.id == station }?.coordinate
+        if mine != theirs {
+            violate(
+                .I21,
+                "station \(station) is at \(mine.map { "\($0.latitude),\($0.longitude)" } ?? "no place") after a "
+                    + "check-out left it at \(place.latitude),\(place.longitude)")
+        }
+    }
+
+    /// The model's relocation of `station` to `place`: the change that moves it alone.
+    mutating func relocateModel(_ station: StationID, to place: Coordinate, at: Instant) {
+        guard let index = model.stations.firstIndex(where: { $0.id == station }) else { return }
+        var moved = model.stations
+        moved[index].coordinate = place
+        _ = model.changeCatalog(
+            CatalogChange(stations: moved), rule: .refuse, at: at, clock: CatalogClock(p.rules.catalog))
     }
 
     @discardableResult

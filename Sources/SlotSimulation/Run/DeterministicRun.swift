@@ -444,8 +444,8 @@ struct DeterministicRun {
         case .checkIn(let booking, let code):
             let reason = checkIn(booking: booking ?? 0, userID: step.user, accessCode: code, now: step.now)
             return StepResult(got: reason?.rawValue ?? "accepted")
-        case .checkOut(let booking):
-            let reason = checkOut(booking: booking ?? 0, userID: step.user, now: step.now)
+        case .checkOut(let booking, let place):
+            let reason = checkOut(booking: booking ?? 0, userID: step.user, leftAt: place, now: step.now)
             return StepResult(got: reason?.rawValue ?? "accepted")
         }
     }
@@ -498,7 +498,8 @@ struct DeterministicRun {
         case .anySocket(let request, _): reserveAny(request, now: now)
         case .checkIn(let booking, _, let user, let code):
             checkIn(booking: booking, userID: user, accessCode: code, now: now)
-        case .checkOut(let booking, _, let user): checkOut(booking: booking, userID: user, now: now)
+        case .checkOut(let booking, _, let user, let place):
+            checkOut(booking: booking, userID: user, leftAt: place, now: now)
         case .nothingToCheckOut(let user):
             record(
                 OpRecord(

@@ -110,11 +110,14 @@ public struct Report: Codable, Sendable, Equatable {
         public var checkedIn = 0
         /// Check-outs accepted; written only when some were (a report without any reads as before).
         public var checkedOut = 0
+        /// Accepted check-outs that left their resource elsewhere (a relocation); written only when
+        /// some did.
+        public var relocated = 0
 
         public init() {}
 
         enum CodingKeys: String, CodingKey {
-            case holds, confirmed, releasedHolds, rescheduled, anySocket, checkedIn, checkedOut
+            case holds, confirmed, releasedHolds, rescheduled, anySocket, checkedIn, checkedOut, relocated
         }
 
         public init(from decoder: any Decoder) throws {
@@ -126,6 +129,7 @@ public struct Report: Codable, Sendable, Equatable {
             anySocket = try c.decode(Int.self, forKey: .anySocket)
             checkedIn = try c.decodeIfPresent(Int.self, forKey: .checkedIn) ?? 0
             checkedOut = try c.decodeIfPresent(Int.self, forKey: .checkedOut) ?? 0
+            relocated = try c.decodeIfPresent(Int.self, forKey: .relocated) ?? 0
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -137,6 +141,7 @@ public struct Report: Codable, Sendable, Equatable {
             try c.encode(anySocket, forKey: .anySocket)
             try c.encode(checkedIn, forKey: .checkedIn)
             if checkedOut != 0 { try c.encode(checkedOut, forKey: .checkedOut) }
+            if relocated != 0 { try c.encode(relocated, forKey: .relocated) }
         }
 
         /// `nil` when all are zero, so a report of a run without them reads as before.
@@ -145,7 +150,7 @@ public struct Report: Codable, Sendable, Equatable {
 
     public static let countKeys: Set<String> = [
         "operations", "accepted", "refused", "cancelled", "displaced", "repeats", "queries", "availabilityChanges",
-        "steps", "checkedIn", "checkedOut",
+        "steps", "checkedIn", "checkedOut", "relocated",
     ]
 
     func count(_ key: String) -> Int {
@@ -161,6 +166,7 @@ public struct Report: Codable, Sendable, Equatable {
         case "steps": steps
         case "checkedIn": lifecycle?.checkedIn ?? 0
         case "checkedOut": lifecycle?.checkedOut ?? 0
+        case "relocated": lifecycle?.relocated ?? 0
         default:
             refusedByReason.first { "refused.\($0.reason)" == key }?.count ?? 0
         }
@@ -193,7 +199,8 @@ public struct Report: Codable, Sendable, Equatable {
         if let l = lifecycle {
             lines.append(
                 "  lifecycle: holds \(l.holds), confirmed \(l.confirmed), released holds \(l.releasedHolds), rescheduled \(l.rescheduled), any-socket bookings \(l.anySocket), checked in \(l.checkedIn)"
-                    + (l.checkedOut > 0 ? ", checked out \(l.checkedOut)" : ""))
+                    + (l.checkedOut > 0 ? ", checked out \(l.checkedOut)" : "")
+                    + (l.relocated > 0 ? " (\(l.relocated) left elsewhere)" : ""))
         }
         if !refusedByReason.isEmpty {
             lines.append(

@@ -18,8 +18,9 @@ enum StepCommand {
     /// A check-in of the booking the labelled step made (`nil` when that step made none),
     /// presenting `accessCode`.
     case checkIn(booking: UInt64?, accessCode: String?)
-    /// A check-out of the booking the labelled step made; `nil` when that step made none.
-    case checkOut(booking: UInt64?)
+    /// A check-out of the booking the labelled step made (`nil` when that step made none),
+    /// leaving its resource at `leftAt` when given.
+    case checkOut(booking: UInt64?, leftAt: Coordinate?)
 }
 
 /// What a step gave: the answer its `expect` is compared with (`accepted`, a refusal reason, a
@@ -64,7 +65,7 @@ struct ScriptedSteps {
                 cell: step.cell, repeatOf: repeatOf)
         case .cancel: return .cancel(booking: stepBookings[step.target])
         case .checkIn: return .checkIn(booking: stepBookings[step.target], accessCode: step.step.accessCode)
-        case .checkOut: return .checkOut(booking: stepBookings[step.target])
+        case .checkOut: return .checkOut(booking: stepBookings[step.target], leftAt: step.step.leftAt)
         case .query: return .query(cell: step.cell)
         case .changeAvailability:
             return step.change.map { .change($0, step.step.onBookings ?? .displace) }

@@ -34,6 +34,7 @@ extension Simulator {
         var analysis = ThreadsAnalysis(
             p: p, history: try readTimedHistory(path: recorded.historyPath, p), finalBookings: finalBookings,
             options: options)
+        analysis.finalCatalog = service.rules.catalog
         analysis.run(budget: linearizabilityBudget)
         var report = analysis.report(
             threads: recorded.workers, elapsed: recorded.elapsed, operations: recorded.operations)
@@ -354,6 +355,8 @@ extension Simulator {
         if op.kind == .anySocket, !isReturn { line.detail = "minimumPowerKW \(op.minimumPowerKW)" }
         // A check-in's invoke names the code it presented.
         if op.kind == .checkIn, !isReturn, let code = op.accessCode { line.detail = "accessCode \(code)" }
+        // A check-out's invoke names where it left its resource.
+        if op.kind == .checkOut, !isReturn, let place = op.leftAt { line.detail = place.leftAtDetail }
         if isReturn {
             line.result = op.outcome == -2 ? "error" : Reasons.name(op.outcome)
             if !op.displaced.isEmpty { line.displaced = op.displaced }

@@ -12,7 +12,7 @@ enum LifecycleCall {
     /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
     case checkIn(BookingID, accessCode: String?)
     /// `booking` 0: the step named no booking (refused `unknownBooking` without a call).
-    case checkOut(BookingID)
+    case checkOut(BookingID, leftAt: Coordinate?)
 }
 
 extension Simulator {
@@ -43,9 +43,10 @@ extension Simulator {
             (op.kind, op.user, op.booking) = (.checkIn, user, booking)
             op.accessCode = code
             return .checkIn(BookingID(booking), accessCode: code)
-        case .checkOut(let booking, _, let user):
+        case .checkOut(let booking, _, let user, let place):
             (op.kind, op.user, op.booking) = (.checkOut, user, booking)
-            return .checkOut(BookingID(booking))
+            op.leftAt = place
+            return .checkOut(BookingID(booking), leftAt: place)
         default: return nil
         }
     }
@@ -72,9 +73,13 @@ extension Simulator {
             case .checkIn(let id, let code):
                 guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
                 _ = try await service.checkIn(id, by: UserID(op.user), accessCode: code, at: now)
-            case .checkOut(let id):
+            case .checkOut(let id, let place):
                 guard id.rawValue != 0 else { throw Rejection(.unknownBooking) }
-                _ = try await service.checkOut(id, by: UserID(op.user), at: now)
+                if let place {
+                    _ = try await service.checkOut(id, by: UserID(op.user), leftAt: place, at: now)
+                } else {
+                    _ = try await service.checkOut(id, by: UserID(op.user), at: now)
+                }
             }
             op.outcome = -1
         } catch let r as Rejection {
@@ -119,9 +124,10 @@ extension Simulator {
             (op.kind, op.cell, op.booking) = (.checkIn, -1, booking ?? 0)
             op.accessCode = code
             call = .checkIn(BookingID(booking ?? 0), accessCode: code)
-        case .checkOut(let booking):
+        case .checkOut(let booking, let place):
             (op.kind, op.cell, op.booking) = (.checkOut, -1, booking ?? 0)
-            call = .checkOut(BookingID(booking ?? 0))
+            op.leftAt = place
+            call = .checkOut(BookingID(booking ?? 0), leftAt: place)
         default: return StepResult(got: "error")
         }
         let index = sink.invoke(&op, clock: clock)

@@ -47,10 +47,12 @@ public struct TimedOperation: Sendable {
         var minimumPowerKW: Double = 0
         /// A check-in's: the code it presented (`nil`: none).
         var accessCode: String?
+        /// A check-out's: where it left its resource (`nil`: where it was).
+        var leftAt: Coordinate?
 
         var isEmpty: Bool {
             repeatOf == 0 && requestID == nil && displaced.isEmpty && detail == nil && change == nil
-                && requestedCell < 0 && minimumPowerKW == 0 && accessCode == nil
+                && requestedCell < 0 && minimumPowerKW == 0 && accessCode == nil && leftAt == nil
         }
     }
 
@@ -116,6 +118,11 @@ public struct TimedOperation: Sendable {
     var accessCode: String? {
         get { rare.accessCode }
         set { rare.accessCode = newValue }
+    }
+    /// See ``Rare/leftAt``.
+    var leftAt: Coordinate? {
+        get { rare.leftAt }
+        set { rare.leftAt = newValue }
     }
 
     public var reason: Rejection.Reason? { outcome >= 0 ? Reasons.all[Int(outcome)] : nil }

@@ -28,8 +28,8 @@ enum DrawnOperation {
     /// A check-in that found no booking.
     case nothingToCheckIn(user: UInt64)
     /// A check-out of `booking` (of `owner`, recently checked in) by `user`: its owner, or, 1 in
-    /// 8, someone else.
-    case checkOut(booking: UInt64, owner: UInt64, by: UInt64)
+    /// 8, someone else; leaving its resource at `leftAt` when the workload moves resources.
+    case checkOut(booking: UInt64, owner: UInt64, by: UInt64, leftAt: Coordinate?)
     /// A check-out that found no checked-in booking.
     case nothingToCheckOut(user: UInt64)
 }
@@ -230,12 +230,26 @@ struct WorkloadDraw {
     func drawCheckOut(_ rng: inout SplitMix64, user: UInt64, pools: DrawPools) -> DrawnOperation {
         if pools.checkedIn.isEmpty || rng.below(4) == 0 {
             if case .cancel(let booking, let owner, let by) = drawCancel(&rng, user: user, pools: pools) {
-                return .checkOut(booking: booking, owner: owner, by: by)
+                return .checkOut(booking: booking, owner: owner, by: by, leftAt: place(of: booking, &rng, pools: pools))
             }
             return .nothingToCheckOut(user: user)
         }
         let b = pools.checkedIn[rng.below(pools.checkedIn.count)]
-        return .checkOut(booking: b.booking, owner: b.owner, by: rng.below(8) == 0 ? user : b.owner)
+        let by = rng.below(8) == 0 ? user : b.owner
+        return .checkOut(booking: b.booking, owner: b.owner, by: by, leftAt: place(of: b.booking, &rng, pools: pools))
+    }
+
+    /// Where a check-out of `booking` leaves its resource, when the workload moves resources
+    /// (``Workload/leftWithinKm``): up to that many kilometres north or south and east or west of
+    /// its station's place in the catalog (so the draw does not depend on earlier moves). No
+    /// draw otherwise, so a workload that moves nothing draws as before.
+    func place(of booking: UInt64, _ rng: inout SplitMix64, pools: DrawPools) -> Coordinate? {
+        guard let km = p.scenario.workload?.leftWithinKm, let cell = pools.cellOf[booking],
+            let home = p.rules.catalog.station(p.slot(ofCell: cell).station)?.coordinate
+        else { return nil }
+        let north = Double(rng.below(2001) - 1000) / 1000 * km
+        let east = Double(rng.below(2001) - 1000) / 1000 * km
+        return home.offset(northKm: north, eastKm: east)
     }
 
     /// A cancel: a recent booker's own booking, or 1 in 8 a random user's booking by the recent booker.

@@ -34,7 +34,8 @@ enum JSONScan {
     /// The only fields that hold a number with a fraction; every other number is an integer.
     static let decimalPaths: Set<String> = [
         "stations[].coordinate.latitude", "stations[].coordinate.longitude", "stations[].sockets[].powerKW",
-        "workload.hotness.share",
+        "workload.hotness.share", "workload.leftWithinKm", "steps[].leftAt.latitude", "steps[].leftAt.longitude",
+        "steps[].minimumPowerKW",
     ]
 
     /// Fields that hold a `UInt64`.

@@ -324,6 +324,14 @@ extension Scenario {
             if let c = w.concurrency {
                 try check((1...1024).contains(c), "workload.concurrency", String(c), "1...1024 workers")
             }
+            if let km = w.leftWithinKm {
+                try check(km.isFinite && (0...100).contains(km), "workload.leftWithinKm", String(km), "0...100 km")
+                if let i = catalog.stations.firstIndex(where: { $0.coordinate == nil }) {
+                    throw fail(
+                        "stations[\(i)].coordinate", "nothing",
+                        "a coordinate (workload.leftWithinKm moves every station from its place)")
+                }
+            }
         }
         for (i, change) in (timeline ?? []).enumerated() {
             try socketKnown(change.station, change.socket, at: "timeline[\(i)]")
@@ -411,11 +419,6 @@ extension Scenario {
             case .cancel, .checkIn, .checkOut:
                 try user()
                 try earlierBooking()
-                if let code = step.accessCode {
-                    try check(
-                        step.op == .checkIn && IdentifierRule.isValid(code), "\(path).accessCode",
-                        code.debugDescription, "an access code (1...256 bytes) on a checkIn step")
-                }
             case .changeAvailability:
                 try socketKnown(step.station, step.socket, at: path)
                 guard let date = step.date else { throw fail("\(path).date", "nothing", "a date YYYY-MM-DD") }
@@ -425,6 +428,16 @@ extension Scenario {
                         labels[label] != nil, "\(path).expectDisplaced[\(j)]", label.debugDescription,
                         "the label of an earlier reserve, confirm or anySocket step")
                 }
+            }
+            if let code = step.accessCode {
+                try check(
+                    step.op == .checkIn && IdentifierRule.isValid(code), "\(path).accessCode", code.debugDescription,
+                    "an access code (1...256 bytes) on a checkIn step")
+            }
+            if let place = step.leftAt {
+                try check(
+                    step.op == .checkOut && place.isValid, "\(path).leftAt", "\(place.latitude),\(place.longitude)",
+                    "a place on Earth (latitude -90...90, longitude -180...180) on a checkOut step")
             }
             if let label = step.label, [.reserve, .confirm, .anySocket].contains(step.op) {
                 try check(

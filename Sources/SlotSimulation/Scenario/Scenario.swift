@@ -151,6 +151,10 @@ public struct Workload: Codable, Sendable, Equatable {
     public var hotness: Hotness?
     /// Default number of worker threads for `--threads` when none is given.
     public var concurrency: Int?
+    /// Resources that move: each check-out the workload draws leaves its resource at a place drawn
+    /// within this many kilometres of the station's place in the catalog (a relocation); absent,
+    /// check-outs leave it where it is.
+    public var leftWithinKm: Double?
 
     public init(
         operations: Int, mix: Mix, dates: DateRange, hours: HourSet? = nil, hotness: Hotness? = nil,
@@ -298,6 +302,8 @@ public struct Step: Codable, Sendable, Equatable {
     public var reminderSeconds: Int64?
     /// For `checkIn`: the code presented (the socket's `accessCode`, or a wrong one).
     public var accessCode: String?
+    /// For `checkOut`: where the resource was left; an accepted check-out moves its station there.
+    public var leftAt: Coordinate?
 
     public init(
         op: Kind, at: Timestamp? = nil, user: UInt64? = nil, station: StationID? = nil, socket: SocketID? = nil,

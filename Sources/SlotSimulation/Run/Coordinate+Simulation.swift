@@ -1,0 +1,31 @@
+import Foundation
+import SlotScheduler
+
+extension Coordinate {
+    /// The place `northKm` kilometres north and `eastKm` east of this one (negative: south,
+    /// west), on a sphere of 6371 km: the latitude kept within -90...90, the longitude wrapped
+    /// into -180...180, so the result is always on Earth (``isValid``).
+    func offset(northKm: Double, eastKm: Double) -> Coordinate {
+        let degreesPerKm = 180 / (Double.pi * 6371)
+        let latitude = min(90, max(-90, self.latitude + northKm * degreesPerKm))
+        let shrink = max(cos(latitude * .pi / 180), 1e-6)
+        var longitude = self.longitude + eastKm * degreesPerKm / shrink
+        longitude = (longitude + 180).truncatingRemainder(dividingBy: 360)
+        longitude = (longitude < 0 ? longitude + 360 : longitude) - 180
+        return Coordinate(latitude: latitude, longitude: longitude)
+    }
+}
+
+extension Coordinate {
+    /// A check-out's history detail: `leftAt LATITUDE,LONGITUDE` (each as Swift prints a
+    /// `Double`, which reads back exactly).
+    var leftAtDetail: String { "leftAt \(latitude),\(longitude)" }
+
+    /// The place a check-out's history detail names (``leftAtDetail``); `nil` for another detail.
+    init?(leftAtDetail detail: String) {
+        guard detail.hasPrefix("leftAt ") else { return nil }
+        let parts = detail.dropFirst("leftAt ".count).split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { return nil }
+        self.init(latitude: latitude, longitude: longitude)
+    }
+}
