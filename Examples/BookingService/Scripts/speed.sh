@@ -13,7 +13,8 @@
 # appended and fdatasync'ed per request), memory, memory with --auth none (no signature checked),
 # journal, insert (SpeedBaselines: one INSERT per request on the PostgreSQL database), postgres.
 # The service runs with --address-limit off and --user-limit off (a load test from one address);
-# identity (HS256) and /metrics are on. BIN (.build/release), ROUNDS (3), DURATION (10).
+# identity (HS256) and /metrics are on. BIN (.build/release), ROUNDS (3), DURATION (10),
+# CONFIGURATIONS (all of the above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(cd ../.. && pwd)
@@ -88,6 +89,8 @@ schema_url() { case "$DATABASE" in *\?*) echo "$DATABASE&schema=$1" ;; *) echo "
 SERVICE=("$BIN/BookingService" --scenario "$WORK/speed.json" --port 0 --address-limit off --user-limit off)
 configurations=(constant append memory memory-auth-none journal)
 [ -n "$DATABASE" ] && configurations+=(insert postgres)
+# CONFIGURATIONS="insert postgres" measures only those (a ratio needs both of its pair).
+[ -n "${CONFIGURATIONS:-}" ] && read -r -a configurations <<<"$CONFIGURATIONS"
 : >"$WORK/results"
 for round in $(seq 1 "$ROUNDS"); do
     for configuration in "${configurations[@]}"; do
