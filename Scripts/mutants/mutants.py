@@ -900,6 +900,22 @@ MUTANTS = [
                 "        do throws(Rejection) { change = try build(self.rules.catalog) } catch { return (.failure(error), version) }\n")],
     ),
     dict(
+        name="deadline-never-expires",
+        describe="the store calls' deadline watcher wakes and never expires a call: a call on a connection that never answers hangs its caller",
+        file="Sources/SlotSchedulerPostgres/DeadlineWatch.swift",
+        filter="DeadlineTests",
+        needs="Postgres",
+        edits=[("            for entry in due { entry.expire() }\n", "")],
+    ),
+    dict(
+        name="deadline-never-disarmed",
+        describe="a store call that answered leaves its deadline armed: the watcher's entries grow with every call, and it never stops",
+        file="Sources/SlotSchedulerPostgres/GuardedCalls.swift",
+        filter="DeadlineTests",
+        needs="Postgres",
+        edits=[("                gate.onFinish { watch.disarm(entry) }\n", "                gate.onFinish { _ = entry }\n")],
+    ),
+    dict(
         name="pg-rows-streamed",
         describe="the PostgreSQL store reads rows as a PostgresRowSequence: a connection that ends mid-result crashes the process (PostgresNIO 1.33.2; its test runs with SLOTSCHEDULER_ROW_STREAM_CUTS=1)",
         file="Sources/SlotSchedulerPostgres/AllRows.swift",
