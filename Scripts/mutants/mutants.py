@@ -901,19 +901,12 @@ MUTANTS = [
     ),
     dict(
         name="deadline-never-expires",
-        describe="the store calls' deadline watcher wakes and never expires a call: a call on a connection that never answers hangs its caller",
-        file="Sources/SlotSchedulerPostgres/DeadlineWatch.swift",
-        filter="DeadlineTests",
-        needs="Postgres",
-        edits=[("            for entry in due { entry.expire() }\n", "")],
-    ),
-    dict(
-        name="deadline-never-disarmed",
-        describe="a store call that answered leaves its deadline armed: the watcher's entries grow with every call, and it never stops",
+        describe="a store call's deadline timer wakes and never abandons the call: a call on a connection that never answers hangs its caller",
         file="Sources/SlotSchedulerPostgres/GuardedCalls.swift",
         filter="DeadlineTests",
         needs="Postgres",
-        edits=[("                gate.onFinish { watch.disarm(entry) }\n", "                gate.onFinish { _ = entry }\n")],
+        edits=[("                    if !Task.isCancelled, gate.finish(.failure(AbandonedCall.deadline(limit))) { work.cancel() }\n",
+                "                    _ = limit\n")],
     ),
     dict(
         name="pg-rows-streamed",

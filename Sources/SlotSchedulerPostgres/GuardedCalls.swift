@@ -110,16 +110,16 @@ extension PostgresBookingService {
         }
     }
 
-    /// Runs `body` in its own task and stops waiting for it after `limit` (noticed within
-    /// ``DeadlineWatch/tick``), throwing ``AbandonedCall/deadline(_:)``. An abandoned call that
-    /// never returns (see above) is left suspended; it holds no lease on a live connection.
+    /// Runs `body` in its own task and stops waiting for it after `limit`, throwing
+    /// ``AbandonedCall/deadline(_:)``. An abandoned call that never returns (see above) is left
+    /// suspended; it holds no lease on a live connection.
     ///
     /// When the caller is cancelled, so is `body`'s task, and its result is awaited (within the
     /// same `limit`): a transaction cancelled before its `COMMIT` rolls back and throws, one
     /// already committed returns its result. Before, the caller got `CancellationError` at
     /// once while `body`, never cancelled, went on to commit.
     static func withDeadline<T: Sendable>(
-        _ limit: Duration, watch: DeadlineWatch = .shared, _ body: @escaping @Sendable () async throws -> T
+        _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let gate = Gate<T>()
         return try await withTaskCancellationHandler {
@@ -128,10 +128,11 @@ extension PostgresBookingService {
                 let work = Task {
                     do { gate.finish(.success(try await body())) } catch { gate.finish(.failure(error)) }
                 }
-                let entry = watch.arm(after: limit) {
-                    if gate.finish(.failure(AbandonedCall.deadline(limit))) { work.cancel() }
+                let timer = Task {
+                    try? await Task.sleep(for: limit)
+                    if !Task.isCancelled, gate.finish(.failure(AbandonedCall.deadline(limit))) { work.cancel() }
                 }
-                gate.onFinish { watch.disarm(entry) }
+                gate.onFinish { timer.cancel() }
                 gate.onCancel { work.cancel() }
             }
         } onCancel: {

@@ -53,8 +53,7 @@ public struct PostgresConfiguration: Hashable, Sendable {
     /// Attempts per operation on serialization failures, deadlocks and lost connections.
     public var maximumAttempts: Int = 8
     /// How long one attempt may wait for the server (including waiting for a pooled connection)
-    /// before it is abandoned and treated as a lost connection (noticed up to 20 ms late: one
-    /// watcher checks every call's deadline).
+    /// before it is abandoned and treated as a lost connection.
     public var attemptTimeout: Duration = .seconds(10)
     /// How long opening a connection (TCP, TLS and authentication) may take before it fails with
     /// ``PostgresStoreError/Kind/connectTimeout``.

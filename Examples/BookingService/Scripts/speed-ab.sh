@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Two builds of the example service against the bare INSERT baseline, alternating, so that a
+# change's effect is read from one run on a noisy machine: N rounds (3), each running speed.sh's
+# `insert` and `postgres` configurations once with BEFORE's binaries, then once with AFTER's.
+#
+#   Scripts/with-postgres.sh Examples/BookingService/Scripts/speed-ab.sh BEFORE_BIN AFTER_BIN
+#
+# BEFORE_BIN and AFTER_BIN are directories holding a release BookingService and SpeedBaselines
+# (copies of .build/release made before and after the change). N, DURATION (10). Prints each
+# run's line (build, round, configuration, requests/s, p50, p99, requests, non-2xx), then each
+# build's median postgres / insert ratio.
+set -euo pipefail
+cd "$(dirname "$0")"
+[ $# -eq 2 ] || { echo "usage: $0 BEFORE_BIN AFTER_BIN" >&2; exit 2; }
+N=${N:-3} DURATION=${DURATION:-10}
+OUT=$(mktemp -t speed-ab.XXXXXX)
+trap 'rm -f "$OUT"' EXIT
+for round in $(seq 1 "$N"); do
+    for build in before after; do
+        bin=$([ "$build" = before ] && echo "$1" || echo "$2")
+        BIN=$bin ROUNDS=1 DURATION=$DURATION CONFIGURATIONS="insert postgres" ./speed.sh 2>&1 |
+            sed -n "s/^\(insert\|postgres\) 1 /$build $round \1 /p" | tee -a "$OUT"
+    done
+done
+python3 - "$OUT" <<'PY'
+import statistics, sys
+rates = {}
+for line in open(sys.argv[1]):
+    build, round_, configuration, rate = line.split()[:4]
+    rates.setdefault((build, round_), {})[configuration] = float(rate)
+for build in ("before", "after"):
+    ratios = [r["postgres"] / r["insert"] for (b, _), r in sorted(rates.items()) if b == build and len(r) == 2]
+    print(f"{build}: postgres / insert by round {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.3f}")
+PY
