@@ -7,7 +7,7 @@ import PostgresNIO
 ///
 /// URL parameters: `schema=name`, `sslmode=disable|require|verify-full`, `sslrootcert=path` (the CA
 /// file for `verify-full`), `connect_timeout=seconds`, `application_name=name`, as libpq spells
-/// them.
+/// them; any other (a misspelt `sslmode`, say), or one given twice, is refused.
 public struct PostgresConfiguration: Hashable, Sendable {
     /// The environment variable ``fromEnvironment(schema:)`` reads.
     public static let environmentVariable = "SLOTSCHEDULER_DATABASE_URL"
@@ -131,7 +131,11 @@ public struct PostgresConfiguration: Hashable, Sendable {
         return port
     }
 
+    /// The URL parameters ``init(url:schema:)`` reads; any other is refused.
+    static let urlParameters = ["schema", "sslmode", "sslrootcert", "connect_timeout", "application_name"]
+
     /// Parses a `postgres://` or `postgresql://` URL. A `schema` argument overrides `?schema=`.
+    /// A parameter other than those listed on the type, or one given twice, is refused.
     public init(url: String, schema: String? = nil) throws(PostgresStoreError) {
         func invalid(_ why: String) -> PostgresStoreError {
             PostgresStoreError(.invalidURL, operation: "configure", message: "\(why) in '\(Self.redacted(url))'")
@@ -146,6 +150,17 @@ public struct PostgresConfiguration: Hashable, Sendable {
         guard let user = parts.user, !user.isEmpty else { throw invalid("missing user name") }
         let database = String(parts.path.drop { $0 == "/" })
         guard !database.isEmpty else { throw invalid("missing database name") }
+        // A parameter this store does not read is refused, as libpq refuses one it does not know:
+        // a misspelt `sslmode` would otherwise connect without the TLS it asked for.
+        var given: [String] = []
+        for item in parts.queryItems ?? [] {
+            guard Self.urlParameters.contains(item.name) else {
+                throw invalid(
+                    "unknown parameter '\(item.name)' (known: \(Self.urlParameters.joined(separator: ", ")))")
+            }
+            guard !given.contains(item.name) else { throw invalid("parameter '\(item.name)' given twice") }
+            given.append(item.name)
+        }
         func parameter(_ name: String) -> String? { parts.queryItems?.first { $0.name == name }?.value }
         try self.init(
             host: host, port: try Self.port(parts.port ?? 5432, or: invalid),

@@ -99,6 +99,16 @@ struct ConnectionErrorTests {
         #expect(throws: PostgresStoreError.self) {
             try PostgresConfiguration(url: "postgres://u@h/db?connect_timeout=0")
         }
+        // A parameter the store does not read, or one given twice, is refused with its name: a
+        // misspelt sslmode connected without TLS before.
+        for (url, name) in [
+            ("postgres://u@h/db?ssl_mode=require", "'ssl_mode'"), ("postgres://u@h/db?schema=a&schema=b", "'schema'"),
+            ("postgres://u@h/db?sslmode=require&sslmode=disable", "'sslmode'"),
+        ] {
+            #expect("\(url)") { try PostgresConfiguration(url: url) } throws: { error in
+                (error as? PostgresStoreError).map { $0.kind == .invalidURL && $0.message.contains(name) } ?? false
+            }
+        }
         // The first host's port is checked as the standbys' are.
         for url in ["postgres://u@h:0/db", "postgres://u@h:70000/db", "postgres://u@h:5432,h2:70000/db"] {
             #expect(throws: PostgresStoreError.self, "\(url)") { try PostgresConfiguration(url: url) }

@@ -9,11 +9,12 @@ import Testing
 /// `withDeadline`): a call that never answers is abandoned and its task cancelled; one that
 /// answers in time gives its answer or its error. No database needed.
 @Suite struct DeadlineTests {
-    /// A call that would answer only after 30 s is abandoned after its 50 ms (the bound here is
-    /// loose for a loaded machine), and its task is cancelled.
+    /// A call that would answer only after 30 s is abandoned after its 50 ms, and its task is
+    /// cancelled. No bound on the time: in a full parallel run other suites can keep the
+    /// cooperative threads busy for minutes (CI saw 137 s), which delays the deadline's timer
+    /// and the call's sleep alike; the order of the two is what is checked.
     @Test func aCallWithoutAnAnswerIsAbandoned() async throws {
         let cancelled = Atomic<Bool>(false)
-        let began = ContinuousClock.now
         await #expect {
             _ = try await PostgresBookingService.withDeadline(.milliseconds(50)) { () async throws -> Int in
                 do { try await Task.sleep(for: .seconds(30)) } catch {
@@ -26,19 +27,18 @@ import Testing
             guard case AbandonedCall.deadline(let limit) = error else { return false }
             return limit == .milliseconds(50)
         }
-        #expect(ContinuousClock.now - began < .seconds(10))
-        for _ in 0..<200 where !cancelled.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<6000 where !cancelled.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
         let wasCancelled = cancelled.load(ordering: .relaxed)
         #expect(wasCancelled)
     }
 
     /// Calls that answer in time, many at once, return their own answers; an error passes
-    /// through as it was thrown.
+    /// through as it was thrown. (Deadlines of an hour: a loaded run must not abandon them.)
     @Test func answeredCallsGiveTheirAnswers() async throws {
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<500 {
                 group.addTask {
-                    try await PostgresBookingService.withDeadline(.seconds(30)) { () async throws -> Int in
+                    try await PostgresBookingService.withDeadline(.seconds(3600)) { () async throws -> Int in
                         await Task.yield()
                         return i
                     }
@@ -48,7 +48,7 @@ import Testing
         }
         #expect(answers == Array(0..<500))
         await #expect(throws: Rejection(.slotTaken)) {
-            try await PostgresBookingService.withDeadline(.seconds(30)) { () async throws -> Int in
+            try await PostgresBookingService.withDeadline(.seconds(3600)) { () async throws -> Int in
                 throw Rejection(.slotTaken)
             }
         }

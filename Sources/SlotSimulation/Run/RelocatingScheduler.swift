@@ -2,15 +2,15 @@ import Foundation
 import SlotScheduler
 
 /// The in-memory store threads mode runs a scenario whose check-outs move resources on
-/// (``Workload/leftWithinKm``, a step's `leftAt`): a ``Scheduler``, replaced by the next one at
+/// (``Workload/leftWithinKm``, a step's `leftAt`): a `Scheduler`, replaced by the next one at
 /// each catalog change, as the journal store replaces its own under its lock.
 ///
-/// A scheduler serves one catalog for its life (``Scheduler/changingCatalog(_:onBookings:at:)``
+/// A scheduler serves one catalog for its life (`Scheduler.changingCatalog(_:onBookings:at:)`
 /// builds the next), so something must stop calls while it is replaced. Here every call shares
 /// a read-write lock and a catalog change (so a relocation, and the moving check-out that
-/// ends with one: ``BookingService/checkOut(_:by:leftAt:at:)``) takes it alone: calls still
+/// ends with one: `BookingService.checkOut(_:by:leftAt:at:)`) takes it alone: calls still
 /// run on the scheduler's shards at once, and none is lost to a replacement. Scenarios that
-/// move nothing run on a bare ``Scheduler``, without the lock's shared counter.
+/// move nothing run on a bare `Scheduler`, without the lock's shared counter.
 public final class RelocatingScheduler: BookingService, @unchecked Sendable {
     // @unchecked: `current` is read only under `lock` held shared and written only under it held
     // alone (``changeCatalog(_:onBookings:at:)``), which the compiler cannot see.
@@ -122,7 +122,7 @@ extension PreparedScenario {
         scenario.workload?.leftWithinKm != nil || (scenario.steps ?? []).contains { $0.leftAt != nil }
     }
 
-    /// The in-memory store threads mode runs this scenario on: a ``Scheduler`` with `shards`, or,
+    /// The in-memory store threads mode runs this scenario on: a `Scheduler` with `shards`, or,
     /// when its check-outs move resources, a ``RelocatingScheduler`` around one.
     public func memoryStore(shards: Int = 16) -> any BookingService {
         let scheduler = Scheduler(rules: rules, shards: shards)
