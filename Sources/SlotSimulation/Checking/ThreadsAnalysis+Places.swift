@@ -26,13 +26,9 @@ extension ThreadsAnalysis {
             guard !allowed.contains(place) else { continue }
             violate(
                 .I21, at: ops[ops.count - 1],
-                "station \(station.id) is at \(Self.describe(place)) after the run, where the check-outs that "
-                    + "could have moved it last left it at "
-                    + allowed.map(Self.describe).joined(separator: " or "))
+                "station \(station.id) is at \(Coordinate.describe(place)) after the run, where the check-outs "
+                    + "that could have moved it last left it at "
+                    + allowed.map(Coordinate.describe).joined(separator: " or "))
         }
-    }
-
-    static func describe(_ place: Coordinate?) -> String {
-        place.map { "\($0.latitude),\($0.longitude)" } ?? "no place"
     }
 }

@@ -178,7 +178,7 @@ enum Answer: Equatable, CustomStringConvertible {
         case .reminders(let list): "reminders \(list.map { "\($0.booking) at \($0.fireAt)" })"
         case .catalogChanged(let displaced, let dropped):
             "catalog changed, displaced \(displaced.map(\.id)), dropped \(dropped.map { "\($0.slot) user \($0.user)" })"
-        case .place(let at): at.map { "at \($0.latitude),\($0.longitude)" } ?? "nowhere"
+        case .place(let at): at.map { "at " + $0.pair } ?? "nowhere"
         case .none: "nothing"
         }
     }

@@ -17,9 +17,15 @@ extension Coordinate {
 }
 
 extension Coordinate {
-    /// A check-out's history detail: `leftAt LATITUDE,LONGITUDE` (each as Swift prints a
-    /// `Double`, which reads back exactly).
-    var leftAtDetail: String { "leftAt \(latitude),\(longitude)" }
+    /// `LATITUDE,LONGITUDE`, each as Swift prints a `Double` (which reads back exactly): how the
+    /// simulator's messages, history lines and reports write a place.
+    var pair: String { "\(latitude),\(longitude)" }
+
+    /// ``pair``, or `no place` for a station without one.
+    static func describe(_ place: Coordinate?) -> String { place?.pair ?? "no place" }
+
+    /// A check-out's history detail: `leftAt LATITUDE,LONGITUDE`.
+    var leftAtDetail: String { "leftAt " + pair }
 
     /// The place a check-out's history detail names (``leftAtDetail``); `nil` for another detail.
     init?(leftAtDetail detail: String) {

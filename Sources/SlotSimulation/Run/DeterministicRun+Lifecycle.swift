@@ -217,7 +217,7 @@ extension DeterministicRun {
             try ledger.relocate(station, to: place, at: at)
             lifecycle.relocated += 1
         } catch {
-            violate(.I21, "the relocation of \(station) to \(place.latitude),\(place.longitude) was refused: \(error)")
+            violate(.I21, "the relocation of \(station) to \(place.pair) was refused: \(error)")
         }
         relocateModel(station, to: place, at: at)
         let mine = ledger.rules.catalog.station(station)?.coordinate
@@ -225,8 +225,8 @@ extension DeterministicRun {
         if mine != theirs {
             violate(
                 .I21,
-                "station \(station) is at \(mine.map { "\($0.latitude),\($0.longitude)" } ?? "no place") after a "
-                    + "check-out left it at \(place.latitude),\(place.longitude)")
+                "station \(station) is at \(Coordinate.describe(mine)) after a "
+                    + "check-out left it at \(place.pair)")
         }
     }
 

@@ -436,7 +436,7 @@ extension Scenario {
             }
             if let place = step.leftAt {
                 try check(
-                    step.op == .checkOut && place.isValid, "\(path).leftAt", "\(place.latitude),\(place.longitude)",
+                    step.op == .checkOut && place.isValid, "\(path).leftAt", place.pair,
                     "a place on Earth (latitude -90...90, longitude -180...180) on a checkOut step")
             }
             if let label = step.label, [.reserve, .confirm, .anySocket].contains(step.op) {
