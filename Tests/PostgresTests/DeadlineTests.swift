@@ -1,6 +1,5 @@
 #if Postgres  // the PostgreSQL store is built with `--traits Postgres` only (Package.swift)
 import SlotScheduler
-import Synchronization
 import Testing
 
 @testable import SlotSchedulerPostgres
@@ -14,22 +13,24 @@ import Testing
     /// cooperative threads busy for minutes (CI saw 137 s), which delays the deadline's timer
     /// and the call's sleep alike; the order of the two is what is checked.
     @Test func aCallWithoutAnAnswerIsAbandoned() async throws {
-        let cancelled = Atomic<Bool>(false)
+        // The call says how it ended: cancelled (true) or by answering after its 30 s (false).
+        let (ended, tell) = AsyncStream.makeStream(of: Bool.self)
         await #expect {
             _ = try await PostgresBookingService.withDeadline(.milliseconds(50)) { () async throws -> Int in
                 do { try await Task.sleep(for: .seconds(30)) } catch {
-                    cancelled.store(true, ordering: .relaxed)
+                    tell.yield(true)
                     throw error
                 }
+                tell.yield(false)
                 return 1
             }
         } throws: { error in
             guard case AbandonedCall.deadline(let limit) = error else { return false }
             return limit == .milliseconds(50)
         }
-        for _ in 0..<6000 where !cancelled.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
-        let wasCancelled = cancelled.load(ordering: .relaxed)
-        #expect(wasCancelled)
+        var endings = ended.makeAsyncIterator()
+        let cancelled = await endings.next()
+        #expect(cancelled == true)
     }
 
     /// Calls that answer in time, many at once, return their own answers; an error passes
