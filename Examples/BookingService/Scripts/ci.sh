@@ -235,6 +235,14 @@ echo "--- abuse limits: 429 with Retry-After per user and per address; probes un
 start --user-limit 0.2/10 --address-limit 2/60
 timeout 60 python3 Scripts/limits_check.py --url "$URL" --secret "$SECRET"
 stop
+echo "--- --metrics off: no /metrics, the rest served"
+start --metrics off
+for check in "/metrics 404" "/health/ready 200" "/stations 200"; do
+    read -r path want <<<"$check"
+    got=$(curl -s -o /dev/null -w '%{http_code}' "$URL$path")
+    [ "$got" = "$want" ] || { echo "FAIL: GET $path with --metrics off answered $got, not $want" >&2; exit 1; }
+done
+stop
 
 echo "--- PostgreSQL: two instances on one database under load, one killed (kill -9) mid-run and restarted"
 start --store "$SLOTSCHEDULER_DATABASE_URL" "${UNLIMITED[@]}"

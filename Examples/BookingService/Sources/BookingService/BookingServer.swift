@@ -61,6 +61,13 @@ struct BookingServer: AsyncParsableCommand {
             """)
     var userLimit: String = "20/40"
 
+    @Option(
+        help: """
+            on: count requests and the store's calls, served at GET /metrics (Prometheus text). \
+            off: count nothing and serve no /metrics (the baseline a load test compares with).
+            """)
+    var metrics: String = "on"
+
     @Option(help: "The OpenAPI document to serve at /openapi.yaml (default: the one beside Package.swift).")
     var openapi: String?
 
@@ -113,6 +120,9 @@ struct BookingServer: AsyncParsableCommand {
         }
         _ = try Self.limit(addressLimit, option: "--address-limit")
         _ = try Self.limit(userLimit, option: "--user-limit")
+        guard ["on", "off"].contains(metrics) else {
+            throw ValidationError("--metrics must be on or off, not \(metrics)")
+        }
     }
 
     func run() async throws {
@@ -124,8 +134,9 @@ struct BookingServer: AsyncParsableCommand {
         }
         var logger = Logger(label: "BookingService")
         logger.logLevel = .info
-        let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        // Without --metrics off, every count goes to this registry, which GET /metrics shows.
+        let registry = metrics == "on" ? PrometheusCollectorRegistry() : nil
+        if let registry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         var tracing: [any Service] = []
         if let otlpEndpoint {
             tracing.append(try TraceExport.bootstrap(endpoint: otlpEndpoint))
@@ -150,7 +161,7 @@ struct BookingServer: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        var routes = Routes(store: store, openAPI: spec, metrics: metrics)
+        var routes = Routes(store: store, openAPI: spec, metrics: registry)
         routes.chargerBridge = chargers?.bridge
         if verifier.mode == .none {
             logger.critical(

@@ -11,8 +11,9 @@ struct Routes: Sendable {
     /// The OpenAPI document, served as it is on disk.
     let openAPI: Data
     /// What `GET /metrics` exposes: the HTTP server's (Hummingbird's `MetricsMiddleware`) and the
-    /// store's (`ObservedBookingService`, and the store's own counters).
-    let metrics: PrometheusCollectorRegistry
+    /// store's (`ObservedBookingService`, and the store's own counters). `nil` with
+    /// `--metrics off`: no `/metrics`, and no `MetricsMiddleware`.
+    let metrics: PrometheusCollectorRegistry?
     /// With `--ocpp`: what each booking's charger was told (`GET /bookings/{id}`'s `charger`).
     var chargerBridge: ChargerBridge?
     /// The clock, read at the edge only: the library never reads one.
@@ -67,19 +68,24 @@ struct Routes: Sendable {
                 guard let reason = await store.notReadyBecause() else { return Self.health(.ok, "ready") }
                 return Self.health(.serviceUnavailable, "not ready", reason: reason)
             },
-            Operation(path: "/metrics", method: .get, access: .probe) { _, _ in
-                var text: [UInt8] = []
-                metrics.emit(into: &text)
-                return Response(
-                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
-            },
+        ] + (metrics.map { [Self.metricsOperation($0)] } ?? []) + [
             Operation(path: "/openapi.yaml", method: .get, access: .anyone) { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/yaml"],
                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: openAPI)))
-            },
+            }
         ]
+    }
+
+    /// `GET /metrics`: what `registry` counted, in Prometheus's text format.
+    static func metricsOperation(_ registry: PrometheusCollectorRegistry) -> Operation {
+        Operation(path: "/metrics", method: .get, access: .probe) { _, _ in
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
+        }
     }
 
     /// `{"status": …}` (and why, when not ready), for a load balancer or an orchestrator's probes:
@@ -104,7 +110,7 @@ struct Routes: Sendable {
         let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         let operations = operations
         // Outermost: requests by route, method and status, and their durations, as answered.
-        router.add(middleware: MetricsMiddleware())
+        if metrics != nil { router.add(middleware: MetricsMiddleware()) }
         // A span per request (the W3C traceparent of the caller continued); the store's calls are
         // spans under it. Exported with --otlp-endpoint, else dropped by the no-op tracer.
         router.add(middleware: TracingMiddleware())
