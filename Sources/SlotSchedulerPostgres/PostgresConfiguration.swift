@@ -132,7 +132,9 @@ public struct PostgresConfiguration: Hashable, Sendable {
     }
 
     /// The URL parameters ``init(url:schema:)`` reads; any other is refused.
-    static let urlParameters = ["schema", "sslmode", "sslrootcert", "connect_timeout", "application_name"]
+    static let urlParameters = [
+        "schema", "sslmode", "sslrootcert", "connect_timeout", "application_name", "pool_max_conns", "pool_min_conns",
+    ]
 
     /// Parses a `postgres://` or `postgresql://` URL. A `schema` argument overrides `?schema=`.
     /// A parameter other than those listed on the type, or one given twice, is refused.
@@ -189,6 +191,19 @@ public struct PostgresConfiguration: Hashable, Sendable {
             connectTimeout = .seconds(seconds)
         }
         if let name = parameter("application_name") { applicationName = name }
+        // pgx's names: ``maximumConnections`` and ``minimumConnections``.
+        if let text = parameter("pool_max_conns") {
+            guard let count = Int(text), (1...1_000).contains(count) else {
+                throw invalid("pool_max_conns '\(text)' is not a number of connections from 1 to 1000")
+            }
+            maximumConnections = count
+        }
+        if let text = parameter("pool_min_conns") {
+            guard let count = Int(text), (0...maximumConnections).contains(count) else {
+                throw invalid("pool_min_conns '\(text)' is not a number of connections from 0 to pool_max_conns")
+            }
+            minimumConnections = count
+        }
     }
 
     /// The configuration in `SLOTSCHEDULER_DATABASE_URL`.

@@ -95,6 +95,17 @@ struct ConnectionErrorTests {
             url: "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&connect_timeout=4&schema=s")
         #expect(config.tls == .verifyFull && config.tlsCAFile == "/ca.pem")
         #expect(config.connectTimeout == .seconds(4) && config.schema == "s")
+        #expect(config.maximumConnections == 16 && config.minimumConnections == 0)
+        let pooled = try PostgresConfiguration(url: "postgres://u@h/db?pool_min_conns=2&pool_max_conns=4")
+        #expect(pooled.maximumConnections == 4 && pooled.minimumConnections == 2)
+        for url in [
+            "postgres://u@h/db?pool_max_conns=0", "postgres://u@h/db?pool_max_conns=many",
+            "postgres://u@h/db?pool_max_conns=4&pool_min_conns=5", "postgres://u@h/db?pool_min_conns=-1",
+        ] {
+            #expect("\(url)") { try PostgresConfiguration(url: url) } throws: { error in
+                (error as? PostgresStoreError).map { $0.kind == .invalidURL && $0.message.contains("pool_") } ?? false
+            }
+        }
         #expect(throws: PostgresStoreError.self) { try PostgresConfiguration(url: "postgres://u@h/db?sslmode=allow") }
         #expect(throws: PostgresStoreError.self) {
             try PostgresConfiguration(url: "postgres://u@h/db?connect_timeout=0")
