@@ -7,8 +7,9 @@
 #
 # BEFORE_BIN and AFTER_BIN are directories holding a release BookingService and SpeedBaselines
 # (copies of .build/release made before and after the change). N, DURATION (10). Prints each
-# run's line (build, round, configuration, requests/s, p50, p99, requests, non-2xx), then each
-# build's median postgres / insert ratio.
+# run's line (build, round, configuration, requests/s, p50, p99, requests, non-2xx, and the
+# server's and PostgreSQL's CPU ms per request), then each build's median postgres / insert ratio
+# and its CPU per reservation (steadier than the rate on a busy machine).
 set -euo pipefail
 cd "$(dirname "$0")"
 [ $# -eq 2 ] || { echo "usage: $0 BEFORE_BIN AFTER_BIN" >&2; exit 2; }
@@ -24,11 +25,16 @@ for round in $(seq 1 "$N"); do
 done
 python3 - "$OUT" <<'PY'
 import statistics, sys
-rates = {}
+rates, cpu = {}, {}
 for line in open(sys.argv[1]):
-    build, round_, configuration, rate = line.split()[:4]
+    fields = line.split()
+    build, round_, configuration, rate = fields[:4]
     rates.setdefault((build, round_), {})[configuration] = float(rate)
+    if configuration == "postgres":
+        cpu.setdefault(build, []).append((float(fields[8]), float(fields[9])))
 for build in ("before", "after"):
     ratios = [r["postgres"] / r["insert"] for (b, _), r in sorted(rates.items()) if b == build and len(r) == 2]
-    print(f"{build}: postgres / insert by round {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.3f}")
+    service, database = (statistics.median(c[i] for c in cpu[build]) for i in (0, 1))
+    print(f"{build}: postgres / insert by round {', '.join(f'{x:.2f}' for x in ratios)}; median {statistics.median(ratios):.3f};"
+          f" CPU per reservation: service {service:.3f} ms, PostgreSQL {database:.3f} ms (medians)")
 PY

@@ -80,6 +80,14 @@ start() {
         sleep 0.1
     done
 }
+# CPU time (user and system, in clock ticks) of a process, and of every PostgreSQL process: per
+# request, what a configuration costs whatever the neighbours take (the rate moves more).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+postgres_ticks() {
+    local total=0 pid
+    for pid in $(pgrep -x postgres); do total=$((total + $(cpu_ticks "$pid"))); done
+    echo "$total"
+}
 stop() {
     kill "$PID" 2>/dev/null || true
     wait "$PID" 2>/dev/null || true
@@ -108,14 +116,17 @@ for round in $(seq 1 "$ROUNDS"); do
         insert) start "$configuration" "$BIN/SpeedBaselines" --mode "insert:$DATABASE" ;;
         postgres) start "$configuration" "${SERVICE[@]}" "${WHOLE[@]}" --store "$(schema_url "speed_${round}_$$")" ;;
         esac
+        server_before=$(cpu_ticks "$PID") postgres_before=$(postgres_ticks)
         wrk -t2 -c64 -d"${DURATION}s" --latency -s "$WORK/reservations.lua" "$URL" >"$WORK/wrk.out" 2>&1 || true
+        server_ticks=$(($(cpu_ticks "$PID") - server_before)) database_ticks=$(($(postgres_ticks) - postgres_before))
         stop
-        awk -v c="$configuration" -v r="$round" '
+        awk -v c="$configuration" -v r="$round" -v st="$server_ticks" -v pt="$database_ticks" -v hz="$(getconf CLK_TCK)" '
             /^Requests\/sec:/ {rate = $2}
             /^ +50%/ {p50 = $2} /^ +99%/ {p99 = $2}
             / requests in / {total = $1}
             /Non-2xx or 3xx responses:/ {errors = $5}
-            END {print c, r, rate, p50, p99, total, errors + 0}' "$WORK/wrk.out" | tee -a "$WORK/results"
+            END {printf "%s %s %s %s %s %s %d %.4f %.4f\n", c, r, rate, p50, p99, total, errors,
+                 st * 1000 / hz / total, pt * 1000 / hz / total}' "$WORK/wrk.out" | tee -a "$WORK/results"
     done
 done
 python3 - "$WORK/results" "$ROUNDS" "$DURATION" <<'PY'
@@ -127,16 +138,20 @@ def ms(text):
     return float("nan")
 rows = {}
 for line in open(sys.argv[1]):
-    name, _, rate, p50, p99, total, errors = line.split()
-    rows.setdefault(name, []).append((float(rate), ms(p50), ms(p99), int(total), int(errors)))
-print(f"\n{sys.argv[2]} rounds of {sys.argv[3]} s, 64 connections; medians (non-2xx: all rounds' refusals)")
-print("| configuration | requests/s | p50 ms | p99 ms | non-2xx |")
-print("|---|---:|---:|---:|---:|")
+    name, _, rate, p50, p99, total, errors, server_cpu, database_cpu = line.split()
+    rows.setdefault(name, []).append(
+        (float(rate), ms(p50), ms(p99), int(total), int(errors), float(server_cpu), float(database_cpu)))
+print(f"\n{sys.argv[2]} rounds of {sys.argv[3]} s, 64 connections; medians (non-2xx: all rounds' refusals;"
+      " CPU: milliseconds of the server's and of PostgreSQL's processes per request)")
+print("| configuration | requests/s | p50 ms | p99 ms | non-2xx | server CPU | PostgreSQL CPU |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 median = {}
 for name, values in rows.items():
     median[name] = statistics.median(v[0] for v in values)
+    database = statistics.median(v[6] for v in values)
     print(f"| {name} | {median[name]:,.0f} | {statistics.median(v[1] for v in values):.2f} | "
-          f"{statistics.median(v[2] for v in values):.2f} | {sum(v[4] for v in values):,} of {sum(v[3] for v in values):,} |")
+          f"{statistics.median(v[2] for v in values):.2f} | {sum(v[4] for v in values):,} of {sum(v[3] for v in values):,} | "
+          f"{statistics.median(v[5] for v in values):.3f} | {f'{database:.3f}' if name in ('insert', 'postgres') else '–'} |")
 def ratio(a, b):
     if a in median and b in median:
         rounds = ", ".join(f"{x[0] / y[0]:.2f}" for x, y in zip(rows[a], rows[b]))
