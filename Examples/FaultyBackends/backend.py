@@ -26,8 +26,12 @@ the simulator's adapter (adapter.json here) does the translating:
            404 {"error": "unknown"}; 422 {"error": "wrong code"} (the socket's code in --scenario's catalog,
            checked before a repeat and the window); 409 {"error": "not open"|"closed"|"cancelled"|"fulfilled"}
            (open from --early seconds before the hour to --grace seconds after it starts)
-    POST   /reservations/{ref}/check-out            X-User: 17   204 (the session ends, the slot is free);
-           404 {"error": "unknown"}; 409 {"error": "not checked in"|"cancelled"|"fulfilled"}
+    POST   /reservations/{ref}/check-out            X-User: 17   [{"parkedAt": {"lat": 56.46, "lon": -2.97}}]
+           204 (the session ends, the slot is free, and the station's vehicle is where it was parked);
+           404 {"error": "unknown"}; 409 {"error": "not checked in"|"cancelled"|"fulfilled"};
+           400 {"error": "bad place"} (not a point on Earth)
+    GET    /stations                                X-User: 17   200 [{"id", "place": {"lat", "lon"}}] (the
+           scenario's stations, each where its vehicle was last parked; "place" absent without one)
     GET    /people/{user}/reservations   X-User: 17 200 [{"ref", "where": {station, socket, date, hour}, "state"}];
            another user's list: 404 {"error": "unknown"}
 
@@ -55,7 +59,9 @@ Each fault is one classic bug, a line or two away from the correct code:
 - ignores-cutoff: a cancel does not look at the clock, so a slot is given up (and its user's
   limit freed) minutes before its hour, past the policy's cancellation cutoff;
 - ignores-access-code: a check-in does not compare the code it is shown with the socket's, so
-  anyone who knows a booking's ref starts the ride at any vehicle or charger.
+  anyone who knows a booking's ref starts the ride at any vehicle or charger;
+- ride-ends-in-place: a check-out ends the ride but forgets where the vehicle was parked, so the
+  next driver is sent to where the ride began.
 With --flaky-reads (not a fault: what a loaded server or a proxy does now and then), each user's
 first read of their list is answered 503 and their third gets no answer (the connection closes):
 a client that reads again gets the list.
@@ -74,13 +80,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from zoneinfo import ZoneInfo
 
 
+def place(value):
+    """Whether a parked place is a point on Earth: {"lat": -90...90, "lon": -180...180}."""
+    return (
+        isinstance(value, dict)
+        and all(isinstance(value.get(k), (int, float)) and not isinstance(value.get(k), bool) for k in ("lat", "lon"))
+        and -90 <= value["lat"] <= 90
+        and -180 <= value["lon"] <= 180
+    )
+
+
 class Ledger:
     def __init__(
-        self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None, cutoff=3600, max_holds=1
+        self, limit, fault, notice, zone, hold_seconds, early=900, grace=3600, codes=None, cutoff=3600, max_holds=1,
+        places=None,
     ):
         self.limit, self.fault, self.notice, self.zone = limit, fault, notice, ZoneInfo(zone)
         self.cutoff, self.max_holds = cutoff, max_holds
         self.codes = codes or {}  # (station, socket) -> the socket's access code
+        self.places = dict(places or {})  # station -> {"lat", "lon"}, where its vehicle is
+        self.stations = []  # the scenario's station ids, as GET /stations lists them
         self.hold_seconds, self.early, self.grace = hold_seconds, early, grace
         self.lock = threading.Lock()
         self.bookings = {}  # ref -> {"ref", "user", "where", "state"}
@@ -192,7 +211,7 @@ class Ledger:
             booking["checked_in"] = True
             return 204, None
 
-    def check_out(self, user, ref):
+    def check_out(self, user, ref, parked_at=None):
         with self.lock:
             booking, refusal = self.active(user, ref)
             if refusal:
@@ -201,6 +220,8 @@ class Ledger:
                 return 409, "not checked in"
             booking["state"] = "fulfilled"
             self.holder.pop(tuple(booking["where"].values()), None)
+            if parked_at is not None and self.fault != "ride-ends-in-place":
+                self.places[booking["where"]["station"]] = parked_at
             return 204, None
 
     def hold(self, user, where):
@@ -298,7 +319,10 @@ class Handler(BaseHTTPRequestHandler):
                 code = body.get("code") if isinstance(body, dict) else None
                 status, error = self.ledger.check_in(self.user(), ref, code)
             else:
-                status, error = self.ledger.check_out(self.user(), ref)
+                parked = body.get("parkedAt") if isinstance(body, dict) else None
+                if parked is not None and not place(parked):
+                    return self.answer(400, {"error": "bad place"})
+                status, error = self.ledger.check_out(self.user(), ref, parked)
             return self.answer(status, None if status == 204 else {"error": error})
         if confirm:
             status, result = self.ledger.confirm(self.user(), confirm.group(1))
@@ -320,6 +344,13 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(status, None if status == 204 else {"error": error})
 
     def do_GET(self):
+        if self.path == "/stations":
+            with self.ledger.lock:
+                stations = [
+                    {"id": station, **({"place": self.ledger.places[station]} if station in self.ledger.places else {})}
+                    for station in self.ledger.stations
+                ]
+            return self.answer(200, stations)
         match = re.fullmatch(r"/people/(\d+)/reservations", self.path)
         if match and self.flaky_reads:
             with self.ledger.lock:
@@ -357,7 +388,7 @@ def main():
             "check-then-insert", "limit-outside-lock", "ack-not-stored", "ignored-keys", "ignores-notice",
             "cancel-keeps-slot", "reserve-ignores-holds", "stored-an-hour-late", "cancel-anyones", "lists-anyones",
             "checkout-without-checkin", "ignores-cutoff", "ignores-access-code", "key-for-any-request",
-            "holds-without-cap",
+            "holds-without-cap", "ride-ends-in-place",
         ],
     )
     parser.add_argument(
@@ -368,12 +399,15 @@ def main():
     )
     args = parser.parse_args()
     Handler.flaky_reads = args.flaky_reads
-    codes, policy = {}, {}
+    codes, policy, places, stations = {}, {}, {}, []
     if args.scenario:
         with open(args.scenario) as file:
             scenario = json.load(file)
         policy = scenario.get("policy", {})
         for station in scenario["stations"]:
+            stations.append(station["id"])
+            if "coordinate" in station:
+                places[station["id"]] = {"lat": station["coordinate"]["latitude"], "lon": station["coordinate"]["longitude"]}
             for socket in station["sockets"]:
                 if "accessCode" in socket:
                     codes[(station["id"], socket["id"])] = socket["accessCode"]
@@ -385,8 +419,9 @@ def main():
         setting(args.limit, "maxUpcomingBookings", 2), args.fault, setting(args.notice, "minimumNoticeSeconds", 900),
         args.zone, setting(args.hold, "holdSeconds", 600), setting(args.early, "earlyCheckInSeconds", 900),
         setting(args.grace, "noShowGraceSeconds", 3600), codes, setting(args.cutoff, "cancellationCutoffSeconds", 0),
-        setting(args.max_holds, "maxHoldsPerUser", 1),
+        setting(args.max_holds, "maxHoldsPerUser", 1), places,
     )
+    Handler.ledger.stations = stations
     ThreadingHTTPServer.request_queue_size = 1024  # the simulator opens its connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs schedule-sim against each teaching backend (backend.py): the correct one must pass both
 # levels of checks, and each faulty one must fail naming its invariant (the first four,
-# stored-an-hour-late, cancel-anyones, lists-anyones and key-for-any-request under `--check
-# safety`; under `--check rules`, those that break only the rules (ignores-notice,
+# stored-an-hour-late, cancel-anyones, lists-anyones, key-for-any-request and ride-ends-in-place
+# under `--check safety`; under `--check rules`, those that break only the rules (ignores-notice,
 # cancel-keeps-slot, checkout-without-checkin, ignores-access-code, ignores-cutoff,
 # holds-without-cap), and
 # reserve-ignores-holds, whose reservation of a held slot no order of the rules explains, and
@@ -60,7 +60,7 @@ for level in safety rules; do
 done
 # The correct backend on the other scenarios (SCENARIO:OPERATION, the operation counted): check-ins
 # answered as made (today's and tomorrow's hours, a window opening a day early), a fifth of them
-# with a wrong code, which it refuses; six users racing holds under a cap of one live hold each
+# with a wrong code, which it refuses, and check-outs that park the vehicle elsewhere; six users racing holds under a cap of one live hold each
 # (holds.json, where holds-without-cap shows its bug), its refusals at the cap all explained.
 for pair in sessions.json:checkIn holds.json:hold; do
     IFS=: read -r scenario operation <<<"$pair"
@@ -90,7 +90,8 @@ for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:s
     "lists-anyones:safety:nobody acts as another user:1" \
     "checkout-without-checkin:rules:check-out after check-in:1" "ignores-access-code:rules:access codes:1:sessions.json" \
     "ignores-cutoff:rules:cutoffs:1:sessions.json" "key-for-any-request:safety:idempotent retries:1" \
-    "holds-without-cap:rules:linearizable per user:1/2:holds.json"; do
+    "holds-without-cap:rules:linearizable per user:1/2:holds.json" \
+    "ride-ends-in-place:safety:left where the last ride ended:1:sessions.json"; do
     IFS=: read -r fault level invariant expected scenario <<<"$quad"
     caught=
     for attempt in 1 2 3 4 5 6 7 8; do

@@ -883,6 +883,20 @@ MUTANTS = [
         edits=[("        if let finalCatalog { checkPlaces(in: finalCatalog) }\n", "")],
     ),
     dict(
+        name="last-move-any-ride",
+        describe="I21 accepts a station at the place of any ride that ended there, even one that returned before the last accepted ride began: a store or API that keeps an earlier place passes",
+        file="Sources/SlotSimulation/Checking/LastMove.swift",
+        filter="TargetCheckTests|SharedVehiclesSimulationTests",
+        edits=[("        return moves.filter { $0.end >= lastStart }.map(\\.place)\n", "        return moves.map(\\.place)\n")],
+    ),
+    dict(
+        name="adapter-keeps-emptied-object",
+        describe="a check-out that leaves its vehicle in place still sends the emptied place object (`\"leftAt\": {}`), which an API reads as a place without coordinates",
+        file="Sources/SlotSimulation/Target/AdapterRequest.swift",
+        filter="TargetCheckTests",
+        edits=[("                    if case .object(let members) = member, !members.isEmpty, filled == .object([:]) { return nil }\n", "")],
+    ),
+    dict(
         name="deterministic-ride-ends-in-place",
         describe="deterministic mode checks a moving check-out out in the ledger and the model and moves neither: the scenario's vehicles never move",
         file="Sources/SlotSimulation/Run/DeterministicRun+Lifecycle.swift",

@@ -32,7 +32,7 @@ extension ScheduleSim.Run {
         let record = TargetRecord(
             setup: .init(
                 scenario: prepared.scenario.name, target: target, shiftDays: outcome.shiftDays, clock: outcome.clock),
-            history: outcome.history, before: outcome.before, listed: outcome.listed)
+            history: outcome.history, before: outcome.before, listed: outcome.listed, places: outcome.places)
         if let history { try writeAtomically(Data(record.text.utf8), to: history) }
         let completed = outcome.history.count { $0.kind != .invoke }
         let speed = String(
@@ -100,6 +100,9 @@ struct TargetJudgement {
         let started = ContinuousClock.now
         findings = SafetyCheck.check(
             history: record.history, listed: record.listed, limit: prepared.rules.policy.maxUpcomingBookings)
+        if !record.places.isEmpty {
+            findings += SafetyCheck.checkPlaces(history: record.history, places: record.places)
+        }
         var result: RulesCheck.Result?
         if rules {
             result = RulesCheck.check(
@@ -113,7 +116,9 @@ struct TargetJudgement {
         lines = [
             "answers: \(count(.ok)) ok, \(count(.fail)) fail, \(count(.info)) info (unknown)",
             "read back: \(record.listed.count) bookings of \(Set(record.listed.map(\.user)).count) users, \(record.listed.count(where: \.live)) live",
-            "checks (safety): no double booking, per-user limit, acknowledged bookings kept, acknowledged cancels applied, idempotent retries",
+            "checks (safety): no double booking, per-user limit, acknowledged bookings kept, acknowledged cancels applied, idempotent retries"
+                + (record.places.isEmpty
+                    ? "" : ", \(SafetyCheck.leftWhereTheLastRideEnded) (\(record.places.count) stations read)"),
         ]
         if let result {
             lines.append(

@@ -52,6 +52,8 @@ struct TargetRun {
         var before: [ListedBooking] = []
         /// The run's start on the target's clock.
         var clock: RulesCheck.TargetClock
+        /// Where the API lists each station after a run whose check-outs moved vehicles.
+        var places: [StationPlace] = []
     }
 
     /// What the workers share: the next operation's number, each worker's history, and the
@@ -126,9 +128,10 @@ struct TargetRun {
         let listed = try await readBack(session, users: touched)
         recorded += await listsReadByOthers(session, users: touched, started: started)
         let history = recorded.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+        let moved = history.contains { $0.operation == "checkOut" && $0.leftAt != nil && $0.kind != .invoke }
         return Outcome(
             history: history, listed: listed, shiftDays: shift, seconds: seconds, users: touched.count, before: before,
-            clock: clock)
+            clock: clock, places: moved ? try await readPlaces(session, user: firstUser) : [])
     }
 
     /// Slots the rules refuse, or may (the check decides with the model): yesterday's and
@@ -221,7 +224,9 @@ struct TargetRun {
                 if (63..<67).contains(roll), ops.checkOut != nil, !state.booked.isEmpty {
                     // Out of the pool while it is sent, as a cancel; back in when refused.
                     let (owner, booking, slot) = state.booked.remove(at: rng.below(state.booked.count))
-                    return .checkOut(user: owner, booking: booking, slot: slot)
+                    // Where the ride ends, when the workload moves vehicles and the adapter says.
+                    let leftAt = movesVehicles ? prepared.rideEnd(from: slot.station, &rng) : nil
+                    return .checkOut(user: owner, booking: booking, slot: slot, leftAt: leftAt)
                 }
                 if (67..<73).contains(roll), ops.hold != nil {
                     let pool = !hot.isEmpty && rng.chance(0.5) ? hot : slots
@@ -272,7 +277,7 @@ struct TargetRun {
         /// A check-in of the user's booking at `slot`, with its socket's code (or, `wrongCode`, with
         /// another).
         case checkIn(user: UInt64, booking: String, slot: Slot, wrongCode: Bool)
-        case checkOut(user: UInt64, booking: String, slot: Slot)
+        case checkOut(user: UInt64, booking: String, slot: Slot, leftAt: Coordinate?)
         case hold(user: UInt64, key: String, slot: Slot)
         /// A confirm (`confirm`) or release of the user's hold of `slot`, made by operation `made`
         /// (its id `hold` when the API gave one).
@@ -333,7 +338,7 @@ struct TargetRun {
             if done.kind != .info {
                 shared.state.withLock { $0.booked.append((user, booking, done.kind == .ok ? to : from)) }
             }
-        case .checkOut(let user, let booking, let slot) where done.kind == .fail:
+        case .checkOut(let user, let booking, let slot, _) where done.kind == .fail:
             shared.state.withLock { $0.booked.append((user, booking, slot)) }
         case .hold(let user, _, let slot) where done.kind == .ok:
             done.hold = adapter.answers.hold.flatMap { answer.body?.at($0)?.text }
@@ -403,8 +408,10 @@ struct TargetRun {
                 event.wrongCode = true
             }
             return (event, values, operations.checkIn)
-        case .checkOut(let user, let booking, let slot):
-            let (event, values) = Self.session("checkOut", user: user, booking: booking, slot: slot, index, process)
+        case .checkOut(let user, let booking, let slot, let leftAt):
+            var (event, values) = Self.session("checkOut", user: user, booking: booking, slot: slot, index, process)
+            event.leftAt = leftAt
+            values.leftAt = leftAt
             return (event, values, operations.checkOut)
         case .hold(let user, let key, let slot):
             let (event, values) = Self.taking("hold", user: user, key: key, slot: slot, index, process)
@@ -516,36 +523,73 @@ struct TargetRun {
         return events
     }
 
-    private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {
-        let list = adapter.answers.list
-        var found: [ListedBooking] = []
+    /// Whether check-outs leave vehicles elsewhere: the scenario's workload moves them
+    /// (``Workload/leftWithinKm``) and the adapter's check-out sends `{latitude}`.
+    var movesVehicles: Bool {
+        prepared.scenario.workload?.leftWithinKm != nil && adapter.operations.checkOut?.mentions("latitude") == true
+    }
+
+    /// Where the API lists each station (`stations`, read as `user`, through ``Adapter/Answers/places``);
+    /// none when the adapter does not say where an answer keeps places (I21 is then not checked).
+    private func readPlaces(_ session: TargetHTTP, user: UInt64) async throws -> [StationPlace] {
+        guard let request = adapter.operations.stations, let places = adapter.answers.places else { return [] }
+        func degrees(_ value: JSONValue?) -> Double? {
+            switch value {
+            case .number(let number)?: number
+            case .integer(let number)?: Double(number)
+            default: nil
+            }
+        }
+        let items = try await pages(
+            session, request, user: user, items: places.items, more: places.more, what: "the stations' places")
+        return try items.map { item in
+            guard let id = item.at(places.id)?.text else {
+                throw TargetFailure("the stations' places: an item without an id: \(item)")
+            }
+            let (latitude, longitude) = (degrees(item.at(places.latitude)), degrees(item.at(places.longitude)))
+            return StationPlace(
+                station: id, place: latitude.flatMap { la in longitude.map { Coordinate(latitude: la, longitude: $0) } }
+            )
+        }
+    }
+
+    /// The items of every page of `request`'s answer read as `user` (`{page}` 0, 1, … while the
+    /// answer's `more` is true; one page without `more`), or a failure naming `what`.
+    private func pages(
+        _ session: TargetHTTP, _ request: Adapter.Request, user: UInt64, items: String, more: String?, what: String
+    ) async throws -> [JSONValue] {
+        var found: [JSONValue] = []
         for page in 0..<1_000 {
             var values = Adapter.Values(user: user)
             values.page = page
-            let answer = await read(
-                session, adapter.render(adapter.operations.bookings, values, token: token(for: user))
-            ).answer
+            let answer = await read(session, adapter.render(request, values, token: token(for: user))).answer
             guard adapter.verdict(status: answer.status) == .accepted, let body = answer.body,
-                case .array(let items)? = body.at(list.items)
+                case .array(let list)? = body.at(items)
             else {
                 throw TargetFailure(
-                    "cannot read user \(user)'s bookings (page \(page)): status \(answer.status.map(String.init) ?? "none")"
-                )
+                    "cannot read \(what) (page \(page)): status \(answer.status.map(String.init) ?? "none")")
             }
-            for item in items {
-                guard let id = item.at(list.id)?.text, let station = item.at(list.station)?.text,
-                    let socket = item.at(list.socket)?.text, let date = item.at(list.date)?.text,
-                    let hour = item.at(list.hour)?.text
-                else { throw TargetFailure("user \(user)'s bookings: an item without id or slot: \(item)") }
-                let live =
-                    list.live.map { item.at($0).map { (list.liveValues ?? [.bool(true)]).contains($0) } ?? false }
-                    ?? true
-                found.append(
-                    ListedBooking(id: id, user: user, slot: "\(station)/\(socket)/\(date)/\(hour)", live: live))
-            }
-            guard let more = list.more, body.at(more) == .bool(true) else { return found }
+            found += list
+            guard let more, body.at(more) == .bool(true) else { return found }
         }
         return found
+    }
+
+    private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {
+        let list = adapter.answers.list
+        let items = try await pages(
+            session, adapter.operations.bookings, user: user, items: list.items, more: list.more,
+            what: "user \(user)'s bookings")
+        return try items.map { item in
+            guard let id = item.at(list.id)?.text, let station = item.at(list.station)?.text,
+                let socket = item.at(list.socket)?.text, let date = item.at(list.date)?.text,
+                let hour = item.at(list.hour)?.text
+            else { throw TargetFailure("user \(user)'s bookings: an item without id or slot: \(item)") }
+            let live =
+                list.live.map { item.at($0).map { (list.liveValues ?? [.bool(true)]).contains($0) } ?? false }
+                ?? true
+            return ListedBooking(id: id, user: user, slot: "\(station)/\(socket)/\(date)/\(hour)", live: live)
+        }
     }
 
     // MARK: HTTP

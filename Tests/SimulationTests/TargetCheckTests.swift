@@ -134,6 +134,79 @@ struct TargetCheckTests {
 
     /// Whether an operation sends a placeholder at all: the workload presents wrong access codes
     /// only through an adapter whose check-in sends one.
+    static func checkOut(
+        _ index: Int, station: String, to place: Coordinate?, _ kind: TargetEvent.Kind, at time: Int64, took: Int64 = 5
+    ) -> [TargetEvent] {
+        var invoke = TargetEvent(
+            index: index, process: index, kind: .invoke, operation: "checkOut", user: 1,
+            slot: "\(station)/A/2026-12-01/9",
+            booking: "b\(index)", time: time)
+        invoke.leftAt = place
+        var done = invoke
+        (done.kind, done.time) = (kind, time + took)
+        return [invoke, done]
+    }
+
+    /// I21 against an API: each station a check-out answered as made moved is where a check-out
+    /// that may have been its last left it; a refused move does not count, one of unknown outcome
+    /// may, and one that returned before the last accepted move began may not.
+    @Test func aVehicleMustBeWhereItsLastRideLeftIt() {
+        let (a, b, c) = (
+            Coordinate(latitude: 52.5, longitude: 13.4), Coordinate(latitude: 52.51, longitude: 13.41),
+            Coordinate(latitude: 52.52, longitude: 13.42)
+        )
+        let history =
+            Self.checkOut(0, station: "S", to: a, .ok, at: 0) + Self.checkOut(1, station: "S", to: b, .ok, at: 10)
+            + Self.checkOut(2, station: "S", to: c, .fail, at: 20) + Self.checkOut(3, station: "T", to: a, .ok, at: 0)
+            + Self.checkOut(4, station: "T", to: c, .info, at: 2, took: 50)
+        func findings(_ places: [StationPlace]) -> [String] {
+            SafetyCheck.checkPlaces(history: history, places: places).map { $0.explanation }
+        }
+        // S's last accepted move left it at b; T's at a, or at c by the move still in flight.
+        #expect(findings([StationPlace(station: "S", place: b), StationPlace(station: "T", place: a)]).isEmpty)
+        #expect(findings([StationPlace(station: "S", place: b), StationPlace(station: "T", place: c)]).isEmpty)
+        // Kept to six decimals by the API: still the same place.
+        let rounded = Coordinate(latitude: 52.510_000_4, longitude: 13.409_999_6)
+        #expect(findings([StationPlace(station: "S", place: rounded), StationPlace(station: "T", place: a)]).isEmpty)
+        // Left where an earlier ride ended, or where a refused one would have, or not moved at all.
+        for stale in [a, c, nil] {
+            let found = findings([StationPlace(station: "S", place: stale), StationPlace(station: "T", place: a)])
+            #expect(found.count == 1 && found[0].hasPrefix("station S is at"), "\(found)")
+        }
+        let missing = SafetyCheck.checkPlaces(history: history, places: [StationPlace(station: "T", place: a)])
+        #expect(missing.map(\.invariant) == [SafetyCheck.leftWhereTheLastRideEnded])
+        #expect(missing.first?.explanation.contains("missing") == true)
+        #expect(missing.first?.events.count == 4)  // S's two accepted moves; the refused one is no evidence
+    }
+
+    /// `{latitude}` and `{longitude}` are numbers in a body; without a place, the members that are
+    /// exactly them are left out, and the object they leave empty too.
+    @Test func aCheckOutSendsItsPlaceOrNone() throws {
+        let adapter = try JSONDecoder().decode(
+            Adapter.self,
+            from: Data(
+                #"""
+                {"version": 1,
+                 "operations": {
+                   "reserve": {"method": "POST", "path": "/r"}, "bookings": {"method": "GET", "path": "/b"},
+                   "checkOut": {"method": "POST", "path": "/b/{booking}/out",
+                                "body": {"leftAt": {"latitude": "{latitude}", "longitude": "{longitude}"}, "note": "at {latitude}"}}},
+                 "answers": {"accepted": [200], "refused": [409], "booking": "/id",
+                   "list": {"items": "", "id": "/id", "station": "/s", "socket": "/k", "date": "/d", "hour": "/h"}}}
+                """#.utf8))
+        let template = try #require(adapter.operations.checkOut)
+        var values = Adapter.Values(user: 1)
+        values.leftAt = Coordinate(latitude: 52.5, longitude: -13.25)
+        let moved = try JSONDecoder().decode(
+            JSONValue.self, from: try #require(adapter.render(template, values, token: nil).body))
+        #expect(moved.at("/leftAt/latitude") == .number(52.5) && moved.at("/leftAt/longitude") == .number(-13.25))
+        #expect(moved.at("/note") == .string("at 52.5"))
+        values.leftAt = nil
+        let stayed = try JSONDecoder().decode(
+            JSONValue.self, from: try #require(adapter.render(template, values, token: nil).body))
+        #expect(stayed.at("/leftAt") == nil && stayed.at("/note") == .string("at {latitude}"))
+    }
+
     @Test func aTemplateMentionsItsPlaceholders() throws {
         let json = Data(
             #"{"method": "POST", "path": "/b/{booking}/check-in", "headers": {"X-Code": "{accessCode}"}}"#.utf8)

@@ -13,7 +13,8 @@ struct TargetRecordTests {
         return path
     }
 
-    /// Every field of an event, a hold's and a check-in's wrong code among them, reads back.
+    /// Every field of an event, a hold's, a check-in's wrong code and a check-out's place among
+    /// them, reads back, and so do the stations' places.
     @Test func aRecordReadsBackAsItWasWritten() throws {
         let confirm = TargetEvent(
             index: 4, process: 4, kind: .invoke, operation: "confirm", user: 1, slot: RulesCheckTests.tomorrow,
@@ -25,17 +26,28 @@ struct TargetRecordTests {
         checkIn.wrongCode = true
         var refused = checkIn
         (refused.kind, refused.status, refused.reason, refused.time) = (.fail, 422, "wrongAccessCode", 7)
+        var checkOut = TargetEvent(
+            index: 6, process: 6, kind: .invoke, operation: "checkOut", user: 1, slot: RulesCheckTests.tomorrow,
+            booking: "b2", time: 8)
+        checkOut.leftAt = Coordinate(latitude: 52.520_008_3, longitude: -13.404_954)
+        var checkedOut = checkOut
+        (checkedOut.kind, checkedOut.status, checkedOut.time) = (.ok, 200, 9)
         let record = TargetRecord(
             setup: .init(
                 scenario: "rules", target: "http://127.0.0.1:1", shiftDays: 3,
                 clock: .init(start: 1_796_112_000.25, tolerance: 1.5)),
             history: RulesCheckTests.reserve(0, user: 1, RulesCheckTests.tomorrow, .ok, booking: "b1", at: 0)
                 + RulesCheckTests.reserve(1, user: 2, RulesCheckTests.tomorrow, .fail, reason: "taken", at: 1)
-                + RulesCheckTests.cancel(2, user: 1, "b1", .info, at: 2) + [confirm, confirmed, checkIn, refused],
+                + RulesCheckTests.cancel(2, user: 1, "b1", .info, at: 2)
+                + [confirm, confirmed, checkIn, refused, checkOut, checkedOut],
             before: [ListedBooking(id: "old", user: 2, slot: "S/A/2026-12-03/9", live: true)],
             listed: [
                 ListedBooking(id: "b1", user: 1, slot: RulesCheckTests.tomorrow, live: false),
                 ListedBooking(id: "old", user: 2, slot: "S/A/2026-12-03/9", live: true),
+            ],
+            places: [
+                StationPlace(station: "S", place: Coordinate(latitude: 52.520_008_3, longitude: -13.404_954)),
+                StationPlace(station: "T", place: nil),
             ])
         let path = try Self.file(record.text)
         defer { try? FileManager.default.removeItem(atPath: path) }

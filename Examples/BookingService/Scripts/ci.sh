@@ -228,6 +228,16 @@ timeout 120 python3 Scripts/session_check.py --url "$URL" --secret "$SECRET" --s
 simulate journal
 health_check journal
 stop
+# Check-outs that leave vehicles elsewhere ({latitude} {longitude}), then the stations' places
+# read back through answers.places: the wiring of I21 against this API (the service refuses these
+# check-outs, none being checked in within its window on the shifted calendar; the teaching
+# backend's sessions.json, Examples/FaultyBackends/check.sh, has rides that end and a fault caught).
+echo "--- schedule-sim run --target: vehicles that move (shared-vehicles.json, journal)"
+SCENARIO=../../Scenarios/shared-vehicles.json start --store "journal:$WORK/vehicles" "${UNLIMITED[@]}"
+timeout 300 "$SIM" run ../../Scenarios/shared-vehicles.json --target "$URL" --adapter schedule-sim-adapter.json \
+    --secret "$SECRET" --concurrency 16 --check rules --operations 4000 | tee "$WORK/vehicles.txt"
+grep -q "left where the last ride ended (8 stations read)" "$WORK/vehicles.txt"
+stop
 
 echo "--- abuse limits: 429 with Retry-After per user and per address; probes unlimited; /metrics"
 # Slow refills (a token every 5 s per user, 2 a second per address): the checks see the limits

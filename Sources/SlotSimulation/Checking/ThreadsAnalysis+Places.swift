@@ -4,10 +4,8 @@ import SlotScheduler
 /// leaves its booking's station there, a relocation of the store's catalog.
 extension ThreadsAnalysis {
     /// I21: after the run, each station a check-out moved is where a check-out that may have
-    /// moved it last left it. A move may be the last if no accepted move of the same station
-    /// began after it returned; accepted moves and moves whose outcome is unknown are candidates,
-    /// refused ones are not. (A station no accepted check-out moved is not judged: a durable
-    /// store's catalog may hold an earlier run's moves.)
+    /// moved it last left it (``LastMove``). (A station no accepted check-out moved is not
+    /// judged: a durable store's catalog may hold an earlier run's moves.)
     ///
     /// - Parameter catalog: the store's catalog after the run.
     mutating func checkPlaces(in catalog: Catalog) {
@@ -18,10 +16,12 @@ extension ThreadsAnalysis {
         }
         for station in p.rules.catalog.stations {
             let ops = moves[station.id] ?? []
-            guard let lastStart = ops.filter({ history[$0].outcome == -1 }).map({ history[$0].invoke }).max() else {
-                continue
+            let candidates = ops.map { i in
+                LastMove.Move(
+                    start: history[i].invoke, end: history[i].complete,
+                    accepted: history[i].outcome == -1, place: history[i].leftAt)
             }
-            let allowed = ops.filter { history[$0].complete >= lastStart }.map { history[$0].leftAt }
+            guard let allowed = LastMove.candidates(candidates) else { continue }
             let place = catalog.station(station.id)?.coordinate
             guard !allowed.contains(place) else { continue }
             violate(

@@ -35,3 +35,19 @@ extension Coordinate {
         self.init(latitude: latitude, longitude: longitude)
     }
 }
+
+extension PreparedScenario {
+    /// Where a ride from `station` ends when the workload moves vehicles (``Workload/leftWithinKm``):
+    /// up to that many kilometres north or south and east or west of the station's place in the
+    /// catalog (so a draw does not depend on earlier moves). `nil`, and nothing drawn, when the
+    /// workload moves nothing or the station has no place: a workload that moves nothing draws
+    /// as before. The one draw of both simulator modes and of a run against an API.
+    public func rideEnd(from station: StationID, _ rng: inout SplitMix64) -> Coordinate? {
+        guard let km = scenario.workload?.leftWithinKm, let home = rules.catalog.station(station)?.coordinate else {
+            return nil
+        }
+        let north = Double(rng.below(2001) - 1000) / 1000 * km
+        let east = Double(rng.below(2001) - 1000) / 1000 * km
+        return home.offset(northKm: north, eastKm: east)
+    }
+}

@@ -239,17 +239,10 @@ struct WorkloadDraw {
         return .checkOut(booking: b.booking, owner: b.owner, by: by, leftAt: place(of: b.booking, &rng, pools: pools))
     }
 
-    /// Where a check-out of `booking` leaves its resource, when the workload moves resources
-    /// (``Workload/leftWithinKm``): up to that many kilometres north or south and east or west of
-    /// its station's place in the catalog (so the draw does not depend on earlier moves). No
-    /// draw otherwise, so a workload that moves nothing draws as before.
+    /// Where a check-out of `booking` leaves its resource (``PreparedScenario/rideEnd(from:_:)``).
     func place(of booking: UInt64, _ rng: inout SplitMix64, pools: DrawPools) -> Coordinate? {
-        guard let km = p.scenario.workload?.leftWithinKm, let cell = pools.cellOf[booking],
-            let home = p.rules.catalog.station(p.slot(ofCell: cell).station)?.coordinate
-        else { return nil }
-        let north = Double(rng.below(2001) - 1000) / 1000 * km
-        let east = Double(rng.below(2001) - 1000) / 1000 * km
-        return home.offset(northKm: north, eastKm: east)
+        guard let cell = pools.cellOf[booking] else { return nil }
+        return p.rideEnd(from: p.slot(ofCell: cell).station, &rng)
     }
 
     /// A cancel: a recent booker's own booking, or 1 in 8 a random user's booking by the recent booker.

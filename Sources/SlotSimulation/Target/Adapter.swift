@@ -8,11 +8,14 @@ import SlotScheduler
 ///
 /// Placeholders: `{user}`, `{station}`, `{socket}`, `{date}` (YYYY-MM-DD), `{hour}` (0-23),
 /// `{requestID}`, `{booking}` and `{hold}` (ids the API returned), `{page}` (0, 1, … for a list),
-/// `{connector}` (the connector of the socket named, for an any-socket request) and
-/// `{accessCode}` (the socket's code, for a check-in). In a
-/// body, a string that is exactly one placeholder becomes that value, as a number for `{user}`,
-/// `{hour}` and `{page}`; elsewhere each placeholder is replaced by its text (in a path,
-/// percent-encoded).
+/// `{connector}` (the connector of the socket named, for an any-socket request),
+/// `{accessCode}` (the socket's code, for a check-in) and `{latitude}` and `{longitude}` (where a
+/// check-out leaves its vehicle, in degrees). In a body, a string that is exactly one placeholder
+/// becomes that value, as a number for `{user}`, `{hour}`, `{page}`, `{latitude}` and
+/// `{longitude}`; elsewhere each placeholder is replaced by its text (in a path,
+/// percent-encoded). A body member that is exactly a placeholder without a value (`{accessCode}`
+/// for a socket without a code, `{latitude}` for a check-out that leaves its vehicle in place) is
+/// left out, and so is an object all of whose members were.
 public struct Adapter: Codable, Sendable, Equatable {
     public var version: Int
     public var name: String?
@@ -52,6 +55,9 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var checkIn: Request?
         /// Optional: check the user's booking `{booking}` out: answered as accepted, it ends the
         /// booking as a cancel does (it is no longer live, its slot and its user's limit free).
+        /// When the scenario's workload moves vehicles (``Workload/leftWithinKm``), it leaves the
+        /// vehicle at `{latitude}` `{longitude}`, and the station must be there after the run
+        /// (read through `stations` and ``Answers/places``).
         public var checkOut: Request?
         /// Optional: hold `{station}` `{socket}` `{date}` `{hour}` for the user, key
         /// `{requestID}`. Answered as accepted, the slot is the user's until the hold is confirmed,
@@ -115,6 +121,21 @@ public struct Adapter: Codable, Sendable, Equatable {
         public var hold: String?
         /// How to read a page of the user's bookings.
         public var list: BookingList
+        /// Optional: where the answer of `stations` keeps each station's place, read after a run
+        /// whose check-outs moved vehicles to check that each is where its last ride left it.
+        public var places: PlaceList?
+    }
+
+    /// Where the stations' answer keeps its stations and each station its id and place.
+    public struct PlaceList: Codable, Sendable, Equatable {
+        /// Pointer to the array of stations (`""` for an answer that is the array).
+        public var items: String
+        public var id: String
+        public var latitude: String
+        public var longitude: String
+        /// Pointer to a boolean that is true when another page follows (`{page}` in the
+        /// request); none: one page.
+        public var more: String?
     }
 
     /// Where a page of bookings keeps its items and each item its id, slot and liveness.
@@ -159,6 +180,9 @@ public struct Adapter: Codable, Sendable, Equatable {
         }
         if operations.anySocket != nil, answers.socket == nil {
             throw AdapterError(file: file, problem: "operations.anySocket needs answers.socket, the socket it booked")
+        }
+        if answers.places != nil, operations.stations == nil {
+            throw AdapterError(file: file, problem: "answers.places needs operations.stations, whose answer it reads")
         }
         if operations.hold == nil, operations.confirm != nil || operations.release != nil {
             throw AdapterError(file: file, problem: "operations.confirm and operations.release need operations.hold")

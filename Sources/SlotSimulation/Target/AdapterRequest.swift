@@ -33,6 +33,9 @@ extension Adapter {
         /// The code a check-in presents: its socket's `Socket.accessCode`; `nil` for a socket
         /// without one, and a body member that is exactly `{accessCode}` is then left out.
         public var accessCode: String?
+        /// Where a check-out leaves its vehicle (`{latitude}`, `{longitude}`); `nil` for one that
+        /// leaves it in place, and a body member that is exactly either is then left out.
+        public var leftAt: Coordinate?
         /// Who sends the request, when not `user`: the credentials are the caller's, the
         /// placeholders `user`'s (to check that one user cannot read another's bookings).
         public var caller: UInt64?
@@ -41,7 +44,13 @@ extension Adapter {
 
         /// Whether placeholder `name` has no value here, so a body member that is exactly it is
         /// left out (rather than sent empty).
-        func isAbsent(_ name: String) -> Bool { name == "accessCode" && accessCode == nil }
+        func isAbsent(_ name: String) -> Bool {
+            switch name {
+            case "accessCode": accessCode == nil
+            case "latitude", "longitude": leftAt == nil
+            default: false
+            }
+        }
 
         func text(_ name: String) -> String? {
             switch name {
@@ -56,6 +65,8 @@ extension Adapter {
             case "page": String(page)
             case "connector": connector
             case "accessCode": accessCode
+            case "latitude": leftAt.map { "\($0.latitude)" }
+            case "longitude": leftAt.map { "\($0.longitude)" }
             default: nil
             }
         }
@@ -66,6 +77,8 @@ extension Adapter {
             case "user": Int64(exactly: user).map(JSONValue.integer) ?? .string(String(user))
             case "hour": .integer(Int64(clamping: hour))
             case "page": .integer(Int64(clamping: page))
+            case "latitude": leftAt.map { .number($0.latitude) }
+            case "longitude": leftAt.map { .number($0.longitude) }
             default: text(name).map(JSONValue.string)
             }
         }
@@ -110,7 +123,10 @@ extension Adapter {
                     {
                         return nil
                     }
-                    return fill(member, values)
+                    let filled = fill(member, values)
+                    // An object whose members were all left out goes too (`"leftAt": {}`).
+                    if case .object(let members) = member, !members.isEmpty, filled == .object([:]) { return nil }
+                    return filled
                 })
         default: return template
         }

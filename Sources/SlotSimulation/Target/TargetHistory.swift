@@ -1,4 +1,5 @@
 import Foundation
+import SlotScheduler
 
 /// One line of a history recorded against a live API (Jepsen's vocabulary): an operation's
 /// invocation, then its completion as `ok` (made), `fail` (not made: refused, or to retry later)
@@ -34,6 +35,10 @@ public struct TargetEvent: Codable, Sendable, Equatable {
     /// `true` for a check-in that presented a code other than its socket's `accessCode`, which
     /// the API must refuse (`wrongAccessCode`); absent otherwise.
     public var wrongCode: Bool?
+
+    /// Where a check-out left its booking's vehicle (the scenario's workload moves vehicles,
+    /// ``Workload/leftWithinKm``); absent for a check-out that leaves it in place.
+    public var leftAt: Coordinate?
 
     /// The reason of a `fail` whose answer asked to be retried later: not a refusal.
     public static let retryLater = "(retry later)"
@@ -76,6 +81,7 @@ public struct TargetEvent: Codable, Sendable, Equatable {
         if let booking { parts.append("booking \(booking)") }
         if let hold { parts.append("hold \(hold)") }
         if wrongCode == true { parts.append("with a wrong access code") }
+        if let leftAt { parts.append("leaving it at \(leftAt.pair)") }
         if let status { parts.append("→ \(status)") }
         if let reason { parts.append(reason) }
         return parts.joined(separator: " ")

@@ -1,11 +1,14 @@
 import Foundation
+import SlotScheduler
 
 /// A run against a target, as `run --target --history FILE` writes it, so that it can be checked
 /// again later (`schedule-sim verify-target`): one JSON object per line, each with a `kind`:
 /// - first `run`: how the run was set up (``Setup``);
 /// - then `invoke`, `ok`, `fail`, `info`: the history (``TargetEvent``), in time order;
-/// - last `listed`: the bookings read back, `when` `before` the run (with `--check rules`) or
-///   `after` it.
+/// - then `listed`: the bookings read back, `when` `before` the run (with `--check rules`) or
+///   `after` it;
+/// - last `place`: where the API lists each station after a run whose check-outs moved
+///   vehicles (``places``).
 public struct TargetRecord: Sendable, Equatable {
     /// What the checks need to know of the run besides its events.
     public struct Setup: Codable, Sendable, Equatable {
@@ -34,12 +37,19 @@ public struct TargetRecord: Sendable, Equatable {
     public var history: [TargetEvent]
     public var before: [ListedBooking]
     public var listed: [ListedBooking]
+    /// The stations' places read after the run, when a check-out moved a vehicle and the adapter
+    /// says where an answer keeps places; empty otherwise (I21 is then not checked).
+    public var places: [StationPlace]
 
-    public init(setup: Setup, history: [TargetEvent], before: [ListedBooking], listed: [ListedBooking]) {
+    public init(
+        setup: Setup, history: [TargetEvent], before: [ListedBooking], listed: [ListedBooking],
+        places: [StationPlace] = []
+    ) {
         self.setup = setup
         self.history = history
         self.before = before
         self.listed = listed
+        self.places = places
     }
 
     /// One line of the file: the fields of every kind, those a kind does not have absent.
@@ -64,9 +74,13 @@ public struct TargetRecord: Sendable, Equatable {
         var status: Int?
         var reason: String?
         var wrongCode: Bool?
+        var leftAt: Coordinate?
         var time: Int64?
         var when: String?
         var live: Bool?
+        // place
+        var station: String?
+        var place: Coordinate?
     }
 
     /// The file's text: the setup, the events, the bookings read back.
@@ -89,6 +103,7 @@ public struct TargetRecord: Sendable, Equatable {
                     line(Line(kind: "listed", user: b.user, slot: b.slot, booking: b.id, when: when, live: b.live)))
             }
         }
+        lines += places.map { line(Line(kind: "place", station: $0.station, place: $0.place)) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -126,6 +141,9 @@ public struct TargetRecord: Sendable, Equatable {
                     else { throw fail("a listed booking needs booking, user, slot and when (before or after)") }
                     let listed = ListedBooking(id: booking, user: user, slot: slot, live: line.live ?? true)
                     if when == "before" { record.before.append(listed) } else { record.listed.append(listed) }
+                case "place":
+                    guard let station = line.station else { throw fail("a place needs its station") }
+                    record.places.append(StationPlace(station: station, place: line.place))
                 default:
                     guard let kind = TargetEvent.Kind(rawValue: line.kind), let index = line.index,
                         let process = line.process, let operation = line.operation, let user = line.user,
@@ -136,6 +154,7 @@ public struct TargetRecord: Sendable, Equatable {
                         slot: line.slot, requestID: line.requestID, booking: line.booking, hold: line.hold,
                         status: line.status, reason: line.reason, time: time)
                     event.wrongCode = line.wrongCode
+                    event.leftAt = line.leftAt
                     record.history.append(event)
                 }
             }

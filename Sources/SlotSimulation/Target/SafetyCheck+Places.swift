@@ -1,0 +1,64 @@
+import SlotScheduler
+
+/// A station's place as the API listed it after the run (the adapter's ``Adapter/Answers/places``
+/// in the answer of its `stations` operation); `place` is `nil` for a station listed without one.
+public struct StationPlace: Sendable, Equatable {
+    public var station: String
+    public var place: Coordinate?
+
+    public init(station: String, place: Coordinate?) {
+        self.station = station
+        self.place = place
+    }
+}
+
+extension SafetyCheck {
+    /// The name of I21's finding against an API.
+    public static let leftWhereTheLastRideEnded = "left where the last ride ended"
+
+    /// I21 against an API: each station whose vehicle a check-out answered as made moved (a
+    /// `checkOut` sent with ``TargetEvent/leftAt``) is, in `places`, where a check-out that may
+    /// have moved it last left it (``LastMove``), within a millionth of a degree (about 10 cm:
+    /// an API may keep six decimals). A station missing from `places` is a finding too.
+    ///
+    /// Cost: linear in the history.
+    public static func checkPlaces(history: [TargetEvent], places: [StationPlace]) -> [Finding] {
+        var invocations: [Int: TargetEvent] = [:]
+        var moves: [String: [(invoke: TargetEvent, done: TargetEvent)]] = [:]
+        for event in history where event.operation == "checkOut" && event.leftAt != nil {
+            if event.kind == .invoke {
+                invocations[event.index] = event
+            } else if event.kind != .fail, let invoke = invocations[event.index],
+                let station = event.slot?.split(separator: "/").first
+            {
+                moves[String(station), default: []].append((invoke, event))
+            }
+        }
+        let listed = Dictionary(places.map { ($0.station, $0.place) }, uniquingKeysWith: { first, _ in first })
+        var findings: [Finding] = []
+        for station in moves.keys.sorted() {
+            let sent = moves[station] ?? []
+            let candidates = sent.map {
+                LastMove.Move(
+                    start: $0.invoke.time, end: $0.done.time, accepted: $0.done.kind == .ok, place: $0.done.leftAt)
+            }
+            guard let allowed = LastMove.candidates(candidates) else { continue }
+            let place = listed[station] ?? nil
+            if listed[station] != nil, allowed.contains(where: { Self.samePlace($0, place) }) { continue }
+            let now = listed[station] == nil ? "missing from the stations listed" : "at \(Coordinate.describe(place))"
+            findings.append(
+                Finding(
+                    invariant: leftWhereTheLastRideEnded,
+                    explanation: "station \(station) is \(now) after the run, where the check-outs that could have "
+                        + "moved it last left it at " + allowed.map(Coordinate.describe).joined(separator: " or "),
+                    events: sent.flatMap { [$0.invoke, $0.done] }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }))
+        }
+        return findings
+    }
+
+    /// Whether two places are one, to a millionth of a degree.
+    static func samePlace(_ a: Coordinate?, _ b: Coordinate?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return abs(a.latitude - b.latitude) <= 1e-6 && abs(a.longitude - b.longitude) <= 1e-6
+    }
+}
