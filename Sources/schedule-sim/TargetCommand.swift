@@ -120,6 +120,13 @@ struct TargetJudgement {
                 + (record.places.isEmpty
                     ? "" : ", \(SafetyCheck.leftWhereTheLastRideEnded) (\(record.places.count) stations read)"),
         ]
+        if record.places.isEmpty,
+            record.history.contains(where: { $0.operation == "checkOut" && $0.leftAt != nil && $0.kind == .ok })
+        {
+            lines.append(
+                "not checked: \(SafetyCheck.leftWhereTheLastRideEnded) (check-outs moved vehicles, and the adapter "
+                    + "names no answers.places to read where the stations are)")
+        }
         if let result {
             lines.append(
                 "checks (rules): bookable when made, refusals justified, check-in window, check-out after check-in, access codes, cutoffs, linearizable per slot, per user and per booking (\(result.partitions) partitions, \(result.unknownPartitions) undecided within the search budget\(result.skippedPartitions > 0 ? ", \(result.skippedPartitions) not searched after a hold or move of unknown outcome" : ""); clock ±\(String(format: "%.1f", record.setup.clockTolerance)) s)"

@@ -18,21 +18,20 @@ extension SafetyCheck {
 
     /// I21 against an API: each station whose vehicle a check-out answered as made moved (a
     /// `checkOut` sent with ``TargetEvent/leftAt``) is, in `places`, where a check-out that may
-    /// have moved it last left it (``LastMove``), within a millionth of a degree (about 10 cm:
+    /// have moved it last left it (the rule of `LastMove`), within a millionth of a degree (about 10 cm:
     /// an API may keep six decimals). A station missing from `places` is a finding too.
     ///
     /// Cost: linear in the history.
     public static func checkPlaces(history: [TargetEvent], places: [StationPlace]) -> [Finding] {
-        var invocations: [Int: TargetEvent] = [:]
+        let checkOuts = history.filter { $0.operation == "checkOut" && $0.leftAt != nil }
+        let invocations = Dictionary(
+            checkOuts.filter { $0.kind == .invoke }.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         var moves: [String: [(invoke: TargetEvent, done: TargetEvent)]] = [:]
-        for event in history where event.operation == "checkOut" && event.leftAt != nil {
-            if event.kind == .invoke {
-                invocations[event.index] = event
-            } else if event.kind != .fail, let invoke = invocations[event.index],
-                let station = event.slot?.split(separator: "/").first
-            {
-                moves[String(station), default: []].append((invoke, event))
+        for done in checkOuts where done.kind == .ok || done.kind == .info {
+            guard let invoke = invocations[done.index], let station = done.slot?.split(separator: "/").first else {
+                continue
             }
+            moves[String(station), default: []].append((invoke, done))
         }
         let listed = Dictionary(places.map { ($0.station, $0.place) }, uniquingKeysWith: { first, _ in first })
         var findings: [Finding] = []
