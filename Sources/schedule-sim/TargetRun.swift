@@ -179,6 +179,7 @@ struct TargetRun {
     ) async {
         // A wrong code means something only to an API the adapter sends codes to.
         let sendsCodes = adapter.operations.checkIn?.mentions("accessCode") == true
+        let movesVehicles = self.movesVehicles  // read once: it encodes the template
         while true {
             let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < operations else { return }

@@ -78,13 +78,7 @@ printf '%s\nCALL cost_booking_row(:st, :sock, :d, :h, :u::bigint, %s::bigint, :s
 printf '%s\nCALL slot_reserve_committed(%s, :st, :sock, :d, :h, :u::bigint, NULL, NULL, %s::bigint, :start::bigint, NULL, 16777215, 100000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);\n' \
     "$SLOT" "$VERSION" "$NOW" >"$WORK/reservation.sql"
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# Every postgres process's CPU, and what the server's reaped children used.
-postgres_ticks() {
-    local total=0 pid
-    for pid in $(pgrep -x postgres); do total=$((total + $(ticks "$pid"))); done
-    echo $((total + $(awk '{print $16 + $17}' "/proc/$(pgrep -o -x postgres)/stat")))
-}
+source "$ROOT/Examples/BookingService/Scripts/cpu-ticks.sh"
 : >"$WORK/results"
 for round in $(seq 1 "$ROUNDS"); do
     for kind in insert booking-row reservation; do

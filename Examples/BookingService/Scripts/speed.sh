@@ -80,14 +80,8 @@ start() {
         sleep 0.1
     done
 }
-# CPU time (user and system, in clock ticks) of a process, and of every PostgreSQL process: per
-# request, what a configuration costs whatever the neighbours take (the rate moves more).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-postgres_ticks() {
-    local total=0 pid
-    for pid in $(pgrep -x postgres); do total=$((total + $(cpu_ticks "$pid"))); done
-    echo "$total"
-}
+# CPU per request, whatever the neighbours take (the rate moves more): cpu_ticks, postgres_ticks.
+source "$ROOT/Examples/BookingService/Scripts/cpu-ticks.sh"
 stop() {
     kill "$PID" 2>/dev/null || true
     wait "$PID" 2>/dev/null || true

@@ -42,9 +42,12 @@ extension SafetyCheck {
                     start: $0.invoke.time, end: $0.done.time, accepted: $0.done.kind == .ok, place: $0.done.leftAt)
             }
             guard let allowed = LastMove.candidates(candidates) else { continue }
-            let place = listed[station] ?? nil
-            if listed[station] != nil, allowed.contains(where: { Self.samePlace($0, place) }) { continue }
-            let now = listed[station] == nil ? "missing from the stations listed" : "at \(Coordinate.describe(place))"
+            let now: String
+            switch listed[station] {
+            case .some(let place) where allowed.contains(where: { Self.samePlace($0, place) }): continue
+            case .some(let place): now = "at \(Coordinate.describe(place))"
+            case .none: now = "missing from the stations listed"
+            }
             findings.append(
                 Finding(
                     invariant: leftWhereTheLastRideEnded,
