@@ -17,6 +17,11 @@
 # (--auth none, --address-limit off, --user-limit off, --metrics off): the issue's target is that
 # identity, limits and metrics together cost at most 20 %. BIN (.build/release), ROUNDS (3),
 # DURATION (10), CONFIGURATIONS (all of the above).
+#
+# PROFILE=DIR also samples the server's stacks with perf (cpu-clock, 499 a second) while wrk runs
+# and writes DIR/CONFIGURATION-ROUND.txt: each function with the share of the samples in it or
+# under it (perf report --children), demangled. (valgrind's callgrind, this repository's profiler
+# elsewhere, cannot run the server: valgrind 3.19 stops on its DWARF 5 and its threads.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(cd ../.. && pwd)
@@ -90,6 +95,22 @@ stop() {
 # The database URL with a schema of its own for a round.
 schema_url() { case "$DATABASE" in *\?*) echo "$DATABASE&schema=$1" ;; *) echo "$DATABASE?schema=$1" ;; esac; }
 
+# PROFILE: perf samples the server ($PID) while wrk runs; the report goes to $1.
+profile_start() {
+    perf record -F 499 -e cpu-clock -g -p "$PID" -o "$WORK/perf.data" >"$WORK/perf.log" 2>&1 &
+    PERF=$!
+}
+profile_stop() {
+    kill -INT "$PERF" 2>/dev/null || true
+    wait "$PERF" 2>/dev/null || true
+    perf report -i "$WORK/perf.data" --children --sort sym -g none --percent-limit 0.5 2>/dev/null |
+        grep -v '^#' | grep . | { command -v swift-demangle >/dev/null && swift-demangle --simplified || cat; } >"$1"
+}
+if [ -n "${PROFILE:-}" ]; then
+    command -v perf >/dev/null || { echo "error: PROFILE needs perf (apt-get install -y linux-perf)" >&2; exit 1; }
+    mkdir -p "$PROFILE"
+fi
+
 SERVICE=("$BIN/BookingService" --scenario "$WORK/speed.json" --port 0)
 WHOLE=(--auth "hs256:$WORK/secret" --address-limit 1000000/1000000 --user-limit 1000000/1000000 --metrics on)
 BARE=(--auth none --address-limit off --user-limit off --metrics off)
@@ -111,8 +132,10 @@ for round in $(seq 1 "$ROUNDS"); do
         postgres) start "$configuration" "${SERVICE[@]}" "${WHOLE[@]}" --store "$(schema_url "speed_${round}_$$")" ;;
         esac
         server_before=$(cpu_ticks "$PID") postgres_before=$(postgres_ticks)
+        [ -n "${PROFILE:-}" ] && profile_start
         wrk -t2 -c64 -d"${DURATION}s" --latency -s "$WORK/reservations.lua" "$URL" >"$WORK/wrk.out" 2>&1 || true
         server_ticks=$(($(cpu_ticks "$PID") - server_before)) database_ticks=$(($(postgres_ticks) - postgres_before))
+        [ -n "${PROFILE:-}" ] && profile_stop "$PROFILE/$configuration-$round.txt"
         stop
         awk -v c="$configuration" -v r="$round" -v st="$server_ticks" -v pt="$database_ticks" -v hz="$(getconf CLK_TCK)" '
             /^Requests\/sec:/ {rate = $2}
