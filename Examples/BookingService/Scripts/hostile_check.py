@@ -274,22 +274,26 @@ def expect_continue(c):
                  f"got {data[:200]!r}")
     finally:
         connection.close()
-    connection = c.connect()
-    try:
-        connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
-                           b"Expect: 100-continue\r\n\r\n")
-        started = time.monotonic()
-        answer, closed = read_all(connection, 4)
-        took = time.monotonic() - started
-        c.expect("Expect: 100-continue with 100000 bytes: 413 at once", answer.startswith(b"HTTP/1.1 413"),
-                 f"got {answer!r:.100}")
-        # The client sends no body after a 413, so what it sends next is no request: the
-        # connection ends with the answer (it used to wait, reading the next request as body).
-        c.expect("Expect: 100-continue with 100000 bytes: the 413 closes the connection",
-                 closed and took < 2 and b"connection: close" in answer.lower(),
-                 f"closed: {closed} after {took:.1f} s; got {answer!r:.200}")
-    finally:
-        connection.close()
+    # Lengths past 2^63 - 1 (the parser takes up to 2^64 - 1) were read as no length at all: a 100
+    # Continue, then the connection held until the idle timeout, with no answer.
+    for length in (100000, 2**63, 2**64 - 1):
+        for expect in (b"Expect: 100-continue\r\n", b""):
+            connection = c.connect()
+            what = f"{'Expect: 100-continue with ' if expect else ''}Content-Length {length}"
+            try:
+                connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n%s\r\n"
+                                   % (length, expect))
+                started = time.monotonic()
+                answer, closed = read_all(connection, 4)
+                took = time.monotonic() - started
+                c.expect(f"{what}: 413 at once", answer.startswith(b"HTTP/1.1 413"), f"got {answer!r:.100}")
+                # The client sends no body after a 413, so what it sends next is no request: the
+                # connection ends with the answer (it used to wait, reading the next request as body).
+                c.expect(f"{what}: the 413 closes the connection",
+                         closed and took < 2 and b"connection: close" in answer.lower(),
+                         f"closed: {closed} after {took:.1f} s; got {answer!r:.200}")
+            finally:
+                connection.close()
 
 
 def large_bodies(c):
@@ -336,14 +340,18 @@ def http10_requests(c):
 def strict_json(c):
     """Bodies another JSON reader would read differently (or not at all) are refused with 400:
     a key twice (the decoder kept the first station, a gateway sees the last), trailing commas,
-    UTF-16 (each of those was booked before), Latin-1."""
+    UTF-16 (each of those was booked before), Latin-1; and bodies that end inside a string's
+    escape (the service's syntax check read past the end of `{"\\` and stopped the process)."""
     date = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).date().isoformat()
     slot = '"station":"LDN-1","socket":"2","date":"%s","hour":15' % date
     for what, body in [("a key twice", ('{"station":"LDN-2",%s}' % slot).encode()),
                        ("a comma before }", ('{%s,}' % slot).encode()),
                        ("a comma before ]", ('{%s,"x":[1,2,]}' % slot).encode()),
                        ("UTF-16", ('{%s}' % slot).encode("utf-16")),
-                       ("Latin-1", ('{%s}' % slot.replace("LDN-1", "LDN-1\xe9")).encode("latin-1"))]:
+                       ("Latin-1", ('{%s}' % slot.replace("LDN-1", "LDN-1\xe9")).encode("latin-1")),
+                       ("a key cut after its escape's backslash", b'{"\\'),
+                       ("a value cut after its escape's backslash", ('{%s,"x":"\\' % slot).encode()),
+                       ("a string cut inside \\u", b'["\\u00')]:
         status, answer = post(c, "/holds", body)
         c.expect(f"{what}: 400 malformedRequest", status == 400 and answer.get("reason") == "malformedRequest",
                  f"got {status} {answer!r:.200}")

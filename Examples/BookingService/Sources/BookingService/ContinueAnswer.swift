@@ -20,7 +20,7 @@ final class ContinueAnswer: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let request) = unwrapInboundIn(data) {
-            let length = request.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            let length = HTTPInput.announcedLength(request.headerFields[.contentLength]) ?? 0
             if unanswered == 0, request.headerFields[.expect]?.lowercased() == "100-continue",
                 length <= HTTPInput.maxBodyBytes
             {

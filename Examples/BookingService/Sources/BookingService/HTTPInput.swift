@@ -82,15 +82,21 @@ struct HTTPInput {
             turkish: "\(name) parametresi gerekli.")
     }
 
+    /// The body length a `Content-Length` value announces; nil when it is not a decimal number.
+    /// Digits past `Int.max` (the HTTP parser takes up to 2^64 - 1) announce `Int.max`: more than
+    /// any limit, not no length at all.
+    static func announcedLength(_ value: String?) -> Int? {
+        guard let value, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(value) ?? .max
+    }
+
     /// The body, at most ``maxBodyBytes``: a larger one (by its `Content-Length` or by what
     /// arrives) is a 413 without reading the rest.
     static func body(of request: Request) async throws(APIError) -> ByteBuffer {
         let tooLarge = APIError(
             .contentTooLarge, .bodyTooLarge, english: "The request body is larger than \(maxBodyBytes) bytes.",
             turkish: "İstek gövdesi \(maxBodyBytes) bayttan büyük.")
-        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > maxBodyBytes {
-            throw tooLarge
-        }
+        if let bytes = announcedLength(request.headers[.contentLength]), bytes > maxBodyBytes { throw tooLarge }
         var buffer = ByteBuffer()
         do {
             for try await chunk in request.body {

@@ -64,7 +64,8 @@ enum JSONIntegers {
         return nil
     }
 
-    /// The index after the closing quote of the string that opens at `start`.
+    /// The index after the closing quote of the string that opens at `start`; `bytes.count` when
+    /// the string is not closed (an escape's backslash may be the last byte: `{"\\`).
     static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start + 1
         while index < bytes.count {
@@ -74,7 +75,7 @@ enum JSONIntegers {
             default: index += 1
             }
         }
-        return index
+        return bytes.count
     }
 
     /// A key as the decoder reads it (escapes resolved); nil if it cannot be read.
