@@ -53,6 +53,25 @@ struct FrameTests {
         }
     }
 
+    /// An error quoting what the charge point sent stays within OCPP-J's 255 characters of
+    /// `errorDescription` (a 60,000-character action name was echoed whole, in the CALLERROR and
+    /// in the service's log line of it).
+    @Test func anErrorDescriptionIsCutAtOCPPsLimit() async throws {
+        let f = try ChargerFixture()
+        let action = String(repeating: "A", count: 60_000)
+        _ = await f.bridge.connect("S1", at: ChargerFixture.at(9))
+        let frames = await f.bridge.receive(#"[2,"9","\#(action)",{}]"#, from: "S1", at: ChargerFixture.at(9))
+        guard case .error(let id, let code, let description)? = frames.first else {
+            Issue.record("expected a CALLERROR, got \(frames)")
+            return
+        }
+        #expect(id == "9" && code == .notImplemented)
+        #expect(description.count == OCPPFrameError.maxMessageCharacters && description.hasSuffix("…"))
+        #expect(description.hasPrefix("AAAA"))
+        let short = OCPPFrameError(id: "9", code: .genericError, "Heartbeat is not handled")
+        #expect(short.message == "Heartbeat is not handled")
+    }
+
     @Test func datesAreReadWithAnyOffsetAndWrittenInUTC() throws {
         #expect(ChargerFixture.date == (try LocalDate(year: 2026, month: 3, day: 2)))
         let eleven = ChargerFixture.at(11)

@@ -26,7 +26,11 @@ the next two hours (`--ocpp-reserve-lead 120`) and a fault horizon of 3 hours.
   - refused at the upgrade: a wrong password, an unknown station, one without a password, no
     credentials (401 with a Basic challenge), no ocpp2.0.1 subprotocol (400), another path (404);
   - malformed frames get a CALLERROR (not JSON, a bad payload, an unknown action); a binary
-    message (1003) and a 70 KiB one (1009) close the connection; the service stays up.
+    message (1003) and a 70 KiB one (1009) close the connection; the service stays up;
+  - an unknown action of 60,000 characters is answered with at most OCPP-J's 255 characters of
+    errorDescription (the whole name was echoed, and logged);
+  - a station that keeps calling and reads no answer is disconnected (the service queued every
+    answer, without end, and kept the connection open), and the service stays up.
 
 Needs `ocpp==2.1.0` and `websockets==15.0.1`. Exits 0 when every check passed; the last line is
 "N passed, M failed".
@@ -336,6 +340,61 @@ async def malformed(c):
     await closed_by(c, "a 70 KiB message", await c.connect(station=RAW_STATION), "x" * (70 << 10), 1009)
 
 
+async def long_action(c):
+    connection = await c.connect(station=RAW_STATION)
+    await connection.send(json.dumps([2, "m5", "A" * 60000, {}]))
+    answer = json.loads(await asyncio.wait_for(connection.recv(), WAIT))
+    c.expect("an action of 60,000 characters: NotImplemented, its description cut at 255",
+             answer[:3] == [4, "m5", "NotImplemented"] and len(answer[3]) <= 255, repr(answer)[:200])
+    await connection.close()
+
+
+UNREAD_CALLS = 30000
+
+
+def unread_answers(c):
+    """A station (raw socket, a 4 KiB receive buffer) sends UNREAD_CALLS calls of an unknown
+    action, each answered by a CALLERROR of about 300 bytes (more than the kernel's and NIO's
+    buffers hold), and reads nothing: the service must close the connection before answering
+    them all."""
+    import socket, struct
+    connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    host, port = c.url[len("http://"):].split(":")
+    connection.connect((host, int(port)))
+    auth = base64.b64encode(f"{RAW_STATION}:{c.passwords[RAW_STATION]}".encode()).decode()
+    connection.sendall((f"GET /ocpp/{RAW_STATION} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                        f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: ocpp2.0.1\r\n"
+                        f"Authorization: Basic {auth}\r\n\r\n").encode())
+    payload = json.dumps([2, "u", "Unknown" + "A" * 300, {}]).encode()
+    mask = os.urandom(4)
+    frame = (struct.pack("!BBH", 0x81, 0xFE, len(payload)) + mask
+             + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    connection.settimeout(15)
+    sent = 0
+    try:
+        for _ in range(UNREAD_CALLS):
+            connection.sendall(frame)
+            sent += 1
+    except OSError:
+        pass  # closed by the service while still sending: what is checked below
+    time.sleep(2)
+    received, closed = 0, False
+    connection.settimeout(5)
+    try:
+        while chunk := connection.recv(1 << 16):
+            received += chunk.count(b'"NotImplemented"')
+        closed = True
+    except ConnectionResetError:
+        closed = True
+    except OSError:
+        pass
+    connection.close()
+    c.expect(f"a station reading none of its answers is disconnected ({sent} calls sent, {received} answers "
+             "read afterwards)", closed and received < UNREAD_CALLS, f"closed: {closed}")
+
+
 async def closed_by(c, name, connection, message, code):
     await connection.send(message)
     try:
@@ -361,6 +420,8 @@ async def run(c):
     await check_in(c, station)
     station = await reconnections(c, station)
     await malformed(c)
+    await long_action(c)
+    await asyncio.to_thread(unread_answers, c)
     await station._connection.close()
     code, _, body = await c.http("GET", "/health/live")
     c.expect("the service is still up", code == 200 and body == {"status": "live"}, f"{code} {body}")

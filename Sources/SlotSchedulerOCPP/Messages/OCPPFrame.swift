@@ -101,10 +101,18 @@ public struct OCPPFrameError: Error, Hashable, Sendable, CustomStringConvertible
     public var code: OCPPErrorCode
     public var message: String
 
+    /// The longest `message` kept: OCPP-J's `errorDescription` is at most 255 characters. A
+    /// longer one (a description quoting what a charge point sent, such as an action name of
+    /// 60,000 characters) is cut there, ending in "…", so neither the CALLERROR nor a log line of
+    /// it grows with the input.
+    public static let maxMessageCharacters = 255
+
     public init(id: String?, code: OCPPErrorCode, _ message: String) {
         self.id = id
         self.code = code
-        self.message = message
+        self.message =
+            message.count <= Self.maxMessageCharacters
+            ? message : String(message.prefix(Self.maxMessageCharacters - 1)) + "…"
     }
 
     /// The CALLERROR that answers it.

@@ -10,23 +10,34 @@ import SlotScheduler
 /// reads slowly holds up nobody else.
 ///
 /// A binary message is not OCPP-J: the connection is closed (1003). A message over
-/// ``maxMessageBytes`` is closed by the WebSocket layer (1009) before it is read whole.
+/// ``maxMessageBytes`` is closed by the WebSocket layer (1009) before it is read whole. A station
+/// that reads none of what it is sent is closed once ``maxQueuedMessages`` wait for it: before,
+/// one that kept calling and never read kept every answer in memory, without end, and its
+/// connection open.
 struct ChargerConnection: Sendable {
     /// The largest message read (OCPP's own messages are a few KiB).
     static let maxMessageBytes = 64 << 10
+    /// The most messages queued for a station that has not read them. A charge point waits for
+    /// each answer before its next call (OCPP-J allows one call in flight), so an honest one
+    /// has a few queued at most; the ticks add one a booking.
+    static let maxQueuedMessages = 256
 
     let station: StationID
     let links: ChargerLinks
     let logger: Logger
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (queue, outgoing) = AsyncStream.makeStream(of: ChargerLink.Outgoing.self)
-        let link = await links.open(station, sending: outgoing)
+        let (queue, outgoing) = AsyncStream.makeStream(
+            of: ChargerLink.Outgoing.self, bufferingPolicy: .bufferingOldest(Self.maxQueuedMessages))
+        let (overflows, overflow) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let link = await links.open(station, sending: ChargerLink.Queue(outgoing: outgoing, overflow: overflow))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await read(inbound, outbound: outbound, link: link) }
                 group.addTask { try await write(queue, to: outbound) }
-                // Either side ending ends the connection: the station closed, or it was replaced.
+                group.addTask { await unread(overflows) }
+                // Any of them ending ends the connection: the station closed, it was replaced,
+                // or it reads nothing.
                 try await group.next()
                 group.cancelAll()
             }
@@ -52,6 +63,16 @@ struct ChargerConnection: Sendable {
                 try await outbound.close(.unacceptableData, reason: "OCPP-J messages are text")
                 return
             }
+        }
+    }
+
+    /// Returns when the queue overflowed: the station reads none of what it is sent.
+    private func unread(_ overflows: AsyncStream<Void>) async {
+        for await _ in overflows {
+            logger.notice(
+                "charger reads none of its messages: closing",
+                metadata: ["station": "\(station)", "queued": "\(Self.maxQueuedMessages)"])
+            return
         }
     }
 

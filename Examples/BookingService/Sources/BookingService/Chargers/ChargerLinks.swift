@@ -23,11 +23,9 @@ actor ChargerLinks {
 
     /// A station connected: it becomes the station's connection (an earlier one is closed), and
     /// the bridge's first frames are queued on it.
-    func open(_ station: StationID, sending outgoing: AsyncStream<ChargerLink.Outgoing>.Continuation) async
-        -> ChargerLink
-    {
+    func open(_ station: StationID, sending queue: ChargerLink.Queue) async -> ChargerLink {
         opened += 1
-        let link = ChargerLink(id: opened, station: station, outgoing: outgoing)
+        let link = ChargerLink(id: opened, station: station, queue: queue)
         if let earlier = current.updateValue(link, forKey: station) {
             logger.notice(
                 "charger connection replaced by a newer one",
@@ -61,7 +59,7 @@ actor ChargerLinks {
     /// newer connection that opened while it did is connected again (what it was sent is
     /// sent again, which a charge point takes as the same reservations).
     func closed(_ link: ChargerLink) async {
-        link.outgoing.finish()
+        link.queue.finish()
         guard current[link.station]?.id == link.id else { return }
         current[link.station] = nil
         logger.info("charger disconnected", metadata: ["station": "\(link.station)", "connection": "\(link.id)"])
@@ -84,19 +82,36 @@ actor ChargerLinks {
 struct ChargerLink: Sendable {
     let id: UInt64
     let station: StationID
-    let outgoing: AsyncStream<Outgoing>.Continuation
+    let queue: Queue
 
     enum Outgoing: Sendable {
         case text(String)
         case close(WebSocketErrorCode, reason: String)
     }
 
+    /// What the connection's writer sends, in a queue of bounded length
+    /// (``ChargerConnection/maxQueuedMessages``); what does not fit is not queued, and `overflow`
+    /// tells the connection, which closes.
+    struct Queue: Sendable {
+        let outgoing: AsyncStream<Outgoing>.Continuation
+        let overflow: AsyncStream<Void>.Continuation
+
+        func put(_ item: Outgoing) {
+            if case .dropped = outgoing.yield(item) { overflow.yield(()) }
+        }
+
+        func finish() {
+            outgoing.finish()
+            overflow.finish()
+        }
+    }
+
     func send(_ frames: [OCPPFrame]) {
-        for frame in frames { outgoing.yield(.text(frame.text)) }
+        for frame in frames { queue.put(.text(frame.text)) }
     }
 
     func close(_ code: WebSocketErrorCode, _ reason: String) {
-        outgoing.yield(.close(code, reason: reason))
-        outgoing.finish()
+        queue.put(.close(code, reason: reason))
+        queue.outgoing.finish()
     }
 }
