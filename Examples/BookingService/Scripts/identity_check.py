@@ -8,7 +8,8 @@ writes a fresh RSA key and its set there and exits). Needs `cryptography` for --
 
   - without a token, with a header that is not `Bearer`, a token that is not a JWT, signed with
     another key, with `alg: none`, HS256 over the public key (algorithm confusion), expired,
-    without `exp`, or whose `sub` is not a user id in decimal: every operation that acts for a
+    without `exp`, whose `sub` is not a user id in decimal, or (HS256) whose header names another
+    algorithm or a `crit` extension: every operation that acts for a
     user answers 401 `unauthenticated` with `WWW-Authenticate: Bearer realm="BookingService"`
     (and `error="invalid_token"` when a token was sent) and changes nothing;
   - what needs no identity (stations, a day view, health) answers without a token;
@@ -109,6 +110,11 @@ def run(c, secret_or_none, station, date, hour):
         "sub past UInt64": dict(token=c.token(18446744073709551616)),
         "numeric sub": dict(token=c.sign({"sub": 7001, "exp": now + 600})),
     }
+    if secret_or_none is not None:  # HS256 signatures under headers the service must refuse
+        claims = {"sub": "7001", "exp": now + 600}
+        bad["a header naming HS512"] = dict(token=mint(secret_or_none, claims, {"alg": "HS512", "typ": "JWT"}))
+        bad["crit naming an extension"] = dict(token=mint(
+            secret_or_none, claims, {"alg": "HS256", "typ": "JWT", "crit": ["x-unknown"], "x-unknown": 1}))
     if secret_or_none is None:  # JWKS: HS256 keyed with the public key's bytes
         bad["HS256 over the public key"] = dict(token=mint(c.public_jwk, {"sub": "7001", "exp": now + 600},
                                                            {"alg": "HS256", "typ": "JWT", "kid": "k1"}))

@@ -14,7 +14,8 @@ import SlotScheduler
 ///
 /// In every mode the token must carry `sub` (the user id in decimal) and `exp` (seconds since
 /// 1970, after the present). jwt-kit binds each key to its algorithm, so a token signed with an
-/// HMAC over a public key, or with `alg: none`, does not verify.
+/// HMAC over a public key, or with `alg: none`, does not verify; a header naming another
+/// algorithm, or with `crit`, is refused too.
 struct TokenVerifier: Sendable {
     enum Mode: String, Sendable {
         case hs256
@@ -72,6 +73,13 @@ struct TokenVerifier: Sendable {
         } catch {
             throw .unreadable
         }
+        // What jwt-kit does not check in the header: the algorithm it names must be the key's
+        // (HS256 under `hs256`; a JWKS key is bound to its own), and `crit`, which names
+        // extensions a recipient must understand or refuse (RFC 7515 §4.1.11), must be absent:
+        // the service understands none.
+        guard let header = try? DefaultJWTParser().parse(Array(token.utf8), as: UserClaims.self).header,
+            header.crit == nil, mode != .hs256 || header.alg == "HS256"
+        else { throw .unreadable }
         // Checked here as well as in `UserClaims.verify`, which `unverified` does not call.
         guard claims.exp.value > now else { throw .expired }
         let subject = claims.sub.value
