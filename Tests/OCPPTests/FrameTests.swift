@@ -72,6 +72,24 @@ struct FrameTests {
         #expect(short.message == "Heartbeat is not handled")
     }
 
+    /// A number an integer field cannot hold is a TypeConstraintViolation that says so (it was
+    /// "The given data was not valid JSON.", Foundation's words, of a frame that is valid JSON).
+    @Test(arguments: ["1.5", "1e30", "99999999999999999999", "-1e300"])
+    func aNumberItsFieldCannotHoldIsATypeViolation(evse: String) async throws {
+        let f = try ChargerFixture()
+        _ = await f.bridge.connect("S1", at: ChargerFixture.at(9))
+        let text =
+            #"[2,"7","StatusNotification",{"timestamp":"2026-03-02T09:00:00Z","connectorStatus":"Faulted","evseId":"#
+            + evse + #","connectorId":1}]"#
+        let frames = await f.bridge.receive(text, from: "S1", at: ChargerFixture.at(9))
+        guard case .error(let id, let code, let description)? = frames.first else {
+            Issue.record("expected a CALLERROR, got \(frames)")
+            return
+        }
+        #expect(id == "7" && code == .typeConstraintViolation)
+        #expect(description.hasPrefix("StatusNotification: a number does not fit"), "\(description)")
+    }
+
     @Test func datesAreReadWithAnyOffsetAndWrittenInUTC() throws {
         #expect(ChargerFixture.date == (try LocalDate(year: 2026, month: 3, day: 2)))
         let eleven = ChargerFixture.at(11)

@@ -74,6 +74,9 @@ import Testing
             (["policy", "maxUpcomingBookings"], "-1", "policy.maxUpcomingBookings", "a count"),
             (["workload", "hotness", "share"], "1.5", "workload.hotness.share", "a fraction"),
             (["typo"], "1", "typo", "one of"),
+            // A name outside a closed set lists the set (it said "a value in range for this field").
+            (["steps", "0", "op"], "\"book\"", "steps[0].op", "one of reserve, cancel, changeAvailability"),
+            (["steps", "0", "onBookings"], "\"ignore\"", "steps[0].onBookings", "one of displace, refuse"),
             // The core's IdentifierRule, enforced by the scenario's validation too (issue 11).
             (["steps", "0", "requestID"], "\" r1\"", "steps[0].requestID", "without leading whitespace"),
             (["steps", "0", "requestID"], "\"\"", "steps[0].requestID", "a non-empty identifier"),

@@ -23,6 +23,8 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     would round it to one ("hour": 1e-400, "hour": 9.0000000000000001, "reminderSeconds":
     3600.0000000000001), while integers in any JSON spelling (7e0, 0.7e1, 7.0, -0.0) are read as
     such; on LDN-1 socket 2 six days ahead, as users 6001-6009 (no other check books there);
+  - a body in a transfer coding the service does not decode (Transfer-Encoding: gzip, chunked)
+    is answered 501 with a JSON error body (RFC 9112, 6.1), not read as JSON;
   - a request asking to upgrade (Connection: Upgrade, Upgrade: websocket or h2c) is answered
     as if it had not asked, and the connection closed at once: NIO parses nothing after such a
     request, so the next request on the connection would wait unanswered;
@@ -48,6 +50,7 @@ Exits 0 when every check passed; the last line is "N passed, M failed".
 import argparse
 import http.client
 import datetime
+import gzip
 import json
 import socket
 import sys
@@ -217,6 +220,25 @@ def upgrade_requests(c):
         c.expect(f"Upgrade: {protocol.decode()}: 200, then closed at once",
                  data.startswith(b"HTTP/1.1 200") and closed and took < 2,
                  f"got {data[:100]!r}... (closed: {closed}, {took:.1f} s)")
+
+
+def unknown_codings(c):
+    """A body in a transfer coding the service does not decode is answered 501 (RFC 9112, 6.1),
+    not read as JSON; a repeated chunked coding is the parser's to refuse (400)."""
+    body = gzip.compress(b'{"station":"S1","socket":"1","date":"2030-01-01","hour":10}')
+    chunked = b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+    for coding in [b"gzip, chunked", b"x-custom,chunked"]:
+        connection = c.connect()
+        try:
+            connection.sendall(b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                               b"Transfer-Encoding: " + coding + b"\r\n\r\n" + chunked)
+            data, _ = read_all(connection, 3)
+        finally:
+            connection.close()
+        head, _, rest = data.partition(b"\r\n\r\n")
+        c.expect(f"Transfer-Encoding: {coding.decode()}: 501 with a problem+json body",
+                 head.startswith(b"HTTP/1.1 501") and b"application/problem+json" in head.lower()
+                 and b"malformedRequest" in rest, f"got {data[:300]!r}")
 
 
 def post(c, path, body, user=6000):
@@ -483,6 +505,7 @@ def main():
     connect_requests(c)
     upgrade_requests(c)
     inexact_integers(c)
+    unknown_codings(c)
     expect_continue(c)
     large_bodies(c)
     http10_requests(c)

@@ -25,6 +25,8 @@ the next two hours (`--ocpp-reserve-lead 120`) and a fault horizon of 3 hours.
     outstanding ReserveNow again;
   - refused at the upgrade: a wrong password, an unknown station, one without a password, no
     credentials (401 with a Basic challenge), no ocpp2.0.1 subprotocol (400), another path (404);
+    no opening handshake: a POST, no key or one not of 16 bytes (400), a version other than 13
+    (426 naming version 13);
   - malformed frames get a CALLERROR (not JSON, a bad payload, an unknown action); a binary
     message (1003) and a 70 KiB one (1009) close the connection; the service stays up;
   - an unknown action of 60,000 characters is answered with at most OCPP-J's 255 characters of
@@ -301,6 +303,43 @@ async def refusals(c):
         await refused(c, name, c.connect(**arguments), status)
     other = websockets.connect(f"{c.ws_url}/stations", subprotocols=["ocpp2.0.1"], open_timeout=10)
     await refused(c, "an upgrade off /ocpp/", other, 404)
+    await asyncio.to_thread(handshakes, c)
+
+
+def handshakes(c):
+    """Requests that are no WebSocket opening handshake (RFC 6455, 4.2.1), with the station's
+    right credentials, over a raw socket: refused with a problem body, never 101 (a POST was
+    upgraded; another version or no key was answered 404, as if /ocpp/ were not there)."""
+    import socket
+    auth = base64.b64encode(f"{RAW_STATION}:{c.passwords[RAW_STATION]}".encode()).decode()
+    key = base64.b64encode(os.urandom(16)).decode()
+    host, port = c.url[len("http://"):].split(":")
+    for name, method, fields, status in [
+        ("a POST", "POST", f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n", 400),
+        ("version 8", "GET", f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 8\r\n", 426),
+        ("no version", "GET", f"Sec-WebSocket-Key: {key}\r\n", 426),
+        ("no key", "GET", "Sec-WebSocket-Version: 13\r\n", 400),
+        ("a key of 4 bytes", "GET", "Sec-WebSocket-Key: AAAAAA==\r\nSec-WebSocket-Version: 13\r\n", 400),
+    ]:
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            connection.sendall((f"{method} /ocpp/{RAW_STATION} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                                f"Connection: Upgrade\r\n{fields}Sec-WebSocket-Protocol: ocpp2.0.1\r\n"
+                                f"Authorization: Basic {auth}\r\n\r\n").encode())
+            data = b""
+            try:
+                while chunk := connection.recv(65536):
+                    data += chunk
+            except OSError:
+                pass
+        head, _, body = data.partition(b"\r\n\r\n")
+        try:
+            problem = json.loads(body)
+        except ValueError:
+            problem = {}
+        version = status != 426 or b"\r\nsec-websocket-version: 13" in head.lower()
+        c.expect(f"{name}: refused with {status} and a problem body" + (", naming version 13" if status == 426 else ""),
+                 head.startswith(f"HTTP/1.1 {status} ".encode()) and problem.get("status") == status and version,
+                 repr(data[:300]))
 
 
 async def refused(c, name, connecting, status):

@@ -38,10 +38,12 @@ public struct AvailabilityChange: Hashable, Codable, Sendable, CustomStringConve
 }
 
 /// What an availability change does with bookings in hours it closes.
-public enum DisplacementRule: String, Hashable, Codable, Sendable {
+public enum DisplacementRule: String, Hashable, Codable, Sendable, CaseIterable {
     /// Cancel them, mark them ``Booking/Status-swift.enum/displaced``, emit a
     /// ``Event/displaced(_:user:at:)`` for each, and return them to the caller. The default.
     case displace
     /// Refuse the whole change with ``Rejection/Reason/slotHasBookings``; nothing changes.
     case refuse
+
+    public init(from decoder: any Decoder) throws { self = try decoder.decodeName() }
 }

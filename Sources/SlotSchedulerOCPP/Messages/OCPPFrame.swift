@@ -142,6 +142,12 @@ extension JSONValue {
             throw OCPPFrameError(
                 id: id, code: .typeConstraintViolation,
                 "\(action): `\(context.codingPath.map(\.stringValue).joined(separator: "."))` has the wrong type")
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            // Foundation's JSONDecoder says "not valid JSON", with no path, of a number its field
+            // cannot hold (1.5 or 1e30 where an integer goes); the text is this module's own JSON.
+            throw OCPPFrameError(
+                id: id, code: .typeConstraintViolation,
+                "\(action): a number does not fit its field (not an integer, or out of its range)")
         } catch let DecodingError.dataCorrupted(context) {
             throw OCPPFrameError(id: id, code: .propertyConstraintViolation, "\(action): \(context.debugDescription)")
         } catch {

@@ -243,10 +243,12 @@ public struct StationEvent: Codable, Sendable, Equatable {
     public var status: Status
     public var faultHorizonHours: Int?
 
-    public enum Status: String, Codable, Sendable, Equatable {
+    public enum Status: String, Codable, Sendable, Equatable, CaseIterable {
         case faulted = "Faulted"
         case unavailable = "Unavailable"
         case available = "Available"
+
+        public init(from decoder: any Decoder) throws { self = try decoder.decodeName() }
     }
 
     public init(atOperation: Int, station: StationID, socket: SocketID, status: Status, faultHorizonHours: Int? = nil) {
@@ -271,9 +273,11 @@ public struct TimedChange: Codable, Sendable, Equatable {
 
 /// A scripted step.
 public struct Step: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         case reserve, cancel, changeAvailability, query, hold, confirm, releaseHold, reschedule, anySocket, checkIn
         case checkOut
+
+        public init(from decoder: any Decoder) throws { self = try decoder.decodeName() }
     }
     public var op: Kind
     /// When the step happens; default: the clock, which then advances one step.

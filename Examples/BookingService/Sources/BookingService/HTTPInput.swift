@@ -90,9 +90,28 @@ struct HTTPInput {
         return Int(value) ?? .max
     }
 
+    /// The first transfer coding of `Transfer-Encoding` (one or more fields of comma-separated
+    /// codings) other than `chunked`, the only one the HTTP parser decodes; nil when there is none.
+    static func unknownTransferCoding(_ values: [String]) -> String? {
+        values.lazy.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .first { !$0.isEmpty && $0 != "chunked" }
+    }
+
     /// The body, at most ``maxBodyBytes``: a larger one (by its `Content-Length` or by what
-    /// arrives) is a 413 without reading the rest.
+    /// arrives) is a 413 without reading the rest. A body in a transfer coding the server does not
+    /// decode (`Transfer-Encoding: gzip, chunked`) is a 501, as RFC 9112 (6.1) asks, not read
+    /// as if it were plain JSON.
     static func body(of request: Request) async throws(APIError) -> ByteBuffer {
+        if let coding = unknownTransferCoding(request.headers[values: .transferEncoding]) {
+            throw APIError(
+                .notImplemented, .malformedRequest,
+                english:
+                    "The transfer coding \(coding.prefix(40)) is not supported: send the body as it is, or chunked.",
+                turkish:
+                    "\(coding.prefix(40)) aktarım kodlaması desteklenmiyor: gövdeyi olduğu gibi ya da chunked gönderin."
+            )
+        }
         let tooLarge = APIError(
             .contentTooLarge, .bodyTooLarge, english: "The request body is larger than \(maxBodyBytes) bytes.",
             turkish: "İstek gövdesi \(maxBodyBytes) bayttan büyük.")

@@ -20,6 +20,7 @@ struct ChargerAdmission: Sendable {
 
     func decide(_ request: HTTPRequest) -> Decision {
         guard let station = Self.station(inPath: request.path ?? "") else { return .refuse(.notAnOCPPPath) }
+        if let refusal = Self.handshakeRefusal(request) { return .refuse(refusal) }
         let credentials = StationPasswords.basicCredentials(request.headerFields[.authorization])
         guard let credentials, StationID(credentials.username) == station else {
             return .refuse(.unauthorized(station, credentials == nil ? "no Basic credentials" : "another username"))
@@ -31,6 +32,19 @@ struct ChargerAdmission: Sendable {
             return .refuse(.noSubprotocol(station))
         }
         return .accept(station)
+    }
+
+    /// What makes `request` no WebSocket opening handshake (RFC 6455, 4.2.1), or nil: a method
+    /// other than GET, no `Sec-WebSocket-Key` of 16 bytes in base64, a `Sec-WebSocket-Version`
+    /// other than 13 (answered 426 with the version this server speaks, as 4.4 asks).
+    static func handshakeRefusal(_ request: HTTPRequest) -> ChargerRefusal? {
+        guard request.method == .get else { return .handshake("the method is \(request.method), not GET") }
+        let key = request.headerFields[values: .secWebSocketKey]
+        guard key.count == 1, key[0].utf8.count == 24, Data(base64Encoded: key[0])?.count == 16 else {
+            return .handshake("no Sec-WebSocket-Key of 16 bytes in base64")
+        }
+        guard request.headerFields[values: .secWebSocketVersion] == ["13"] else { return .unsupportedVersion }
+        return nil
     }
 
     /// The station id of `/ocpp/{stationId}` (percent-decoded; no further `/`), without the query.
@@ -61,6 +75,8 @@ struct ChargerRefusal: Sendable, CustomStringConvertible {
     /// What the log says (never the password).
     var description: String
     var challenge: String?
+    /// Whether the answer names the WebSocket version spoken here (`Sec-WebSocket-Version: 13`).
+    var versionOffered = false
 
     /// The answer's body.
     var detail: OwnBody { OwnBody(reason: reason.rawValue, message: message) }
@@ -79,6 +95,19 @@ struct ChargerRefusal: Sendable, CustomStringConvertible {
             message: "A charge point authenticates with HTTP Basic: its station id and its password.",
             description: "\(station): \(why)", challenge: #"Basic realm="OCPP", charset="UTF-8""#)
     }
+
+    /// A request that is no WebSocket opening handshake: `why` says what is wrong.
+    static func handshake(_ why: String) -> ChargerRefusal {
+        ChargerRefusal(
+            status: .badRequest, reason: .malformedRequest,
+            message: "This is no WebSocket opening handshake (RFC 6455): \(why).", description: "handshake: \(why)")
+    }
+
+    /// A `Sec-WebSocket-Version` other than 13: 426, naming the version this server speaks.
+    static let unsupportedVersion = ChargerRefusal(
+        status: .upgradeRequired, reason: .malformedRequest,
+        message: "This server speaks WebSocket version 13 only (Sec-WebSocket-Version).",
+        description: "handshake: Sec-WebSocket-Version is not 13", versionOffered: true)
 
     static func noSubprotocol(_ station: StationID) -> ChargerRefusal {
         ChargerRefusal(
