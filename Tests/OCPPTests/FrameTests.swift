@@ -90,6 +90,26 @@ struct FrameTests {
         #expect(description.hasPrefix("StatusNotification: a number does not fit"), "\(description)")
     }
 
+    /// A date-time that is RFC 3339 but in a year this package does not book is refused saying
+    /// so; one that is no date-time is refused as such.
+    @Test(arguments: [
+        ("9999-12-31T23:59:59Z", "outside the years 1900...2399"), ("0001-01-01T00:00:00Z", "outside the years"),
+        ("2026-13-01T00:00:00Z", "not an RFC 3339 date-time"), ("yesterday", "not an RFC 3339 date-time"),
+    ])
+    func aDateTimeOutsideTheYearsSaysSo(timestamp: String, said: String) async throws {
+        let f = try ChargerFixture()
+        _ = await f.bridge.connect("S1", at: ChargerFixture.at(9))
+        let text =
+            #"[2,"8","StatusNotification",{"timestamp":""# + timestamp
+            + #"","connectorStatus":"Faulted","evseId":1,"connectorId":1}]"#
+        let frames = await f.bridge.receive(text, from: "S1", at: ChargerFixture.at(9))
+        guard case .error(let id, _, let description)? = frames.first else {
+            Issue.record("expected a CALLERROR, got \(frames)")
+            return
+        }
+        #expect(id == "8" && description.contains(said), "\(description)")
+    }
+
     @Test func datesAreReadWithAnyOffsetAndWrittenInUTC() throws {
         #expect(ChargerFixture.date == (try LocalDate(year: 2026, month: 3, day: 2)))
         let eleven = ChargerFixture.at(11)

@@ -9,7 +9,8 @@
 # - chargers (--ocpp, in memory): a real OCPP 2.0.1 charge point (PyPI `ocpp`) against bookings,
 #   faults, check-in at a coded socket and check-out, reconnections, refused upgrades and bad
 #   frames; hostile clients again;
-# - a connection flood under a low descriptor limit; identity with an RS256 JSON Web Key Set;
+# - a connection flood under a low descriptor limit; every connection busy and one more;
+#   identity with an RS256 JSON Web Key Set;
 # - traces exported over OTLP/HTTP (--otlp-endpoint) to a receiver here (PyPI opentelemetry-proto);
 # - a durable journal: load, a live hold, a check-out, `kill -9`, a restart, every 201 (and the
 #   hold, and the check-out) kept;
@@ -197,6 +198,14 @@ echo "--- connection flood: 600 silent connections (and 3 reading no answers) ag
 # deadline, never to make room).
 DESCRIPTORS=256 start --idle-timeout 60
 timeout 60 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET" --flood 600
+stop
+
+echo "--- every connection busy (--max-connections 4), with and without --ocpp: one more closed at once, the service up"
+start --max-connections 4
+timeout 60 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET" --busy 4
+stop
+SCENARIO="$WORK/ocpp/scenario.json" start --ocpp --ocpp-passwords "$WORK/ocpp/passwords.json" --max-connections 4
+timeout 60 python3 Scripts/hostile_check.py --url "$URL" --secret "$SECRET" --busy 4
 stop
 
 echo "--- identity with a JSON Web Key Set (RS256): the same checks, and HS256 over the public key refused"

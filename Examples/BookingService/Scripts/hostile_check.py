@@ -25,6 +25,7 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     such; on LDN-1 socket 2 six days ahead, as users 6001-6009 (no other check books there);
   - a body in a transfer coding the service does not decode (Transfer-Encoding: gzip, chunked)
     is answered 501 with a JSON error body (RFC 9112, 6.1), not read as JSON;
+  - a query parameter or the Idempotency-Key header given twice is a 400;
   - a request asking to upgrade (Connection: Upgrade, Upgrade: websocket or h2c) is answered
     as if it had not asked, and the connection closed at once: NIO parses nothing after such a
     request, so the next request on the connection would wait unanswered;
@@ -43,6 +44,11 @@ limit of 256, with --flood 600):
     are used up, `accept` fails and every other client waits until the idle timeout;
   - 3 connections opened before the flood whose client pipelines requests and never reads are
     closed to make room (first, being the oldest evictable), long before --write-timeout.
+
+With --busy N, only this instead (Scripts/ci.sh runs it against --max-connections 4, with and
+without --ocpp): N connections each with a request being read, then one more, which is closed
+at once without an answer; the service stays up and answers the N (it stopped, closing the
+newest connection inside the handler counting it in).
 
 Exits 0 when every check passed; the last line is "N passed, M failed".
 """
@@ -379,6 +385,30 @@ def strict_json(c):
                  f"got {status} {answer!r:.200}")
 
 
+def repeated_names(c):
+    """A query parameter or an Idempotency-Key header given twice is a 400, as a body's key
+    given twice is: the first value won (`city=&city=London` listed every station), and two keys
+    were joined into a third (`k-X, k-Y`), neither of the client's."""
+    for query in ["city=London&city=Berlin", "city=&city=London", "page=0&page=1"]:
+        try:
+            with urllib.request.urlopen(f"{c.url}/stations?{query}", timeout=10) as response:
+                status, answer = response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            status, answer = error.code, json.loads(error.read())
+        c.expect(f"GET /stations?{query}: 400 malformedRequest",
+                 status == 400 and answer.get("reason") == "malformedRequest", f"got {status} {answer!r:.200}")
+    connection = c.connect()
+    try:
+        connection.sendall(b"POST /holds/release HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Idempotency-Key: k-X\r\nIdempotency-Key: k-Y\r\nContent-Length: 2\r\n"
+                           b"Connection: close\r\n\r\n{}")
+        data, _ = read_all(connection, 3)
+    finally:
+        connection.close()
+    c.expect("Idempotency-Key given twice: 400 malformedRequest",
+             data.startswith(b"HTTP/1.1 400 ") and b"malformedRequest" in data, f"got {data[:300]!r}")
+
+
 UNREAD_REQUESTS = 1000
 
 
@@ -459,12 +489,7 @@ def connection_flood(c, count):
                          f"connection {len(flood) + 1} of {count}: {error}")
                 break
         started = time.monotonic()
-        try:
-            with urllib.request.urlopen(c.url + "/stations", timeout=3) as response:
-                served = response.status == 200
-        except OSError as error:
-            served = False
-            print(f"  another client after {count} connections: {error}")
+        served = answers_200(c, "/stations", f"another client after {count} connections")
         took = time.monotonic() - started
         c.expect(f"another client served at once after {len(flood)} silent connections", served and took < 2,
                  f"(served: {served}, {took:.1f} s)")
@@ -488,6 +513,57 @@ def connection_flood(c, count):
             connection.close()
 
 
+def all_busy(c, count):
+    """Every one of the service's `count` connections (--max-connections) busy, a request being
+    read on each: one more is closed at once without an answer (it, not one of them: a request
+    being read is never closed to make room), the service stays up (it closed that connection
+    inside the handler counting it in, and stopped), and the busy ones are answered once their
+    bodies arrive."""
+    busy = []
+    try:
+        for _ in range(count):
+            connection = c.connect()
+            connection.sendall(b"POST /holds HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                               b"Content-Length: 2\r\n\r\n{")
+            busy.append(connection)
+        time.sleep(0.5)
+        extra = c.connect()
+        started = time.monotonic()
+        try:
+            extra.sendall(b"GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+            data, _ = read_all(extra, 3)
+        except OSError:
+            data = b""
+        finally:
+            extra.close()
+        took = time.monotonic() - started
+        c.expect(f"connection {count + 1} with {count} busy: closed at once, unanswered", not data and took < 2,
+                 f"got {data[:100]!r} after {took:.1f} s")
+        answers = []
+        for connection in busy:
+            try:
+                connection.sendall(b"}")
+                answers.append(recv_within(connection, 3))
+            except OSError as error:
+                answers.append(repr(error).encode())
+        c.expect(f"the {count} busy connections answered", all(a.startswith(b"HTTP/1.1 ") for a in answers),
+                 f"got {[a[:40] for a in answers]!r}")
+    finally:
+        for connection in busy:
+            connection.close()
+    c.expect("the service is still up", answers_200(c, "/health/live", "GET /health/live"))
+
+
+def answers_200(c, path, what):
+    """Whether GET `path` is answered 200 within 3 s (else why not, printed after `what`)."""
+    try:
+        with urllib.request.urlopen(c.url + path, timeout=3) as response:
+            return response.status == 200
+    except OSError as error:
+        print(f"  {what}: {error}")
+        return False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True)
@@ -496,8 +572,14 @@ def main():
     parser.add_argument("--write-timeout", type=float, default=10, help="the service's --write-timeout, seconds")
     parser.add_argument("--flood", type=int, metavar="N",
                         help="only open N silent connections, more than the service keeps (see connection_flood)")
+    parser.add_argument("--busy", type=int, metavar="N",
+                        help="only fill the service's N connections (--max-connections N) with requests "
+                             "being read, and open one more (see all_busy)")
     args = parser.parse_args()
     c = Checker(args.url, Tokens(read_secret(args.secret)))
+    if args.busy:
+        all_busy(c, args.busy)
+        return c.report()
     if args.flood:
         connection_flood(c, args.flood)
         return c.report()
@@ -510,6 +592,7 @@ def main():
     large_bodies(c)
     http10_requests(c)
     strict_json(c)
+    repeated_names(c)
     idle_connections(c, args.idle_timeout)
     unread_answers(c, args.write_timeout)
     return c.report()

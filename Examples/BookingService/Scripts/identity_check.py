@@ -8,8 +8,9 @@ writes a fresh RSA key and its set there and exits). Needs `cryptography` for --
 
   - without a token, with a header that is not `Bearer`, a token that is not a JWT, signed with
     another key, with `alg: none`, HS256 over the public key (algorithm confusion), expired,
-    without `exp`, whose `sub` is not a user id in decimal, or (HS256) whose header names another
-    algorithm or a `crit` extension: every operation that acts for a
+    without `exp`, not yet valid (`nbf`), whose `sub` is not a user id in decimal (or has leading
+    zeros), or (HS256) whose header names another algorithm or a `crit` extension, or whose
+    header or payload names a member twice: every operation that acts for a
     user answers 401 `unauthenticated` with `WWW-Authenticate: Bearer realm="BookingService"`
     (and `error="invalid_token"` when a token was sent) and changes nothing;
   - what needs no identity (stations, a day view, health) answers without a token;
@@ -40,6 +41,15 @@ REALM = 'Bearer realm="BookingService"'
 
 def b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def mint_text(secret, header, payload):
+    """An HS256 JWT of the JSON texts `header` and `payload` as they are (a dict cannot name a
+    member twice)."""
+    import hashlib
+    import hmac
+    signed = f"{b64(header.encode())}.{b64(payload.encode())}"
+    return f"{signed}.{b64(hmac.new(secret, signed.encode(), hashlib.sha256).digest())}"
 
 
 class RS256:
@@ -109,12 +119,22 @@ def run(c, secret_or_none, station, date, hour):
         "negative sub": dict(token=c.token(-1)),
         "sub past UInt64": dict(token=c.token(18446744073709551616)),
         "numeric sub": dict(token=c.sign({"sub": 7001, "exp": now + 600})),
+        # One user, one subject: "07001" is not another spelling of 7001.
+        "sub with a leading zero": dict(token=c.token("07001")),
+        "nbf in the future": dict(token=c.token(7001, nbf=now + 600)),
     }
     if secret_or_none is not None:  # HS256 signatures under headers the service must refuse
         claims = {"sub": "7001", "exp": now + 600}
         bad["a header naming HS512"] = dict(token=mint(secret_or_none, claims, {"alg": "HS512", "typ": "JWT"}))
         bad["crit naming an extension"] = dict(token=mint(
             secret_or_none, claims, {"alg": "HS256", "typ": "JWT", "crit": ["x-unknown"], "x-unknown": 1}))
+        # A claim named twice: which one counts differs from reader to reader (user 7002 or 7001?).
+        bad["sub named twice"] = dict(token=mint_text(
+            secret_or_none, '{"alg":"HS256","typ":"JWT"}', '{"sub":"7002","sub":"7001","exp":%d}' % (now + 600)))
+        bad["exp named twice"] = dict(token=mint_text(
+            secret_or_none, '{"alg":"HS256","typ":"JWT"}', '{"sub":"7001","exp":%d,"exp":1}' % (now + 600)))
+        bad["alg named twice"] = dict(token=mint_text(
+            secret_or_none, '{"alg":"HS256","alg":"HS256","typ":"JWT"}', '{"sub":"7001","exp":%d}' % (now + 600)))
     if secret_or_none is None:  # JWKS: HS256 keyed with the public key's bytes
         bad["HS256 over the public key"] = dict(token=mint(c.public_jwk, {"sub": "7001", "exp": now + 600},
                                                            {"alg": "HS256", "typ": "JWT", "kid": "k1"}))
@@ -139,6 +159,8 @@ def run(c, secret_or_none, station, date, hour):
         with urllib.request.urlopen(request, timeout=10) as response:
             c.expect(f"{path} needs no token", response.status == 200)
 
+    code, _, _ = c.call("GET", "/me/bookings", token=c.token(7001, nbf=now - 5))
+    c.expect("a token whose nbf has passed is taken", code == 200, f"{code}")
     owner, other = c.token(7001), c.token(7002)
     code, _, booking = c.call("POST", "/reservations", dict(slot, user=7002), token=owner)
     c.expect("a body naming a user is 400", code == 400 and booking.get("reason") == "malformedRequest", repr(booking))
@@ -159,6 +181,9 @@ def run(c, secret_or_none, station, date, hour):
     c.expect("the owner's booking is unchanged", code == 200 and mine["status"] == "active"
              and mine["slot"]["hour"] == hour and mine.get("checkedInAt") is None
              and mine.get("checkedOutAt") is None, f"{code} {mine}")
+    code, _, padded = c.call("GET", f"/bookings/0{bid}", token=owner)
+    c.expect("the owner's booking id with a leading zero is an id never issued: 404",
+             code == 404 and padded.get("reason") == "unknownBooking", f"{code} {padded}")
     code, _, theirs = c.call("GET", "/me/bookings", token=other)
     c.expect("another user's list does not hold it", code == 200 and bid not in [b["id"] for b in theirs["bookings"]])
     code, _, listed = c.call("GET", "/me/bookings", token=owner)

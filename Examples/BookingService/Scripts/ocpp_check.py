@@ -25,8 +25,8 @@ the next two hours (`--ocpp-reserve-lead 120`) and a fault horizon of 3 hours.
     outstanding ReserveNow again;
   - refused at the upgrade: a wrong password, an unknown station, one without a password, no
     credentials (401 with a Basic challenge), no ocpp2.0.1 subprotocol (400), another path (404);
-    no opening handshake: a POST, no key or one not of 16 bytes (400), a version other than 13
-    (426 naming version 13);
+    no opening handshake: a POST, a body, no key or one not of 16 bytes (400), a version other
+    than 13 (426 naming version 13);
   - malformed frames get a CALLERROR (not JSON, a bad payload, an unknown action); a binary
     message (1003) and a 70 KiB one (1009) close the connection; the service stays up;
   - an unknown action of 60,000 characters is answered with at most OCPP-J's 255 characters of
@@ -314,17 +314,23 @@ def handshakes(c):
     auth = base64.b64encode(f"{RAW_STATION}:{c.passwords[RAW_STATION]}".encode()).decode()
     key = base64.b64encode(os.urandom(16)).decode()
     host, port = c.url[len("http://"):].split(":")
+    handshake = f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
     for name, method, fields, status in [
-        ("a POST", "POST", f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n", 400),
+        ("a POST", "POST", handshake + "Content-Length: 0\r\n", 400),
         ("version 8", "GET", f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 8\r\n", 426),
         ("no version", "GET", f"Sec-WebSocket-Key: {key}\r\n", 426),
         ("no key", "GET", "Sec-WebSocket-Version: 13\r\n", 400),
         ("a key of 4 bytes", "GET", "Sec-WebSocket-Key: AAAAAA==\r\nSec-WebSocket-Version: 13\r\n", 400),
+        # A body (these were switched to WebSocket with the body unread: a connection that
+        # answered nothing, was never closed, and held its descriptor after the client left).
+        ("a body", "GET", handshake + "Content-Length: 5\r\n", 400),
+        ("a chunked body", "GET", handshake + "Transfer-Encoding: chunked\r\n", 400),
     ]:
+        body = {"a body": "hello", "a chunked body": "5\r\nhello\r\n0\r\n\r\n"}.get(name, "")
         with socket.create_connection((host, int(port)), timeout=10) as connection:
             connection.sendall((f"{method} /ocpp/{RAW_STATION} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
                                 f"Connection: Upgrade\r\n{fields}Sec-WebSocket-Protocol: ocpp2.0.1\r\n"
-                                f"Authorization: Basic {auth}\r\n\r\n").encode())
+                                f"Authorization: Basic {auth}\r\n\r\n{body}").encode())
             data = b""
             try:
                 while chunk := connection.recv(65536):

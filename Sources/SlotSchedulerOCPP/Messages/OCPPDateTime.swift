@@ -69,10 +69,22 @@ public struct OCPPDateTime: Hashable, Sendable, Codable, CustomStringConvertible
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let value = Self(parsing: text) else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "not an RFC 3339 date-time: \(text)")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.refusal(of: text))
         }
         self = value
+    }
+
+    /// Why `text` is not read: a date-time whose year is outside ``LocalDate/supportedYears``
+    /// (`9999-12-31T23:59:59Z` is RFC 3339, a year this package does not book) says so.
+    static func refusal(of text: String) -> String {
+        let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+        let year =
+            text.utf8.count >= 20 && text.utf8.dropFirst(4).first == UInt8(ascii: "-") ? Int(text.prefix(4)) : nil
+        if let year, !LocalDate.supportedYears.contains(year) {
+            return "a date-time outside the years \(LocalDate.supportedYears.lowerBound)..."
+                + "\(LocalDate.supportedYears.upperBound): \(shown)"
+        }
+        return "not an RFC 3339 date-time: \(shown)"
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -37,12 +37,18 @@ final class ConnectionBudget: Sendable {
 
     /// Counts a new connection in, and closes the one that makes room if the budget is full:
     /// the longest evictable other connection, or this one when all others are busy.
+    ///
+    /// The close is scheduled on the evicted channel's event loop, never run within this call:
+    /// a channel closed here, on its own loop, would call its handlers' `channelInactive` while
+    /// the handler counting the new connection in is still inside its own call (this one's own
+    /// channel, when every other connection is busy: an exclusivity violation, and the process
+    /// stopped).
     func opened(_ channel: any Channel) -> Ticket {
         let (ticket, evicted) = state.withLock { state in
             let ticket = state.add(channel)
             return (ticket, state.open.count > capacity ? state.evict(sparing: ticket) : nil)
         }
-        evicted?.close(promise: nil)
+        if let evicted { evicted.eventLoop.execute { evicted.close(promise: nil) } }
         return ticket
     }
 

@@ -10,7 +10,8 @@ struct HTTPInput {
     /// The most bytes a query string may have; more is answered 400.
     static let maxQueryBytes = 4 * 1024
 
-    /// The query's parameters, percent-decoded (`+` is a space); the first of a repeated name wins.
+    /// The query's parameters, percent-decoded (`+` is a space). A name given twice is a 400, as
+    /// a JSON body's key given twice is (``JSONSyntax``): readers differ on which value counts.
     static func query(of request: Request) throws(APIError) -> [String: String] {
         guard let query = request.uri.query, !query.isEmpty else { return [:] }
         guard query.utf8.count <= maxQueryBytes else {
@@ -23,7 +24,12 @@ struct HTTPInput {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = try decode(parts[0], name: "query")
             let value = try decode(parts.count > 1 ? parts[1] : "", name: name)
-            if parameters[name] == nil { parameters[name] = value }
+            guard parameters[name] == nil else {
+                let shown = IdentifierRule.shortened(name).debugDescription
+                throw APIError.malformed(
+                    "Query parameter \(shown) is given twice.", "\(shown) sorgu parametresi iki kez verilmiş.")
+            }
+            parameters[name] = value
         }
         return parameters
     }
@@ -42,6 +48,12 @@ struct HTTPInput {
         guard let raw = context.parameters.get(name) else { throw APIError.parameter(name, "") }
         guard let decoded = raw.removingPercentEncoding else { throw APIError.parameter(name, raw) }
         return decoded
+    }
+
+    /// The booking id of a path, when it is one as the service issues them: decimal digits as
+    /// ``BookingID/description`` writes them (`02199` is not booking 2199, but an id never issued).
+    static func bookingID(_ text: String) -> BookingID? {
+        BookingID(text).flatMap { $0.description == text ? $0 : nil }
     }
 
     /// An unsigned integer parameter (a user id): decimal digits only.

@@ -56,16 +56,26 @@ enum JSONInput {
         }
     }
 
+    /// What the decoder could not read, said as the core's JSON reader finds it: `1e400` is
+    /// valid JSON, a number no `Double` holds.
     private static func unreadable(_ data: Data) -> APIError {
-        guard let document = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return APIError.malformed("The body is not valid JSON.", "Gövde geçerli JSON değil.")
+        let document: JSONValue
+        do { document = try JSONValue(parsing: [UInt8](data)) } catch {
+            guard error.problem == "a number out of range" else {
+                return APIError.malformed("The body is not valid JSON.", "Gövde geçerli JSON değil.")
+            }
+            return APIError.malformed(
+                "The number at byte \(error.offset) is out of range.",
+                "\(error.offset). bayttaki sayı aralık dışında.")
         }
-        guard document is [String: Any] else {
+        guard case .object = document else {
             return APIError.malformed("The body is not a JSON object.", "Gövde bir JSON nesnesi değil.")
         }
         return APIError.malformed(
-            "A number is out of range or not an integer: hour and reminderSeconds must be integers.",
-            "Bir sayı aralık dışında ya da tam sayı değil: hour ve reminderSeconds tam sayı olmalı.")
+            "A number does not fit its field: out of its range, too small to tell from zero, or not an "
+                + "integer where one is needed (hour, reminderSeconds).",
+            "Bir sayı alanına sığmıyor: aralık dışında, sıfırdan ayırt edilemeyecek kadar küçük ya da tam sayı "
+                + "gereken yerde (hour, reminderSeconds) tam sayı değil.")
     }
 
     private static func field(_ path: [any CodingKey]) -> String {

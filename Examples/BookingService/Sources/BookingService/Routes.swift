@@ -221,10 +221,11 @@ struct Routes: Sendable {
         let body = try SlotBody.decode(Data(try await HTTPInput.body(of: request).readableBytesView))
         let slot = try body.slot()
         let requestID = try IdempotencyKey.merged(body: body.requestID, request: request)
+        let issued = HTTPInput.bookingID(text)
         let missing = Rejection(
-            .unknownBooking, slot: slot, booking: BookingID(text), user: user, requestID: requestID,
-            value: BookingID(text) == nil ? IdentifierRule.shortened(text) : nil)
-        guard let id = BookingID(text) else { throw APIError(missing) }
+            .unknownBooking, slot: slot, booking: issued, user: user, requestID: requestID,
+            value: issued == nil ? IdentifierRule.shortened(text) : nil)
+        guard let id = issued else { throw APIError(missing) }
         let move = RescheduleRequest(booking: id, user: user, to: slot, requestID: requestID)
         let reservation = try await refusing(missing: missing, keyed: request) {
             try await store.service.reschedule(move, at: now())
@@ -301,11 +302,11 @@ struct Routes: Sendable {
 
     /// The booking id of the path, the caller, and the refusal for a booking the caller does not
     /// have (missing, or another user's: the same answer). An id that is not one the service
-    /// could have issued (not digits, too large) is such a booking: 404.
+    /// could have issued (not digits, too large, a leading zero) is such a booking: 404.
     private func bookingOfCaller(_ context: ServiceContext) throws(APIError) -> (BookingID, UserID, Rejection) {
         let user = try context.caller().user
         let text = try HTTPInput.path("id", context)
-        guard let id = BookingID(text) else {
+        guard let id = HTTPInput.bookingID(text) else {
             throw APIError(Rejection(.unknownBooking, user: user, value: IdentifierRule.shortened(text)))
         }
         return (id, user, Rejection(.unknownBooking, booking: id, user: user))

@@ -35,10 +35,16 @@ struct ChargerAdmission: Sendable {
     }
 
     /// What makes `request` no WebSocket opening handshake (RFC 6455, 4.2.1), or nil: a method
-    /// other than GET, no `Sec-WebSocket-Key` of 16 bytes in base64, a `Sec-WebSocket-Version`
+    /// other than GET, a body, no `Sec-WebSocket-Key` of 16 bytes in base64, a `Sec-WebSocket-Version`
     /// other than 13 (answered 426 with the version this server speaks, as 4.4 asks).
     static func handshakeRefusal(_ request: HTTPRequest) -> ChargerRefusal? {
         guard request.method == .get else { return .handshake("the method is \(request.method), not GET") }
+        // The upgrader would switch protocols with the body still to come, and the connection
+        // would hang, neither HTTP nor WebSocket.
+        let length = request.headerFields[values: .contentLength]
+        guard request.headerFields[.transferEncoding] == nil, length.isEmpty || length == ["0"] else {
+            return .handshake("an opening handshake has no body")
+        }
         let key = request.headerFields[values: .secWebSocketKey]
         guard key.count == 1, key[0].utf8.count == 24, Data(base64Encoded: key[0])?.count == 16 else {
             return .handshake("no Sec-WebSocket-Key of 16 bytes in base64")

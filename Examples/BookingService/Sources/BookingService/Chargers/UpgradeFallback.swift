@@ -12,7 +12,7 @@ import SlotScheduler
 ///   request passes through the service's handlers first (``UpgradeWatch``), so this one reads
 ///   it, decides again with ``ChargerAdmission`` (the decision reads the request only), and
 ///   rewrites that 400: 401 with a Basic challenge, 404 off `/ocpp/`, 400 without the
-///   subprotocol or for a method other than GET, each with the JSON problem body every error has.
+///   subprotocol, for a method other than GET or with a body, each with the JSON problem body every error has.
 /// - A WebSocket upgrade of `/ocpp/{stationId}` without a `Sec-WebSocket-Key`, or with a version
 ///   other than 13: the upgrader passes it on as a plain request, and the routes' answer (a
 ///   404) is replaced by 400, or 426 with `Sec-WebSocket-Version: 13` (RFC 6455, 4.4).

@@ -12,9 +12,16 @@ import SlotScheduler
 enum IdempotencyKey {
     /// The header's key: `nil` without one; a 422 `invalidRequestID`, as for a body's
     /// `requestID`, when it is not a request id as the library takes them (1 to 128 UTF-8 bytes,
-    /// no surrounding space, no control characters).
+    /// no surrounding space, no control characters). The header given twice is a 400: joined,
+    /// its values would make a third key (`k-X, k-Y`), neither of the client's.
     static func of(_ request: Request) throws(APIError) -> SlotScheduler.RequestID? {
-        guard let text = request.headers[.idempotencyKey] else { return nil }
+        let values = request.headers[values: .idempotencyKey]
+        guard values.count <= 1 else {
+            throw APIError.malformed(
+                "The Idempotency-Key header is given \(values.count) times; send it once.",
+                "Idempotency-Key başlığı \(values.count) kez verilmiş; bir kez gönderin.")
+        }
+        guard let text = values.first else { return nil }
         guard IdentifierRule.isValid(text) else {
             throw APIError(Rejection(.invalidRequestID, value: IdentifierRule.shortened(text)))
         }

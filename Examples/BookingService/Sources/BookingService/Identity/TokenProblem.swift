@@ -5,14 +5,16 @@ enum TokenProblem: Error, Sendable, Equatable {
     case missing
     /// An `Authorization` header that is not `Bearer <token>`.
     case notBearer
-    /// Not a JWT, a payload without `sub` or `exp`, or an algorithm or key id the service does
-    /// not take.
+    /// Not a JWT, a payload without `sub` or `exp`, a header or payload naming a member twice, or
+    /// an algorithm or key id the service does not take.
     case unreadable
     /// The signature does not verify with the service's keys.
     case badSignature
     /// `exp` is not after the present.
     case expired
-    /// `sub` is not a user id in decimal (0...18446744073709551615).
+    /// `nbf` is after the present.
+    case notYetValid
+    /// `sub` is not a user id in decimal (0...18446744073709551615, no leading zeros).
     case badSubject
 
     /// RFC 6750's error code: none when no credentials were sent, `invalid_request` for a
@@ -21,7 +23,7 @@ enum TokenProblem: Error, Sendable, Equatable {
         switch self {
         case .missing: nil
         case .notBearer: "invalid_request"
-        case .unreadable, .badSignature, .expired, .badSubject: "invalid_token"
+        case .unreadable, .badSignature, .expired, .notYetValid, .badSubject: "invalid_token"
         }
     }
 
@@ -32,6 +34,7 @@ enum TokenProblem: Error, Sendable, Equatable {
         case .unreadable: "The bearer token cannot be read, or is not signed with an accepted algorithm and key."
         case .badSignature: "The bearer token's signature does not verify."
         case .expired: "The bearer token has expired."
+        case .notYetValid: "The bearer token is not valid yet (nbf)."
         case .badSubject: "The bearer token's sub must be a user id in decimal."
         }
     }
@@ -43,6 +46,7 @@ enum TokenProblem: Error, Sendable, Equatable {
         case .unreadable: "Bearer token okunamıyor ya da kabul edilen bir algoritma ve anahtarla imzalanmamış."
         case .badSignature: "Bearer token'ın imzası doğrulanmıyor."
         case .expired: "Bearer token'ın süresi dolmuş."
+        case .notYetValid: "Bearer token henüz geçerli değil (nbf)."
         case .badSubject: "Bearer token'ın sub alanı ondalık bir kullanıcı numarası olmalı."
         }
     }

@@ -12,10 +12,13 @@ import SlotScheduler
 ///   anyone can act as anyone), logged loudly at start. There is still one identity path: the
 ///   user is the token's `sub`, and `exp` is still checked.
 ///
-/// In every mode the token must carry `sub` (the user id in decimal) and `exp` (seconds since
-/// 1970, after the present). jwt-kit binds each key to its algorithm, so a token signed with an
-/// HMAC over a public key, or with `alg: none`, does not verify; a header naming another
-/// algorithm, or with `crit`, is refused too.
+/// In every mode the token must carry `sub` (the user id in decimal, without leading zeros: one
+/// user has one subject) and `exp` (seconds since 1970, after the present); an `nbf` must not be
+/// after the present. jwt-kit binds each key to its algorithm, so a token signed with an HMAC
+/// over a public key, or with `alg: none`, does not verify; a header naming another algorithm,
+/// or with `crit`, is refused too, and so is a header or payload naming a member twice (which
+/// value counts differs from reader to reader: `{"sub":"2","sub":"1"}` was user 2 here and may
+/// be user 1 to a gateway in front; RFC 7519 §4 allows refusing it).
 struct TokenVerifier: Sendable {
     enum Mode: String, Sendable {
         case hs256
@@ -78,15 +81,27 @@ struct TokenVerifier: Sendable {
         // extensions a recipient must understand or refuse (RFC 7515 §4.1.11), must be absent:
         // the service understands none.
         guard let header = try? DefaultJWTParser().parse(Array(token.utf8), as: UserClaims.self).header,
-            header.crit == nil, mode != .hs256 || header.alg == "HS256"
+            header.crit == nil, mode != .hs256 || header.alg == "HS256", !Self.namesAMemberTwice(token)
         else { throw .unreadable }
         // Checked here as well as in `UserClaims.verify`, which `unverified` does not call.
         guard claims.exp.value > now else { throw .expired }
+        if let notBefore = claims.nbf, notBefore.value > now { throw .notYetValid }
         let subject = claims.sub.value
         guard !subject.isEmpty, subject.utf8.count <= 20, subject.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-            let user = UInt64(subject)
+            subject == "0" || !subject.hasPrefix("0"), let user = UInt64(subject)
         else { throw .badSubject }
         return UserID(user)
+    }
+
+    /// Whether the header or the payload of `token` (already parsed by jwt-kit) names a member
+    /// twice, at any depth (``JSONSyntax``).
+    static func namesAMemberTwice(_ token: String) -> Bool {
+        token.split(separator: ".", omittingEmptySubsequences: false).prefix(2).contains { segment in
+            var base64 = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            guard let json = Data(base64Encoded: base64) else { return true }
+            return JSONSyntax.problem(in: json) != nil
+        }
     }
 
     private static func problem(_ error: JWTError) -> TokenProblem {
@@ -98,10 +113,12 @@ struct TokenVerifier: Sendable {
     }
 }
 
-/// The claims a token must carry: the user and the expiry. Others are ignored.
+/// The claims a token must carry: the user and the expiry; and a start, when it has one. Others
+/// are ignored.
 struct UserClaims: JWTPayload {
     var sub: SubjectClaim
     var exp: ExpirationClaim
+    var nbf: NotBeforeClaim?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
