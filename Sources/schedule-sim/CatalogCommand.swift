@@ -92,10 +92,9 @@ extension ScheduleSim {
             static func stations(at path: String) throws -> [Station] {
                 struct Listed: Decodable { var stations: [Station] }
                 let data: Data
-                do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                    FileHandle.standardError.write(
-                        Data("error: cannot read \(path): \(error.localizedDescription)\n".utf8))
-                    throw ExitCode(65)
+                do { data = try InputFile.contents(path, maxBytes: ScenarioLimits.maxFileBytes) } catch {
+                    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                    throw ExitCode(66)
                 }
                 if let list = try? JSONDecoder().decode([Station].self, from: data) { return list }
                 do { return try JSONDecoder().decode(Listed.self, from: data).stations } catch {

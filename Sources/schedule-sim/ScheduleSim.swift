@@ -313,9 +313,12 @@ extension ScheduleSim {
                     throw ValidationError(
                         "--target: one URL, or several comma-separated, none empty and no more than --concurrency")
                 }
-                guard check == "safety" || check == "rules" else {
-                    throw ValidationError("--check \(check): a target is checked with safety or rules")
+                if let problem = targets.lazy.compactMap(Self.targetProblem).first {
+                    throw ValidationError("--target: \(problem)")
                 }
+            }
+            guard check == "safety" || check == "rules" else {
+                throw ValidationError("--check \(check): a target is checked with safety or rules")
             }
             if let threads, !(1...1024).contains(threads) {
                 throw ValidationError("--threads must be 1...1024")

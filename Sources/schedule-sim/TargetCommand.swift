@@ -17,6 +17,19 @@ extension ScheduleSim.Run {
         }
     }
 
+    /// What makes `url` no target to call, or nil: a scheme other than http or https, no host,
+    /// a port outside 1...65535 (the HTTP client trapped on 99999).
+    static func targetProblem(_ url: String) -> String? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { return "\(url.debugDescription) is not an http:// or https:// URL" }
+        guard let host = parts.host, !host.isEmpty else { return "\(url.debugDescription) names no host" }
+        if let port = parts.port, !(1...65535).contains(port) {
+            return "\(url.debugDescription): port \(port) is not 1...65535"
+        }
+        return nil
+    }
+
     func runTarget(_ target: String, adapter path: String, prepared: PreparedScenario) async throws {
         let adapter = try loadAdapter(path)
         let secret = try readSecret(adapter: adapter, path: path)
@@ -55,12 +68,25 @@ extension ScheduleSim.Run {
                 $0.hasPrefix("/")
                     ? $0 : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent($0).path
             }
-        guard let file, let data = FileManager.default.contents(atPath: file) else {
+        guard let file else {
             FileHandle.standardError.write(
                 Data("error: the adapter signs tokens: give --secret FILE (or auth.secretFile)\n".utf8))
             throw ExitCode(66)
         }
-        return Array(data.reversed().drop { Character(UnicodeScalar($0)).isWhitespace }.reversed())
+        let secret: [UInt8]
+        do {
+            secret = Array(
+                try InputFile.contents(file, maxBytes: 64 << 10).reversed()
+                    .drop { Character(UnicodeScalar($0)).isWhitespace }.reversed())
+        } catch {
+            FileHandle.standardError.write(Data("error: the adapter's secret: \(error)\n".utf8))
+            throw ExitCode(66)
+        }
+        guard !secret.isEmpty else {
+            FileHandle.standardError.write(Data("error: the adapter's secret: \(file) is empty\n".utf8))
+            throw ExitCode(66)
+        }
+        return secret
     }
 }
 

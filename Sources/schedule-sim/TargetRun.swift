@@ -545,7 +545,7 @@ struct TargetRun {
             session, request, user: user, items: places.items, more: places.more, what: "the stations' places")
         return try items.map { item in
             guard let id = item.at(places.id)?.text else {
-                throw TargetFailure("the stations' places: an item without an id: \(item)")
+                throw TargetFailure("the stations' places: an item without an id: \(Self.shown(item))")
             }
             let (latitude, longitude) = (degrees(item.at(places.latitude)), degrees(item.at(places.longitude)))
             return StationPlace(
@@ -555,12 +555,13 @@ struct TargetRun {
     }
 
     /// The items of every page of `request`'s answer read as `user` (`{page}` 0, 1, … while the
-    /// answer's `more` is true; one page without `more`), or a failure naming `what`.
+    /// answer's `more` is true; one page without `more`), or a failure naming `what`: also for an
+    /// empty page that says more follow, and past ``maxPages``.
     private func pages(
         _ session: TargetHTTP, _ request: Adapter.Request, user: UInt64, items: String, more: String?, what: String
     ) async throws -> [JSONValue] {
         var found: [JSONValue] = []
-        for page in 0..<1_000 {
+        for page in 0..<Self.maxPages {
             var values = Adapter.Values(user: user)
             values.page = page
             let answer = await read(session, adapter.render(request, values, token: token(for: user))).answer
@@ -572,8 +573,21 @@ struct TargetRun {
             }
             found += list
             guard let more, body.at(more) == .bool(true) else { return found }
+            // An empty page that says more follow would be read page after page without end.
+            guard !list.isEmpty else { throw TargetFailure("\(what): page \(page) is empty but says more follow") }
         }
-        return found
+        throw TargetFailure("\(what): more than \(Self.maxPages) pages")
+    }
+
+    /// The most pages of one list read: past them the answer is refused, not cut short.
+    static let maxPages = 1_000
+
+    /// `value` as compact JSON (keys sorted), cut at 200 characters, for a failure's text.
+    static func shown(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        return text.count > 200 ? text.prefix(200) + "…" : text
     }
 
     private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {
@@ -585,7 +599,9 @@ struct TargetRun {
             guard let id = item.at(list.id)?.text, let station = item.at(list.station)?.text,
                 let socket = item.at(list.socket)?.text, let date = item.at(list.date)?.text,
                 let hour = item.at(list.hour)?.text
-            else { throw TargetFailure("user \(user)'s bookings: an item without id or slot: \(item)") }
+            else {
+                throw TargetFailure("user \(user)'s bookings: an item without id or slot: \(Self.shown(item))")
+            }
             let live =
                 list.live.map { item.at($0).map { (list.liveValues ?? [.bool(true)]).contains($0) } ?? false }
                 ?? true

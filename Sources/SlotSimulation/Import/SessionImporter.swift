@@ -70,9 +70,9 @@ public enum SessionImporter {
             throw ImportError(
                 kind: .data, file: path, problem: "\(size) bytes, more than \(maxCSVBytes)", counts: ImportCounts())
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ImportError(
-                kind: .unreadable, file: path, problem: "cannot read the CSV file", counts: ImportCounts())
+        let data: Data
+        do { data = try InputFile.contents(path, maxBytes: maxCSVBytes) } catch {
+            throw ImportError(kind: .unreadable, file: path, problem: error.problem, counts: ImportCounts())
         }
         if let notUTF8 = NotUTF8(data) {
             throw ImportError(

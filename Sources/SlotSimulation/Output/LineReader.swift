@@ -6,12 +6,12 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a file line by line in 1 MiB pieces, so a file of any size is read in bounded memory.
+/// Reads a file line by line in 1 MiB pieces, so a file of any size is read in bounded memory
+/// (a regular file only: ``InputFile``).
 enum LineReader {
     /// The number of newlines in the file (0 if it cannot be read): a size to reserve.
     static func countLines(path: String) -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
+        guard let fd = try? InputFile.openRegular(path) else { return 0 }
         defer { close(fd) }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var count = 0
@@ -29,10 +29,7 @@ enum LineReader {
     static func forEachLine(
         path: String, _ body: (Data, Int, Bool) throws(SimulationIOError) -> Void
     ) throws(SimulationIOError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SimulationIOError(path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
-        }
+        let fd = try InputFile.openRegular(path)
         defer { close(fd) }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []

@@ -80,6 +80,27 @@ enum JSONPath {
         return text.count > 80 ? String(text.prefix(77)) + "..." : text
     }
 
+    /// `error` in a reader's words: the field's path and what it needed (not the decoder's
+    /// internals: `CodingKeys(stringValue: …)`).
+    static func explain(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "not valid JSON" }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(string(context.codingPath + [key])): a required field is missing"
+        case .valueNotFound(let type, let context): return "\(where_(context)): null where \(typeName(type)) is needed"
+        case .typeMismatch(let type, let context): return "\(where_(context)): not \(typeName(type))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+                ? "not valid JSON, or a number its field cannot hold"
+                : "\(where_(context)): \(context.debugDescription)"
+        @unknown default: return "not readable"
+        }
+    }
+
+    private static func where_(_ context: DecodingError.Context) -> String {
+        context.codingPath.isEmpty ? "the document" : string(context.codingPath)
+    }
+
     static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"

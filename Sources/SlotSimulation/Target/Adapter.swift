@@ -156,12 +156,13 @@ public struct Adapter: Codable, Sendable, Equatable {
 
     /// Reads and checks an adapter file.
     public static func load(path: String) throws(AdapterError) -> Adapter {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw AdapterError(file: path, problem: "cannot be read")
+        let data: Data
+        do { data = try InputFile.contents(path, maxBytes: 1 << 20) } catch {
+            throw AdapterError(file: path, problem: error.problem)
         }
         let adapter: Adapter
         do { adapter = try JSONDecoder().decode(Adapter.self, from: data) } catch {
-            throw AdapterError(file: path, problem: "is not an adapter (version 1): \(error)")
+            throw AdapterError(file: path, problem: "is not an adapter (version 1): \(JSONPath.explain(error))")
         }
         try adapter.validate(file: path)
         return adapter
@@ -195,6 +196,28 @@ public struct Adapter: Codable, Sendable, Equatable {
             guard request.path.hasPrefix("/") else {
                 throw AdapterError(file: file, problem: "operations.\(name).path must start with /")
             }
+            // A line break in a header would end it and start another (a request split in two).
+            for (header, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key })
+            where !Self.isHeaderText(header, name: true) || !Self.isHeaderText(value, name: false) {
+                throw AdapterError(
+                    file: file,
+                    problem: "operations.\(name).headers: \(header.debugDescription) is no header name and value "
+                        + "(a token; a value without control characters)")
+            }
+        }
+        if let auth,
+            !Self.isHeaderText(auth.header ?? "x", name: true) || !Self.isHeaderText(auth.value ?? "", name: false)
+        {
+            throw AdapterError(file: file, problem: "auth.header and auth.value must be a header name and value")
+        }
+        for pointer in [answers.reason, answers.booking, answers.socket, answers.hold].compactMap({ $0 })
+        where !pointer.isEmpty && !pointer.hasPrefix("/") {
+            throw AdapterError(file: file, problem: "answers: \(pointer.debugDescription) is not a JSON pointer (/…)")
+        }
+        if let status = (answers.accepted + answers.refused + (answers.retry ?? [])).first(where: {
+            !(100...599).contains($0)
+        }) {
+            throw AdapterError(file: file, problem: "answers: status \(status) is not 100...599")
         }
         for (theirs, ours) in (answers.reasons ?? [:]).sorted(by: { $0.key < $1.key })
         where Rejection.Reason(rawValue: ours) == nil {
@@ -206,6 +229,19 @@ public struct Adapter: Codable, Sendable, Equatable {
         guard overlap.isEmpty else {
             throw AdapterError(file: file, problem: "answers: status \(overlap.sorted()) is in two classes")
         }
+    }
+
+    /// Whether `text` is an HTTP header name (a token: RFC 9110, 5.6.2) or value (no control
+    /// characters but tab).
+    static func isHeaderText(_ text: String, name: Bool) -> Bool {
+        guard name else {
+            return text.unicodeScalars.allSatisfy { $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }
+        }
+        let tchar = Set("!#$%&'*+-.^_`|~".unicodeScalars)
+        return !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || tchar.contains($0))
+            }
     }
 
     /// What an answer's status says about the change.
