@@ -168,6 +168,30 @@ import Darwin
         #expect(found(dir + "/fifo") == "a fifo")
     }
 
+    /// Every other input (a record, a history, a catalog, a CSV, an adapter, a secret) is read
+    /// only from a regular file, at most its limit: `/dev/zero` was read without end and a fifo
+    /// blocked its reader.
+    @Test func otherInputsAreReadOnlyFromRegularFiles() throws {
+        func problem(_ path: String, maxBytes: Int = 1 << 20) -> String? {
+            do {
+                _ = try InputFile.contents(path, maxBytes: maxBytes)
+                return nil
+            } catch { return error.problem }
+        }
+        let dir = Fixtures.temporaryPath("inputs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(problem("/dev/zero")?.contains("a character device") == true)
+        #expect(mkfifo(dir + "/fifo", 0o644) == 0)
+        #expect(problem(dir + "/fifo")?.contains("a fifo") == true)
+        #expect(problem(dir)?.contains("a directory") == true)
+        #expect(problem(dir + "/missing")?.contains("No such file") == true)
+        try Data(repeating: 65, count: 100).write(to: URL(fileURLWithPath: dir + "/a"))
+        #expect(problem(dir + "/a", maxBytes: 99) == "more than 99 bytes")
+        #expect(try InputFile.contents(dir + "/a", maxBytes: 100) == Data(repeating: 65, count: 100))
+        #expect(throws: SimulationIOError.self) { try LineReader.forEachLine(path: "/dev/zero") { _, _, _ in } }
+    }
+
     /// Every bundled scenario still reads (the key scan refuses nothing valid).
     @Test func bundledScenariosRead() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -213,6 +213,41 @@ struct RulesCheckTests {
         #expect(throws: AdapterError.self) { try Adapter.load(path: file.path) }
     }
 
+    /// What an adapter may not hold: a header that a line break would split in two, a pointer
+    /// without its `/`, a status no HTTP answer has; and a field missing is named by its path.
+    @Test(arguments: [
+        ("header name", #"{"X\nY": "1"}"#, "operations.reserve.headers"),
+        ("header value", #"{"X": "a\r\nInjected: 1"}"#, "operations.reserve.headers"),
+        ("status", "99999", "status 99999"), ("pointer", "not-a-pointer", "not a JSON pointer"),
+        ("missing", "", "operations.reserve: a required field is missing"),
+    ])
+    func anAdapterThatCannotBeSentIsRefused(what: String, value: String, said: String) throws {
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.adapter())) as? [String: Any])
+        var operations = try #require(object["operations"] as? [String: Any])
+        var answers = try #require(object["answers"] as? [String: Any])
+        var reserve = try #require(operations["reserve"] as? [String: Any])
+        switch what {
+        case "header name", "header value":
+            reserve["headers"] = try JSONSerialization.jsonObject(with: Data(value.utf8))
+        case "status": answers["accepted"] = [201, Int(value) ?? 0]
+        case "pointer": answers["reason"] = value
+        default: operations["reserve"] = nil
+        }
+        if what != "missing" { operations["reserve"] = reserve }
+        (object["operations"], object["answers"]) = (operations, answers)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bad-adapter-\(getpid())-\(what.replacingOccurrences(of: " ", with: "-")).json")
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            _ = try Adapter.load(path: file.path)
+            Issue.record("\(what): the adapter was taken")
+        } catch {
+            #expect(error.problem.contains(said), "\(error)")
+        }
+    }
+
     @Test func theAdapterSchemaNamesEveryReasonOfTheRules() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "../../Scenarios/adapter.schema.json")
