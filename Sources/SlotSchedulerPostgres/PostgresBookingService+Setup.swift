@@ -11,8 +11,8 @@ extension PostgresBookingService {
     /// Without the application's statement timeout (``PostgresConfiguration/statementTimeout``):
     /// it bounds a booking's statements, not this deploy step, which waits for another instance's
     /// migration to end and whose DDL waits for the catalog's locks. With a 7.25 s timeout, a
-    /// store opened beside others under load failed with `57014` while migrating. The attempts'
-    /// deadline (``PostgresConfiguration/attemptTimeout``) still bounds it.
+    /// store opened beside others under load failed with `57014` while migrating. The deploy
+    /// step's own deadline (``PostgresConfiguration/deployTimeout``) still bounds each attempt.
     static func prepare(
         pool: WritablePool, configuration: PostgresConfiguration, catalog: Catalog, policy: Policy,
         migrations: [Schema.Migration], logger: Logger
@@ -22,7 +22,7 @@ extension PostgresBookingService {
         let schema = configuration.schema
         let (storedPolicy, version, storedCatalog) = try await retry(
             operation: "migrate", idempotent: true, attempts: configuration.maximumAttempts,
-            deadline: configuration.attemptTimeout, pool: pool
+            deadline: configuration.deployTimeout, pool: pool
         ) {
             try await transaction(client: pool.client, logger: logger) { connection in
                 try await beginDeployStep(connection, schema: schema, logger: logger)

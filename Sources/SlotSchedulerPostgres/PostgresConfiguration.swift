@@ -55,6 +55,12 @@ public struct PostgresConfiguration: Hashable, Sendable {
     /// How long one attempt may wait for the server (including waiting for a pooled connection)
     /// before it is abandoned and treated as a lost connection.
     public var attemptTimeout: Duration = .seconds(10)
+    /// How long one attempt of a deploy step may wait: opening a store (creating the schema,
+    /// migrating, registering the catalog), `migrate`, `grant`. Such a step waits for another
+    /// instance's step to end (one at a time, under an advisory lock) and runs DDL, so it gets
+    /// longer than a booking's ``attemptTimeout``: with 10 s, stores opened side by side on a
+    /// loaded machine each abandoned their migration, attempt after attempt, and none opened.
+    public var deployTimeout: Duration = .seconds(120)
     /// How long opening a connection (TCP, TLS and authentication) may take before it fails with
     /// ``PostgresStoreError/Kind/connectTimeout``.
     public var connectTimeout: Duration = .seconds(10)

@@ -83,7 +83,7 @@ public enum SchemaSteps {
         do {
             let value = try await PostgresBookingService.retry(
                 operation: operation, idempotent: true, attempts: configuration.maximumAttempts,
-                deadline: configuration.attemptTimeout, pool: pool
+                deadline: configuration.deployTimeout, pool: pool
             ) {
                 try await PostgresBookingService.transaction(client: pool.client, logger: logger) { connection in
                     try await body(connection, logger)
