@@ -74,6 +74,11 @@ import Testing
             (["policy", "maxUpcomingBookings"], "-1", "policy.maxUpcomingBookings", "a count"),
             (["workload", "hotness", "share"], "1.5", "workload.hotness.share", "a fraction"),
             (["typo"], "1", "typo", "one of"),
+            // A key a closed object does not have (a typo that dropped a setting silently).
+            (["workload", "mix", "cancle"], "3", "workload.mix.cancle", "one of anySocket, availability, cancel"),
+            (["policy", "maxUpcomingBooking"], "3", "policy.maxUpcomingBooking", "maxUpcomingBookings"),
+            (["steps", "0", "lable"], "\"x\"", "steps[0].lable", "label"),
+            (["stations", "0", "sockets", "0", "powerkw"], "22", "stations[0].sockets[0].powerkw", "powerKW"),
             // A name outside a closed set lists the set (it said "a value in range for this field").
             (["steps", "0", "op"], "\"book\"", "steps[0].op", "one of reserve, cancel, changeAvailability"),
             (["steps", "0", "onBookings"], "\"ignore\"", "steps[0].onBookings", "one of displace, refuse"),

@@ -192,6 +192,36 @@ import Darwin
         #expect(throws: SimulationIOError.self) { try LineReader.forEachLine(path: "/dev/zero") { _, _, _ in } }
     }
 
+    /// The fields the scan knows below the top level are the schema's, no more and no fewer.
+    @Test func theScanKnowsTheSchemasFields() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Scenarios/scenario.schema.json")
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let definitions = schema["$defs"] as? [String: Any] ?? [:]
+        var paths: Set<String> = []
+        func walk(_ node: Any?, _ path: String, _ depth: Int) {
+            guard depth < 16, var node = node as? [String: Any] else { return }
+            while let reference = node["$ref"] as? String,
+                let target = definitions[String(reference.split(separator: "/").last ?? "")] as? [String: Any]
+            {
+                node = target
+            }
+            for combined in ["oneOf", "anyOf", "allOf"] {
+                for part in node[combined] as? [Any] ?? [] { walk(part, path, depth + 1) }
+            }
+            for (key, value) in node["properties"] as? [String: Any] ?? [:] {
+                let field = path.isEmpty ? key : path + "." + key
+                paths.insert(field)
+                walk(value, field, depth + 1)
+            }
+            walk(node["items"], path + "[]", depth + 1)
+        }
+        walk(schema, "", 0)
+        let nested = paths.filter { $0.contains(".") || $0.contains("[") }
+        #expect(nested.subtracting(JSONScan.fieldPaths).sorted() == [], "the schema's, not the scan's")
+        #expect(JSONScan.fieldPaths.subtracting(nested).sorted() == [], "the scan's, not the schema's")
+    }
+
     /// Every bundled scenario still reads (the key scan refuses nothing valid).
     @Test func bundledScenariosRead() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

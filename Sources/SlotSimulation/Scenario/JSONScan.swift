@@ -38,6 +38,49 @@ enum JSONScan {
         "steps[].minimumPowerKW",
     ]
 
+    /// Every field below the top level (whose keys ``Scenario/knownKeys`` holds), as
+    /// `Scenarios/scenario.schema.json` names them (`InputReading` holds the two equal). An
+    /// object that has fields here is closed: any other key in it is refused, where the decoder
+    /// ignored it, so that a typo (`"cancle"` in the mix, `"maxUpcomingBooking"` in the policy)
+    /// is not a run without that setting. An object without fields here (`expectations.counts`,
+    /// `provenance`) takes any key.
+    static let fieldPaths: Set<String> = [
+        "clock.operationsPerStep", "clock.start", "clock.stepSeconds", "expectations.counts",
+        "expectations.invariants", "overrides[].date", "overrides[].hours", "overrides[].socket",
+        "overrides[].station", "policy.cancellationCutoffSeconds", "policy.earlyCheckInSeconds",
+        "policy.holdSeconds", "policy.lastDate", "policy.maxHoldsPerUser", "policy.maxUpcomingBookings",
+        "policy.minimumNoticeSeconds", "policy.noShowGraceSeconds", "policy.noShowLimit", "policy.noShowLimit.days",
+        "policy.noShowLimit.limit", "policy.noShowLimit.noShows", "policy.rescheduleCutoffSeconds",
+        "policy.rollingDays", "policy.userLimits", "policy.userLimits[].limit", "policy.userLimits[].user",
+        "stationEvents[].atOperation", "stationEvents[].faultHorizonHours", "stationEvents[].socket",
+        "stationEvents[].station", "stationEvents[].status", "stations[].city", "stations[].coordinate",
+        "stations[].coordinate.latitude", "stations[].coordinate.longitude", "stations[].facilities",
+        "stations[].id", "stations[].name", "stations[].openingHours", "stations[].sockets",
+        "stations[].sockets[].accessCode", "stations[].sockets[].connector", "stations[].sockets[].id",
+        "stations[].sockets[].ocpp", "stations[].sockets[].ocpp.connectorId", "stations[].sockets[].ocpp.evseId",
+        "stations[].sockets[].openingHours", "stations[].sockets[].powerKW", "stations[].timeZone",
+        "steps[].accessCode", "steps[].at", "steps[].booking", "steps[].connector", "steps[].date", "steps[].expect",
+        "steps[].expectDisplaced", "steps[].hour", "steps[].hours", "steps[].label", "steps[].leftAt",
+        "steps[].leftAt.latitude", "steps[].leftAt.longitude", "steps[].minimumPowerKW", "steps[].note",
+        "steps[].onBookings", "steps[].op", "steps[].reminderSeconds", "steps[].requestID", "steps[].socket",
+        "steps[].station", "steps[].user", "timeline[].atOperation", "timeline[].date", "timeline[].hours",
+        "timeline[].onBookings", "timeline[].socket", "timeline[].station", "users.count", "users.firstID",
+        "workload.concurrency", "workload.dates", "workload.dates.days", "workload.dates.from", "workload.hotness",
+        "workload.hotness.share", "workload.hotness.slots", "workload.hours", "workload.leftWithinKm",
+        "workload.mix", "workload.mix.anySocket", "workload.mix.availability", "workload.mix.cancel",
+        "workload.mix.checkIn", "workload.mix.checkOut", "workload.mix.confirm", "workload.mix.hold",
+        "workload.mix.query", "workload.mix.releaseHold", "workload.mix.reschedule", "workload.mix.reserve",
+        "workload.mix.retry", "workload.operations",
+    ]
+    /// The objects whose keys are all in ``fieldPaths``.
+    static let closedObjects = Set(fieldPaths.map(parent))
+
+    /// The path of the object that holds the field at `path` (`steps[]` for `steps[].date`).
+    static func parent(_ path: String) -> String {
+        guard let dot = path.lastIndex(of: ".") else { return "" }
+        return String(path[..<dot])
+    }
+
     /// Fields that hold a `UInt64`.
     static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user"]
 
@@ -333,6 +376,20 @@ enum JSONScan {
                 expected: "valid JSON (no comma after the last element)")
         }
 
+        /// Refuses the key just read when its object is closed (``closedObjects``) and does not
+        /// have it, naming the fields it has.
+        func unknownField() -> ScenarioError? {
+            let field = path(generic: true)
+            let object = JSONScan.parent(field)
+            guard JSONScan.closedObjects.contains(object), !JSONScan.fieldPaths.contains(field) else { return nil }
+            let fields = JSONScan.fieldPaths.filter { JSONScan.parent($0) == object }.map {
+                String($0[$0.index(after: $0.lastIndex(of: ".") ?? $0.startIndex)...])
+            }
+            return ScenarioError(
+                file: file, path: path(), value: "an unknown field",
+                expected: "one of " + fields.sorted().joined(separator: ", "))
+        }
+
         /// Reads `"key":`, refusing a key seen before in the object; sets ``malformed`` if it is not one.
         mutating func nextKey() -> ScenarioError? {
             skipSpace()
@@ -352,6 +409,7 @@ enum JSONScan {
             keys.insert(key)
             stack[stack.count - 1] = .object(keys: keys, key: key)
             if stack.count == 1 { top.keys.append(key) }
+            if stack.count > 1, let problem = unknownField() { return problem }
             skipSpace()
             guard i < bytes.count, bytes[i] == 0x3A else {
                 malformed = true

@@ -16,8 +16,19 @@ public struct ScenarioError: Error, Hashable, Sendable, CustomStringConvertible 
         self.expected = expected
     }
 
+    /// One line: the value found is cut at 200 characters (a name of a million characters is
+    /// not echoed whole), its control characters escaped.
     public var description: String {
-        "\(file): \(path.isEmpty ? "(document)" : path): found \(value); expected \(expected)"
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                escaped += scalar.escaped(asASCII: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        let found = escaped.count > 200 ? escaped.prefix(200) + "… (\(value.utf8.count) bytes)" : escaped
+        return "\(file): \(path.isEmpty ? "(document)" : path): found \(found); expected \(expected)"
     }
 }
 
