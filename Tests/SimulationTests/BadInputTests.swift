@@ -74,6 +74,9 @@ import Testing
             (["policy", "maxUpcomingBookings"], "-1", "policy.maxUpcomingBookings", "a count"),
             (["workload", "hotness", "share"], "1.5", "workload.hotness.share", "a fraction"),
             (["typo"], "1", "typo", "one of"),
+            // A negative id, which the decoder refused naming no field.
+            (["steps", "0", "user"], "-1", "steps[0].user", "an integer 0...18446744073709551615"),
+            (["users", "firstID"], "-5", "users.firstID", "an integer 0...18446744073709551615"),
             // A key a closed object does not have (a typo that dropped a setting silently).
             (["workload", "mix", "cancle"], "3", "workload.mix.cancle", "one of anySocket, availability, cancel"),
             (["policy", "maxUpcomingBooking"], "3", "policy.maxUpcomingBooking", "maxUpcomingBookings"),

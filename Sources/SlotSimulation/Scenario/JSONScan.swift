@@ -82,7 +82,7 @@ enum JSONScan {
     }
 
     /// Fields that hold a `UInt64`.
-    static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user"]
+    static let unsignedFields: Set<String> = ["seed", "users.firstID", "steps[].user", "policy.userLimits[].user"]
 
     private enum Frame {
         case object(keys: Set<String>, key: String?)
@@ -266,9 +266,14 @@ enum JSONScan {
                 i += 1
             }
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
+            let unsigned = JSONScan.unsignedFields.contains(path(generic: true))
+            if unsigned, text.hasPrefix("-"), let value = Double(text), value < 0 {
+                return ScenarioError(
+                    file: file, path: path(), value: text.count > 40 ? String(text.prefix(37)) + "..." : text,
+                    expected: "an integer 0...18446744073709551615")
+            }
             guard integral else { return fraction(text) }
             if Int64(text) != nil { return nil }
-            let unsigned = JSONScan.unsignedFields.contains(path(generic: true))
             if unsigned, UInt64(text) != nil { return nil }
             return ScenarioError(
                 file: file, path: path(), value: text.count > 40 ? String(text.prefix(37)) + "..." : text,

@@ -199,6 +199,13 @@ extension Scenario {
                 throw ScenarioError(
                     file: file, path: JSONPath.string(context.codingPath + [key]), value: "nothing",
                     expected: "a required field")
+            case .dataCorrupted(let context) where context.codingPath.isEmpty:
+                // Foundation names no field, and says "not valid JSON" of valid JSON, when a
+                // number does not fit its field's type: -1 for an id, 1e-400 for any number.
+                throw ScenarioError(
+                    file: file, path: "", value: "a number its field cannot hold",
+                    expected: "numbers that fit their fields: no negative id or count, none too small to tell from 0 "
+                        + "(1e-400) or too large for a number (1e400)")
             case .dataCorrupted(let context):
                 var expected = context.debugDescription
                 if let range = expected.range(of: "expected ") { expected = String(expected[range.upperBound...]) }
