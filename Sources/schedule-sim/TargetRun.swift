@@ -602,11 +602,31 @@ struct TargetRun {
             else {
                 throw TargetFailure("user \(user)'s bookings: an item without id or slot: \(Self.shown(item))")
             }
+            if let problem = slotProblem(station: station, socket: socket, date: date, hour: hour) {
+                throw TargetFailure(
+                    "user \(user)'s bookings: an item whose slot is none of the scenario's (\(problem)): "
+                        + Self.shown(item))
+            }
             let live =
                 list.live.map { item.at($0).map { (list.liveValues ?? [.bool(true)]).contains($0) } ?? false }
                 ?? true
             return ListedBooking(id: id, user: user, slot: "\(station)/\(socket)/\(date)/\(hour)", live: live)
         }
+    }
+
+    /// What makes a listed slot none the scenario has, or nil (an unknown station or socket, a
+    /// date that is none, an hour outside 0...23): such an item was counted as a booking of a
+    /// slot `1e+20`.
+    private func slotProblem(station: String, socket: String, date: String, hour: String) -> String? {
+        guard let found = prepared.scenario.stations.first(where: { $0.id.rawValue == station }) else {
+            return "station \(station.prefix(40).debugDescription)"
+        }
+        guard found.sockets.contains(where: { $0.id.rawValue == socket }) else {
+            return "socket \(socket.prefix(40).debugDescription)"
+        }
+        guard (try? LocalDate(parsing: date)) != nil else { return "date \(date.prefix(40).debugDescription)" }
+        guard let h = Int(hour), (0...23).contains(h) else { return "hour \(hour.prefix(40))" }
+        return nil
     }
 
     // MARK: HTTP
