@@ -98,17 +98,18 @@ enum JSONPath {
         switch error {
         case .keyNotFound(let key, let context):
             return "\(string(context.codingPath + [key])): a required field is missing"
-        case .valueNotFound(let type, let context): return "\(where_(context)): null where \(typeName(type)) is needed"
-        case .typeMismatch(let type, let context): return "\(where_(context)): not \(typeName(type))"
+        case .valueNotFound(let type, let context):
+            return "\(location(context)): null where \(typeName(type)) is needed"
+        case .typeMismatch(let type, let context): return "\(location(context)): not \(typeName(type))"
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty
                 ? "not valid JSON, or a number its field cannot hold"
-                : "\(where_(context)): \(context.debugDescription)"
+                : "\(location(context)): \(context.debugDescription)"
         @unknown default: return "not readable"
         }
     }
 
-    private static func where_(_ context: DecodingError.Context) -> String {
+    private static func location(_ context: DecodingError.Context) -> String {
         context.codingPath.isEmpty ? "the document" : string(context.codingPath)
     }
 
