@@ -166,6 +166,12 @@ import Darwin
         #expect(found("/dev/zero") == "a character device")
         #expect(mkfifo(dir + "/fifo", 0o644) == 0)
         #expect(found(dir + "/fifo") == "a fifo")
+        #expect(symlink(dir + "/fifo", dir + "/link") == 0)
+        #expect(found(dir + "/link") == "a fifo")
+        // A sparse file one byte over the limit: refused after reading at most the limit.
+        FileManager.default.createFile(atPath: dir + "/large.json", contents: nil)
+        #expect(truncate(dir + "/large.json", off_t(ScenarioLimits.maxFileBytes + 1)) == 0)
+        #expect(found(dir + "/large.json") == "more than \(ScenarioLimits.maxFileBytes) bytes")
     }
 
     /// Every other input (a record, a history, a catalog, a CSV, an adapter, a secret) is read

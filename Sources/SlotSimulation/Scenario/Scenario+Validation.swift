@@ -98,38 +98,22 @@ public enum ScenarioLimits {
 }
 
 extension Scenario {
-    /// Reads and decodes a scenario file; nothing is run.
+    /// Reads and decodes a scenario file; nothing is run. Only a regular file of at most
+    /// ``ScenarioLimits/maxFileBytes`` is read (``InputFile``): a fifo would block and
+    /// `/dev/zero` never end.
     public static func load(path: String) throws(ScenarioError) -> Scenario {
-        func refuse(_ found: String, _ expected: String = "a readable JSON file") -> ScenarioError {
-            ScenarioError(file: path, path: "", value: found, expected: expected)
-        }
-        // Only a regular file is read: a fifo would block and /dev/zero never end.
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw refuse(
-                errno == ENOENT
-                    ? "no such file" : "a file that cannot be examined (\(String(cString: strerror(errno))))")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw refuse(OutputFile.kind(info.st_mode), "a regular JSON file")
-        }
-        if info.st_size > ScenarioLimits.maxFileBytes {
-            throw refuse("\(info.st_size) bytes", "at most \(ScenarioLimits.maxFileBytes) bytes")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw refuse("a file that cannot be read (\(String(cString: strerror(errno))))")
-        }
-        defer { try? handle.close() }
         let data: Data
-        do {
-            // At most one byte more than the limit, in case the file grew since.
-            data = try handle.read(upToCount: ScenarioLimits.maxFileBytes + 1) ?? Data()
-        } catch {
-            throw refuse("a file that cannot be read (\(error.localizedDescription))")
-        }
-        if data.count > ScenarioLimits.maxFileBytes {
-            throw refuse(
-                "more than \(ScenarioLimits.maxFileBytes) bytes", "at most \(ScenarioLimits.maxFileBytes) bytes")
+        do { data = try InputFile.bytes(path, maxBytes: ScenarioLimits.maxFileBytes) } catch {
+            let limit = "at most \(ScenarioLimits.maxFileBytes) bytes"
+            let (found, expected) =
+                switch error {
+                case .unreadable(errno: ENOENT): ("no such file", "a readable JSON file")
+                case .unreadable(errno: let code):
+                    ("a file that cannot be read (\(String(cString: strerror(code))))", "a readable JSON file")
+                case .notRegular(let kind): (kind, "a regular JSON file")
+                case .tooLarge: ("more than \(ScenarioLimits.maxFileBytes) bytes", limit)
+                }
+            throw ScenarioError(file: path, path: "", value: found, expected: expected)
         }
         return try decode(data, file: path)
     }
