@@ -80,6 +80,44 @@ else
     echo "FAIL: the correct backend with --flaky-reads failed under --check rules"
     failed=1
 fi
+# A target that does not speak HTTP is refused at the first read, exit 69, saying how it failed
+# (where every such run once said only "does not answer", a closed port after 54 s): a closed
+# port, a server that closes each connection unanswered, and one that answers a line of text.
+for pair in "closed:Connection refused" "closes:closed before the answer" "not-http:not HTTP/1.1"; do
+    IFS=: read -r kind expected <<<"$pair"
+    python3 -c '
+import socket, sys, threading
+kind = sys.argv[1]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+if kind == "closed":  # a port nobody listens on: bound, never listened to, then printed
+    print(s.getsockname()[1], flush=True)
+    threading.Event().wait()
+s.listen(16)
+print(s.getsockname()[1], flush=True)
+def serve(c):
+    c.recv(65536)
+    if kind == "not-http":
+        c.sendall(b"hello there\r\n\r\n")
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+' "$kind" >"$WORK/port" 2>/dev/null &
+    BACKEND=$!
+    for _ in $(seq 1 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+    status=0
+    "$SIM" run race.json --target "http://127.0.0.1:$(cat "$WORK/port")" --adapter adapter.json >"$WORK/out" 2>&1 || status=$?
+    kill "$BACKEND" 2>/dev/null
+    wait "$BACKEND" 2>/dev/null || true
+    BACKEND=
+    if [ "$status" = 69 ] && grep -q "gives no HTTP answer: .*$expected" "$WORK/out"; then
+        echo "a target that $kind: refused: $(cat "$WORK/out")"
+    else
+        echo "FAIL: a target that $kind: exit $status, not 69 saying \"$expected\": $(cat "$WORK/out")"
+        failed=1
+    fi
+done
 # FAULT:LEVEL:INVARIANT:EXIT[:SCENARIO] (EXIT: the statuses allowed, separated by /; SCENARIO:
 # race.json unless named)
 for quad in "check-then-insert:safety:no double booking:1" "limit-outside-lock:safety:per-user limit:1" \

@@ -22,8 +22,9 @@ import FoundationNetworking
 /// target `process % n`, and a read made before or after the run to the next target at each
 /// attempt (``send(_:attempt:)``), so one instance that is down or restarting does not stop it.
 final class TargetHTTP: Sendable {
-    /// An answer: its status, JSON body and `Date` header; no status when none came.
-    typealias Answer = (status: Int?, body: JSONValue?, date: String?)
+    /// An answer: its status, JSON body and `Date` header; no status when none came, and then
+    /// why, when the client said (`connection refused`, a timeout).
+    typealias Answer = (status: Int?, body: JSONValue?, date: String?, failure: String?)
 
     /// The instances' base URLs, without a trailing slash.
     let targets: [String]
@@ -33,11 +34,15 @@ final class TargetHTTP: Sendable {
 
     /// A read (`rendered`, made before or after the run), at its `attempt`-th sending.
     func send(_ rendered: RenderedRequest, attempt: Int) async -> Answer {
-        await send(targets[attempt % targets.count] + rendered.path, rendered)
+        await send(targets[attempt % targets.count] + rendered.path, rendered, reading: true)
     }
 
     #if AsyncHTTP
     let client: HTTPClient
+    /// The client of the reads made before and after the run, which fails a connection at once:
+    /// a read is tried again by ``TargetRun`` itself, on the next target, so a closed port is
+    /// told in seconds, not after five times `client`'s 10 s of connection attempts.
+    let readClient: HTTPClient
     /// The workload's own connections, one per worker, for `http://` targets (one set per target).
     let workers: [WorkerConnections]?
 
@@ -51,20 +56,22 @@ final class TargetHTTP: Sendable {
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        readClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func send(_ url: String, _ rendered: RenderedRequest) async -> Answer {
+    func send(_ url: String, _ rendered: RenderedRequest, reading: Bool = false) async -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: rendered.method)
         for (name, value) in rendered.headers { request.headers.add(name: name, value: value) }
         if let body = rendered.body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await client.execute(request, timeout: .seconds(30))
+            let response = try await (reading ? readClient : client).execute(request, timeout: .seconds(30))
             let bytes = try await response.body.collect(upTo: 16 << 20)
             let body = bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
-            return (Int(response.status.code), body, response.headers.first(name: "Date"))
+            return (Int(response.status.code), body, response.headers.first(name: "Date"), nil)
         } catch {
-            return (nil, nil, nil)
+            return (nil, nil, nil, Self.failure(error))
         }
     }
 
@@ -72,7 +79,7 @@ final class TargetHTTP: Sendable {
     /// (the URL is then not written out).
     func send(_ rendered: RenderedRequest, process: Int) async -> Answer {
         let (target, worker) = route(process)
-        guard let workers else { return await send(targets[target] + rendered.path, rendered) }
+        guard let workers else { return await send(targets[target] + rendered.path, rendered, reading: false) }
         return await workers[target].send(rendered, process: worker)
     }
 
@@ -85,6 +92,7 @@ final class TargetHTTP: Sendable {
     func shutdown() async {
         for connections in workers ?? [] { await connections.shutdown() }
         try? await client.shutdown()
+        try? await readClient.shutdown()
     }
     #else
     let session: URLSession
@@ -98,19 +106,19 @@ final class TargetHTTP: Sendable {
         session = URLSession(configuration: configuration)
     }
 
-    func send(_ url: String, _ rendered: RenderedRequest) async -> Answer {
-        guard let url = URL(string: url) else { return (nil, nil, nil) }
+    func send(_ url: String, _ rendered: RenderedRequest, reading: Bool = false) async -> Answer {
+        guard let url = URL(string: url) else { return (nil, nil, nil, "not a URL") }
         var request = URLRequest(url: url)
         request.httpMethod = rendered.method
         for (name, value) in rendered.headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = rendered.body
         do {
             let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return (nil, nil, nil) }
+            guard let http = response as? HTTPURLResponse else { return (nil, nil, nil, "not an HTTP answer") }
             let body = data.isEmpty ? nil : try? JSONValue(parsing: Array(data))
-            return (http.statusCode, body, http.value(forHTTPHeaderField: "Date"))
+            return (http.statusCode, body, http.value(forHTTPHeaderField: "Date"), nil)
         } catch {
-            return (nil, nil, nil)
+            return (nil, nil, nil, Self.failure(error))
         }
     }
 
@@ -122,4 +130,21 @@ final class TargetHTTP: Sendable {
 
     func shutdown() async { session.finishTasksAndInvalidate() }
     #endif
+
+    /// What a client error says, in a few words: `Connection refused`, not its type's fields.
+    static func failure(_ error: any Error) -> String {
+        #if AsyncHTTP
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if error is NIOTooManyBytesError { return "an answer body over 16 MiB" }
+        if let error = error as? HTTPParserError { return "an answer that is not HTTP/1.1 (\(error))" }
+        if let error = error as? HTTPClientError {
+            if error == .connectTimeout { return "no connection within 10 s" }
+            if error == .readTimeout || error == .deadlineExceeded { return "no answer within 30 s" }
+            if error == .remoteConnectionClosed { return "the connection was closed before the answer" }
+        }
+        #else
+        if let error = error as? URLError { return error.localizedDescription }
+        #endif
+        return String(describing: error)
+    }
 }

@@ -678,7 +678,8 @@ struct TargetRun {
         let (answer, sent, received) = await read(
             session, adapter.render(adapter.operations.bookings, Adapter.Values(user: user), token: token(for: user)))
         guard answer.status != nil else {
-            throw TargetFailure("the target \(targets.joined(separator: ",")) does not answer")
+            let why = answer.failure.map { ": \($0)" } ?? ""
+            throw TargetFailure("the target \(targets.joined(separator: ",")) gives no HTTP answer\(why)")
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

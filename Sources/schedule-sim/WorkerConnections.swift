@@ -84,11 +84,11 @@ final class WorkerConnections: Sendable {
                 slot.loop.execute { self.send(rendered, on: slot, waiter) }
             }
         }
-        guard let raw else { return (nil, nil, nil) }
+        guard let raw else { return (nil, nil, nil, "no answer on its connection") }
         let body = raw.body.flatMap { bytes -> JSONValue? in
             bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
         }
-        return (raw.status, body, raw.date)
+        return (raw.status, body, raw.date, nil)
     }
 
     /// On the slot's loop: the connection (opened if none is) and the request written; `waiter`
