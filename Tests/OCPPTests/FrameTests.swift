@@ -43,6 +43,10 @@ struct FrameTests {
             (#"[2,"9",7,{}]"#, "9", .rpcFrameworkError),
             (#"[2,"9","Heartbeat",[]]"#, "9", .formatViolation),
             (#"[5,"9","Heartbeat",{}]"#, "9", .messageTypeNotSupported),
+            // A member named twice, which readers resolve differently: a FormatViolation on the id.
+            (#"[2,"9","Authorize",{"idToken":{"idToken":"A","type":"Central","idToken":"B"}}]"#, "9", .formatViolation),
+            (#"[3,"9",{"status":"Accepted","status":"Rejected"}]"#, "9", .formatViolation),
+            (#"[2,"9","Heartbeat",{"a":1,"a":1}]"#, "9", .formatViolation),
         ] as [(String, String?, OCPPErrorCode)])
     func malformedFramesAreRefusedWithTheirCode(text: String, id: String?, code: OCPPErrorCode) {
         #expect {
@@ -51,6 +55,19 @@ struct FrameTests {
             guard let error = error as? OCPPFrameError else { return false }
             return error.id == id && error.code == code && error.answer.id == (id ?? "-1")
         }
+    }
+
+    /// The CALLERROR for a member named twice says which; the same frame without the repeat is
+    /// read.
+    @Test func aMemberNamedTwiceIsNamed() throws {
+        let text = #"[2,"4","Authorize",{"idToken":{"idToken":"A","type":"Central","idToken":"B"}}]"#
+        #expect {
+            try OCPPFrame(parsing: text)
+        } throws: { error in
+            (error as? OCPPFrameError)?.message == #"the member "idToken" is named twice"#
+        }
+        let once = #"[2,"4","Authorize",{"idToken":{"idToken":"A","type":"Central"}}]"#
+        #expect(throws: Never.self) { try OCPPFrame(parsing: once) }
     }
 
     /// An error quoting what the charge point sent stays within OCPP-J's 255 characters of

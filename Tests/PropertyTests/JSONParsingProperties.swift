@@ -96,4 +96,30 @@ struct JSONParsingProperties {
         #expect(first == .object(["a": .integer(1), "b": .array([])]))
         #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: Array(#"{"a": 1, "a": 01}"#.utf8)) }
     }
+
+    /// Refusing repeated keys (``JSONValue/RepeatedKeys/refuse``, as OCPP frames are read)
+    /// changes nothing else: a document read both ways is the same value, every well-formed one
+    /// (its keys distinct) is read, and one is refused only for a repeated key, at any depth.
+    @Test func refusingRepeatedKeysRefusesOnlyThem() async {
+        await propertyCheck(count: iterations(2000), input: Self.documents) { bytes in
+            let lenient = try? JSONValue(parsing: bytes)
+            switch Result(catching: { () throws(JSONValue.ParseError) in
+                try JSONValue(parsing: bytes, repeatedKeys: .refuse)
+            }) {
+            case .success(let strict): #expect(strict == lenient)
+            case .failure(let error): #expect(lenient == nil || error.problem.hasSuffix("is named twice"), "\(error)")
+            }
+        }
+        await propertyCheck(count: iterations(1000), input: Self.wellFormed) { bytes in
+            let document = String(decoding: bytes, as: UTF8.self)
+            #expect(throws: Never.self) { try JSONValue(parsing: bytes, repeatedKeys: .refuse) }
+            for repeated in [#"{"d": 1, "x": \#(document), "d": 2}"#, #"[\#(document), {"d": {}, "d": {}}]"#] {
+                #expect {
+                    try JSONValue(parsing: Array(repeated.utf8), repeatedKeys: .refuse)
+                } throws: { error in
+                    (error as? JSONValue.ParseError)?.problem == #"the member "d" is named twice"#
+                }
+            }
+        }
+    }
 }

@@ -373,6 +373,9 @@ async def malformed(c):
                                                                      "evseId": "one", "connectorId": 1}]),
          ("m2", None)),
         ("an unknown action", json.dumps([2, "m3", "Frobnicate", {}]), ("m3", "NotImplemented")),
+        # Readers differ on which of two values counts: Python's keeps the last, JSONDecoder the first.
+        ("a member named twice", '[2, "m5", "Authorize", {"idToken": {"idToken": "A", "type": "Central", '
+         '"idToken": "B"}}]', ("m5", "FormatViolation")),
     ]:
         await connection.send(text)
         answer = json.loads(await asyncio.wait_for(connection.recv(), WAIT))

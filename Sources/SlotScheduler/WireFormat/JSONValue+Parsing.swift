@@ -3,8 +3,17 @@
 /// thrown error. The result is the decoder's: a number whose value is whole and fits `Int64` is an
 /// integer (`1.0` and `1e2` too), and a repeated key keeps its first value. It is the stricter
 /// of the two, as RFC 8259 is: no comma before `]`, and a repeated key's later value must be JSON
-/// too (`JSONParsingProperties` holds them to this).
+/// too (`JSONParsingProperties` holds them to this). A reader of untrusted messages refuses a
+/// repeated key instead (``RepeatedKeys/refuse``): readers differ on which value counts.
 extension JSONValue {
+    /// What to do with a key an object names twice.
+    public enum RepeatedKeys: Sendable {
+        /// The first value counts, as `JSONDecoder`'s.
+        case keepFirst
+        /// The document is refused: another reader on its way may take the last value.
+        case refuse
+    }
+
     /// Why bytes are not one JSON value, and the byte offset where reading stopped.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public var offset: Int
@@ -17,8 +26,10 @@ extension JSONValue {
     /// `maxDepth` is refused, so a hostile document cannot exhaust the stack; strings must be
     /// UTF-8 and their `\u` escapes whole characters.
     /// - Complexity: O(*n*) in the bytes.
-    public init(parsing bytes: [UInt8], maxDepth: Int = 512) throws(ParseError) {
-        var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
+    public init(parsing bytes: [UInt8], maxDepth: Int = 512, repeatedKeys: RepeatedKeys = .keepFirst)
+        throws(ParseError)
+    {
+        var reader = JSONReader(bytes: bytes, maxDepth: maxDepth, repeatedKeys: repeatedKeys)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -31,11 +42,13 @@ extension JSONValue {
 struct JSONReader {
     let bytes: [UInt8]
     let maxDepth: Int
+    let repeatedKeys: JSONValue.RepeatedKeys
     var at = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, repeatedKeys: JSONValue.RepeatedKeys = .keepFirst) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.repeatedKeys = repeatedKeys
     }
 
     func failure(_ problem: String) -> JSONValue.ParseError { JSONValue.ParseError(offset: at, problem: problem) }
@@ -74,7 +87,13 @@ struct JSONReader {
         if try opens(closedBy: "}", depth: depth) { return .object(members) }
         while true {
             guard next == UInt8(ascii: "\"") else { throw failure("a member's name was expected") }
+            let nameAt = at
             let name = try string()
+            if repeatedKeys == .refuse, members[name] != nil {
+                let shown = name.count <= 64 ? name : String(name.prefix(63)) + "…"
+                throw JSONValue.ParseError(
+                    offset: nameAt, problem: "the member \(shown.debugDescription) is named twice")
+            }
             skipSpace()
             guard next == UInt8(ascii: ":") else { throw failure("':' was expected") }
             at += 1

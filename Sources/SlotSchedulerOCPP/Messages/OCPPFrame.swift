@@ -16,18 +16,24 @@ public enum OCPPFrame: Hashable, Sendable {
         }
     }
 
-    /// Reads one frame from a WebSocket text message.
+    /// Reads one frame from a WebSocket text message. A payload that names a member twice is a
+    /// FormatViolation: which value would count differs from one JSON reader to the next.
     public init(parsing text: String) throws(OCPPFrameError) {
-        let elements: [JSONValue]
+        let bytes = Array(text.utf8)
+        let frame: JSONValue
         do {
-            elements = try JSONDecoder().decode([JSONValue].self, from: Data(text.utf8))
+            frame = try JSONValue(parsing: bytes, repeatedKeys: .refuse)
         } catch {
-            throw OCPPFrameError(id: nil, code: .rpcFrameworkError, "not a JSON array")
+            // Read again keeping the first value, only to answer on the frame's id.
+            let id = (try? JSONValue(parsing: bytes)).flatMap(Self.messageID)
+            throw OCPPFrameError(
+                id: id, code: id == nil ? .rpcFrameworkError : .formatViolation,
+                id == nil ? "not a JSON array" : error.problem)
         }
-        guard elements.count >= 3, case .integer(let type) = elements[0] else {
+        guard case .array(let elements) = frame, elements.count >= 3, case .integer(let type) = elements[0] else {
             throw OCPPFrameError(id: nil, code: .rpcFrameworkError, "not an OCPP-J frame: [type, id, …]")
         }
-        guard case .string(let id) = elements[1], !id.isEmpty, id.utf8.count <= 36 else {
+        guard let id = Self.messageID(frame) else {
             throw OCPPFrameError(
                 id: nil, code: .rpcFrameworkError, "the message id is not a string of 1 to 36 characters")
         }
@@ -53,6 +59,14 @@ public enum OCPPFrame: Hashable, Sendable {
         default:
             throw OCPPFrameError(id: id, code: .messageTypeNotSupported, "message type \(type)")
         }
+    }
+
+    /// The message id of a frame read as JSON, when it is a string of 1 to 36 characters.
+    private static func messageID(_ frame: JSONValue) -> String? {
+        guard case .array(let elements) = frame, elements.count >= 2, case .string(let id) = elements[1],
+            !id.isEmpty, id.utf8.count <= 36
+        else { return nil }
+        return id
     }
 
     /// The frame as a WebSocket text message.
