@@ -12,8 +12,9 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     5 such connections are closed within --idle-timeout of their request head plus 5 s;
   - a request that is not HTTP/1.1 the parser can read (an unknown or lower-case method, bytes
     that are not allowed in a path, a Content-Length that is not a number, two framings,
-    garbage) is answered 400 with a JSON error body (reason malformedRequest, message), like
-    every other error, and the connection closed;
+    garbage) or whose Host RFC 9112 (3.2) refuses (missing in HTTP/1.1, given twice, not
+    host[:port]) is answered 400 with a JSON error body (reason malformedRequest, message),
+    like every other error, and the connection closed; HTTP/1.0 without Host is answered;
   - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
     once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
     the end of the connection.
@@ -159,6 +160,13 @@ UNREADABLE = [
     b"POST /bookings/1/check-in HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n{}",
     b"POST /reservations HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
     b"GARBAGE\r\n\r\n",
+    # RFC 9112, 3.2: an HTTP/1.1 request without Host, any with two, a Host that is no host[:port].
+    b"GET /stations HTTP/1.1\r\n\r\n",
+    b"GET /stations HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+    b"POST /reservations HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nHost: y\r\n\r\n{}",
+    b"GET /stations HTTP/1.0\r\nHost: a\r\nhost: a\r\n\r\n",
+    b"GET /stations HTTP/1.1\r\nHost: a/b\r\n\r\n",
+    b"GET /stations HTTP/1.1\r\nHost: a:8o\r\n\r\n",
 ]
 
 
@@ -346,10 +354,11 @@ def large_bodies(c):
 
 def http10_requests(c):
     """An HTTP/1.0 request without keep-alive gets its answer and the end of the connection at
-    once (it used to wait for the idle timeout), with keep-alive it stays open."""
-    for request, closes in [(b"GET /stations HTTP/1.0\r\n\r\n", True),
-                            (b"GET /nope HTTP/1.0\r\nHost: x\r\n\r\n", True),
-                            (b"GET /stations HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", False)]:
+    once (it used to wait for the idle timeout), with keep-alive it stays open. HTTP/1.0 needs
+    no Host."""
+    for request, closes, status in [(b"GET /stations HTTP/1.0\r\n\r\n", True, b"200"),
+                                    (b"GET /nope HTTP/1.0\r\nHost: x\r\n\r\n", True, b"404"),
+                                    (b"GET /stations HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", False, b"200")]:
         connection = c.connect()
         try:
             connection.sendall(request)
@@ -361,7 +370,7 @@ def http10_requests(c):
         line = request.split(b"\r\n")[0].decode()
         c.expect(f"{line} ({'no keep-alive' if closes else 'keep-alive'}): answered, "
                  + ("then closed at once" if closes else "connection kept"),
-                 data.startswith(b"HTTP/1.1 ") and (closed and took < 2 if closes else not closed),
+                 data.startswith(b"HTTP/1.1 " + status) and (closed and took < 2 if closes else not closed),
                  f"got {data[:100]!r}... (closed: {closed}, {took:.1f} s)")
 
 

@@ -214,7 +214,8 @@ struct BookingServer: AsyncParsableCommand {
         let (idle, write) = (TimeAmount.seconds(Int64(idleTimeout)), TimeAmount.seconds(Int64(writeTimeout)))
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [
-                LingeringClose.Placement(), KeepAliveMark.Placement(), ConnectionShedding(budget: budget),
+                LingeringClose.Placement(), CodecFront([KeepAliveMark(), HostCheck()]),
+                ConnectionShedding(budget: budget),
                 RequestDeadline(limit: idle), WriteDeadline(limit: write), UnreadableRequestAnswer(),
                 CloseAfterUpgrade(), ContinueAnswer(),
             ]

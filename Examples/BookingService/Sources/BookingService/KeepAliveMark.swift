@@ -9,25 +9,11 @@ import NIOHTTPTypesHTTP1
 ///
 /// The HTTP/1 to HTTP types codec drops the version, so without this an HTTP/1.0 client (`ab`,
 /// `curl --http1.0`) waited for the idle timeout to see the end of its answer. Added with the
-/// service's other handlers as a ``Placement``, which puts it in front of that codec, where the version
-/// is known.
+/// service's other handlers through ``CodecFront``, which puts it in front of that codec, where the
+/// version is known.
 final class KeepAliveMark: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-
-    /// Put among the service's handlers (after the codec, where no version is seen): adds a
-    /// ``KeepAliveMark`` in front of the codec, and passes every request part on unchanged (NIO
-    /// takes only handlers of inbound or outbound parts).
-    final class Placement: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTPRequestPart
-
-        func handlerAdded(context: ChannelHandlerContext) {
-            let pipeline = context.pipeline.syncOperations
-            if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-                try? pipeline.addHandler(KeepAliveMark(), position: .before(codec))
-            }
-        }
-    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive else {

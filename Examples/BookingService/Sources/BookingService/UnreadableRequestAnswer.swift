@@ -20,12 +20,20 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
 
     private var parserFailed = false
     private var answer = BareAnswer()
+    /// The problem ``HostCheck`` found, said in place of ``error``'s message.
+    private var hostProblem: HostProblem?
 
     static let error = OwnBody(
         reason: APIError.Reason.malformedRequest.rawValue,
         message: "The request is not HTTP/1.1 that can be read: its request line, a header or its body's framing.")
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let problem = error as? HostProblem {
+            // Hummingbird answers a parser's error with its 400 and closes; this is one.
+            hostProblem = problem
+            parserFailed = true
+            return context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
+        }
         if error is HTTPParserError { parserFailed = true }
         context.fireErrorCaught(error)
     }
@@ -35,7 +43,8 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
         if case .head(var head) = part, parserFailed, head.status == .badRequest, head.headerFields[.contentType] == nil
         {
             parserFailed = false
-            if answer.fill(&head, with: Self.error, status: .badRequest) {
+            let detail = hostProblem.map { OwnBody(reason: Self.error.reason, message: $0.message) } ?? Self.error
+            if answer.fill(&head, with: detail, status: .badRequest) {
                 return context.write(wrapOutboundOut(.head(head)), promise: promise)
             }
         }
