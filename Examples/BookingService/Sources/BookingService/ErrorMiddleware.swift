@@ -39,13 +39,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// 405 with the methods the path allows (HEAD wherever GET is), else 404.
+    /// 405 with the methods the path allows (HEAD wherever GET is), else 404. The path's
+    /// segments are read as the router reads them, empty ones skipped (`/stations/` is
+    /// `/stations`), so a path the router serves to one method is a 405, not a 404, to another.
     func unrouted(_ request: Request) -> APIError {
-        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = request.uri.path.split(separator: "/")
         let matching = operations.filter { operation in
-            let pattern = operation.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            let pattern = operation.path.split(separator: "/")
             return pattern.count == segments.count
-                && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }
+                && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
         }
         if !matching.isEmpty {
             let methods = matching.flatMap { $0.method == .get ? [.get, .head] : [$0.method] }
