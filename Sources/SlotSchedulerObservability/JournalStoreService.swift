@@ -44,8 +44,10 @@ public struct JournalStoreService: Service {
 
     public func run() async throws {
         let opened = store.statistics
-        logger.info(
-            "journal store open",
+        // A tail cut at open is worth an operator's look: a crash, or damage at the journal's end.
+        logger.log(
+            level: opened.tornBytes > 0 ? .warning : .info,
+            opened.tornBytes > 0 ? "journal store open; its torn tail was cut" : "journal store open",
             metadata: [
                 "recovered events": "\(opened.recoveredEvents)", "torn bytes": "\(opened.tornBytes)",
                 "generation": "\(opened.generation)",

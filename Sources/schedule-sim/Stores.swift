@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SlotScheduler
 import SlotSchedulerJournal
 import SlotSimulation
@@ -47,6 +48,14 @@ func openStore(_ store: String, rules: Rules, shards: Int = 16) async throws -> 
     case .journal(let directory):
         do {
             let journal = try JournalStore(directory: directory, rules: rules, shards: shards)
+            let torn = journal.statistics.tornBytes
+            if torn > 0 {
+                // Recovery cut what a crash left after the last whole record: say so.
+                FileHandle.standardError.write(
+                    Data(
+                        "note: \(directory): the journal's torn tail was cut at open (\(torn) bytes after its last whole record, preallocated zeros included; none was acknowledged)\n"
+                            .utf8))
+            }
             return OpenStore(service: journal, close: { await journal.close() })
         } catch {
             throw StoreFailure("cannot open the store: \(error)").exit()

@@ -67,13 +67,87 @@ struct PreallocationTests {
         #expect(error.kind == .corrupt && error.offset == w.boundaries[n - 2], "\(error)")
     }
 
+    /// A lost write leaves its sectors' synced zeros: zeros from where the record began to the
+    /// end of its sector (or the next record). A record whose frame alone reads zero, its payload
+    /// still there, is damage: it was cut, with every acknowledged record after it, until this
+    /// was refused.
+    @Test("a record whose frame alone is zero, before valid ones, is refused: a lost write zeros its sector")
+    func aZeroFrameBeforeValidRecordsIsRefused() async throws {
+        let w = try await CorruptionTests.write(checkpointAfter: nil)
+        var refused = 0
+        for n in 1..<(w.boundaries.count - 2) {
+            let start = w.boundaries[n]
+            // Positions whose sector would end within the frame: a lost write cannot be told there.
+            guard start % Recovery.sectorSize < Recovery.sectorSize - 16 else { continue }
+            var files = w.files
+            for i in start..<(start + RecordFormat.frameSize) { files[w.journal]?[i] = 0 }
+            guard case .failure(let error) = CorruptionTests.open(files) else {
+                Issue.record("record \(n)'s frame zeroed, the records after it cut")
+                continue
+            }
+            #expect(error.kind == .corrupt && error.offset == start, "\(error)")
+            refused += 1
+        }
+        #expect(refused > 10)
+    }
+
+    /// A tail crafted to claim a long record at every byte would cost the square of its length
+    /// to search for the next valid record (256 KiB took 4.5 minutes): past its budget the
+    /// search stops, and opening is refused.
+    @Test("a tail too costly to tell from a torn one is refused")
+    func aCostlyTailIsRefused() async throws {
+        let w = try await CorruptionTests.write(checkpointAfter: nil)
+        let count = 1 << 16
+        var tail: [UInt8] = []
+        tail.reserveCapacity(4 * count)
+        // Each position reads as a 64 KiB command record of the current version.
+        for _ in 0..<count { tail += [0x01, 0x00, 0x01, 0x01] }
+        #expect(
+            Recovery.firstValidRecord([0] + tail, after: 0, before: tail.count + 1) == .undecided)
+        var files = w.files
+        files[w.journal] = (files[w.journal] ?? []) + [0xFF] + tail
+        guard case .failure(let error) = CorruptionTests.open(files) else {
+            Issue.record("a crafted tail opened")
+            return
+        }
+        #expect(error.kind == .corrupt && error.message.contains("too costly"), "\(error)")
+    }
+
+    /// The newest journal holding less than a header is one created but not yet synced only if
+    /// what it holds begins the header this store writes; anything else is refused, not
+    /// replaced by a new journal.
+    @Test("a short newest journal that is not a torn header is refused, not replaced")
+    func aShortJournalThatIsNoTornHeaderIsRefused() async throws {
+        let w = try await CorruptionTests.write(checkpointAfter: 14)
+        let generation = try #require(FileNames.generation(of: w.journal, prefix: "journal-", suffix: ".log"))
+        let next = FileNames.journal(generation + 1)
+        let header = RecordFormat.header(.init(kind: .journal, shards: 2, generation: generation + 1))
+        for torn in [8, 13, 20, 27] {
+            var files = w.files
+            files[next] = Array(header.prefix(torn)) + Self.zeros
+            guard case .success(let (bookings, _)) = CorruptionTests.open(files) else {
+                Issue.record("a header torn at \(torn) refused")
+                continue
+            }
+            #expect(bookings == w.states.last)
+        }
+        var version2 = header
+        version2[8] = 2
+        for (what, bytes) in [("someone's file", Array("USERDATA".utf8)), ("another version", version2)] {
+            var files = w.files
+            files[next] = bytes
+            guard case .failure(let error) = CorruptionTests.open(files) else {
+                Issue.record("\(what) replaced by a new journal")
+                continue
+            }
+            #expect(error.kind == .corrupt && error.file.hasSuffix(next), "\(what): \(error)")
+        }
+    }
+
     @Test("an older journal ending in zeros, and a newest one of zeros only (never synced), open")
     func zeroJournals() async throws {
         let w = try await CorruptionTests.write(checkpointAfter: 14)
-        guard let generation = FileNames.generation(of: w.journal, prefix: "journal-", suffix: ".log") else {
-            Issue.record("journal name \(w.journal)")
-            return
-        }
+        let generation = try #require(FileNames.generation(of: w.journal, prefix: "journal-", suffix: ".log"))
         var files = w.files
         files[w.journal] = (files[w.journal] ?? []) + Self.zeros
         files[FileNames.journal(generation + 1)] = Self.zeros
@@ -103,6 +177,34 @@ struct PreallocationTests {
         let reopened = try JournalStore(directory: dir, rules: JournalFixture.rules)
         #expect(reopened.statistics.tornBytes == 0)
         #expect(try await reopened.allBookingsByID() == before && before.count > 5)
+        await reopened.close()
+    }
+}
+
+/// A journal's files are read only when they are regular files: a fifo in a journal's place
+/// blocked the store's opening forever, and a link to `/dev/zero` was read until memory ran out.
+@Suite struct JournalFileKindTests {
+    @Test func aFifoOrALinkInAJournalsPlaceIsRefused() async throws {
+        let dir = JournalFixture.temporaryDirectory("kinds")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try JournalStore(directory: dir, rules: JournalFixture.rules, shards: 2)
+        await store.close()
+        let journal = dir + "/" + FileNames.journal(0)
+        try FileManager.default.moveItem(atPath: journal, toPath: dir + "/kept")
+        #expect(mkfifo(journal, 0o644) == 0)
+        #expect(throws: JournalError.self) { try JournalStore(directory: dir, rules: JournalFixture.rules) }
+        for target in ["/dev/zero", dir + "/kept"] {
+            try FileManager.default.removeItem(atPath: journal)
+            try FileManager.default.createSymbolicLink(atPath: journal, withDestinationPath: target)
+            #expect {
+                try JournalStore(directory: dir, rules: JournalFixture.rules)
+            } throws: { error in
+                (error as? JournalError).map { $0.kind == .corrupt && $0.message.contains("symbolic link") } == true
+            }
+        }
+        try FileManager.default.removeItem(atPath: journal)
+        try FileManager.default.moveItem(atPath: dir + "/kept", toPath: journal)
+        let reopened = try JournalStore(directory: dir, rules: JournalFixture.rules)
         await reopened.close()
     }
 }

@@ -101,12 +101,29 @@ public final class PosixDirectory: JournalFiles, @unchecked Sendable {
         return names.sorted()
     }
 
+    /// The bytes of `name`, which must be a regular file (not a link): a fifo would block the
+    /// store's opening and `/dev/zero` never end, and the store could not append to either.
     public func read(_ name: String) throws(JournalError) -> [UInt8] {
         let file = full(name)
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .posix("cannot open", file: file) }
+        // O_NONBLOCK: opening a fifo would wait for a writer. O_NOFOLLOW, as appending opens it.
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ELOOP {
+                throw JournalError(
+                    .corrupt, file: file, message: "a symbolic link; the journal's files are regular files")
+            }
+            throw .posix("cannot open", file: file)
+        }
         defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .posix("cannot examine", file: file) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw JournalError(
+                .corrupt, file: file, message: "not a regular file; the journal's files are regular files")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

@@ -227,8 +227,8 @@ enum Recovery {
         let bytes = try files.read(name)
         // Past `written` the file holds only zeros: space the store preallocated, never written.
         let written = writtenEnd(bytes)
-        if isLast, written <= RecordFormat.headerSize,
-            (try? RecordFormat.readHeader(bytes)) == nil
+        if isLast, written <= RecordFormat.headerSize, (try? RecordFormat.readHeader(bytes)) == nil,
+            isTornHeader(bytes[0..<written], generation: generation, shards: result.shardsKnown ? result.shards : nil)
         {
             // Created but not yet synced when the process stopped: nothing in it was acknowledged.
             result.createJournal = true
@@ -264,17 +264,30 @@ enum Recovery {
                     result.tornBytes = 0
                     return
                 }
-                // Zeros where a record belongs, in the newest journal: a write the power cut lost
-                // while a later one reached the disk. No sync completed after it (one would have
-                // made it durable, and acknowledgements follow syncs in order), so nothing from
-                // here on was acknowledged: the journal ends here, as at a torn tail.
-                if isLast, let next = firstValidRecord(bytes, after: offset, before: written),
-                    !isLostWrite(bytes, at: offset)
-                {
-                    throw JournalError(
-                        .corrupt, file: path, offset: offset,
-                        message: "\(why), followed by a valid record at byte \(next): not a torn tail; refusing to open"
-                    )
+                // In the newest journal, what follows the failure tells a power cut from damage.
+                if isLast {
+                    switch firstValidRecord(bytes, after: offset, before: written) {
+                    case .none:
+                        break  // a torn tail: the journal ends here
+                    case .found(let next) where isLostWrite(bytes, at: offset, before: next):
+                        // Zeros where a record belongs: a write the power cut lost while a later
+                        // one reached the disk. No sync completed after it (one would have made
+                        // it durable, and acknowledgements follow syncs in order), so nothing
+                        // from here on was acknowledged: the journal ends here, as at a torn tail.
+                        break
+                    case .found(let next):
+                        throw JournalError(
+                            .corrupt, file: path, offset: offset,
+                            message:
+                                "\(why), followed by a valid record at byte \(next): not a torn tail; refusing to open"
+                        )
+                    case .undecided:
+                        throw JournalError(
+                            .corrupt, file: path, offset: offset,
+                            message:
+                                "\(why), followed by \(written - offset) bytes too costly to tell from a torn tail; refusing to open"
+                        )
+                    }
                 }
                 guard isLast else {
                     throw JournalError(
@@ -289,23 +302,69 @@ enum Recovery {
         result.tornBytes = 0
     }
 
-    /// Whether a record's frame (length and checksum) at `offset` is all zeros: never written,
-    /// as a write lost in a power cut leaves it. A corrupted record has other bytes there.
-    static func isLostWrite(_ bytes: [UInt8], at offset: Int) -> Bool {
-        bytes[offset..<min(bytes.count, offset + RecordFormat.frameSize)].allSatisfy { $0 == 0 }
+    /// Whether `written` (a file's bytes before its trailing zeros) is the beginning of the
+    /// header this store writes for journal `generation`: what a power cut leaves of a journal
+    /// created but not yet synced. Anything else (another format version, someone's file) is
+    /// read as a header, and refused, rather than replaced. Without a snapshot or an earlier
+    /// journal the shard count, and so the checksum, is not known: those bytes are not compared.
+    static func isTornHeader(_ written: ArraySlice<UInt8>, generation: UInt64, shards: Int?) -> Bool {
+        let expected = RecordFormat.header(.init(kind: .journal, shards: shards ?? 0, generation: generation))
+        return zip(written.indices, expected).allSatisfy { index, byte in
+            let position = index - written.startIndex
+            let unknown = shards == nil && (12..<16 ~= position || 24..<28 ~= position)
+            return unknown || written[index] == byte
+        }
     }
 
-    /// The offset of the first valid record after `offset` and before `written` (a record
-    /// starts with a length of at least 2, so not in the zeros after it), if any.
-    /// - Complexity: O(n) positions, each rejected by its length bound or checked by CRC over at
-    ///   most the bytes that remain; in practice the tail after a failure is small.
-    static func firstValidRecord(_ bytes: [UInt8], after offset: Int, before written: Int) -> Int? {
+    /// The smallest unit a disk writes whole (a sector): a write lost in a power cut leaves its
+    /// sectors as they were synced, the preallocated zeros.
+    static let sectorSize = 512
+
+    /// Whether the bytes from `offset` to `next` (a valid record), or to the end of `offset`'s
+    /// sector if that comes first, are all zeros: a write lost in a power cut leaves them so,
+    /// since its sectors keep their synced zeros. A record whose frame alone reads zero, its
+    /// payload still there, is damage, not a lost write.
+    static func isLostWrite(_ bytes: [UInt8], at offset: Int, before next: Int) -> Bool {
+        let end = min(next, (offset / sectorSize + 1) * sectorSize, bytes.count)
+        return end >= offset + RecordFormat.frameSize && bytes[offset..<end].allSatisfy { $0 == 0 }
+    }
+
+    /// What follows a record that cannot be read: a valid record, none (a torn tail), or
+    /// `undecided` when telling would checksum more than ``scanBudget(_:)`` bytes.
+    enum Following: Equatable {
+        case none
+        case found(Int)
+        case undecided
+    }
+
+    /// The bytes ``firstValidRecord(_:after:before:)`` may checksum for a tail of `count`
+    /// bytes: eight times the tail and a MiB. A torn tail's positions are mostly refused by
+    /// their length alone; a tail crafted to claim a long record at every byte would cost its
+    /// square.
+    static func scanBudget(_ count: Int) -> Int { 8 * count + (1 << 20) }
+
+    /// The first valid record after `offset` and before `written` (a record starts with a
+    /// length of at least 2, so not in the zeros after it), if any.
+    /// - Complexity: O(n) positions, each refused by its length bound or its type and version
+    ///   bytes, or checked by CRC; the CRCs together within ``scanBudget(_:)``.
+    static func firstValidRecord(_ bytes: [UInt8], after offset: Int, before written: Int) -> Following {
+        var budget = scanBudget(written - offset)
         var q = offset + 1
-        while q < written, q + RecordFormat.frameSize <= bytes.count {
-            if case .record = RecordFormat.read(bytes, at: q) { return q }
+        while q < written, q + RecordFormat.frameSize + 2 <= bytes.count {
+            let length =
+                Int(bytes[q]) | Int(bytes[q + 1]) << 8 | Int(bytes[q + 2]) << 16 | Int(bytes[q + 3]) << 24
+            let payload = q + RecordFormat.frameSize
+            if length >= 2, length <= RecordFormat.maxPayload, length <= bytes.count - payload,
+                RecordFormat.RecordType(rawValue: bytes[payload]) != nil,
+                bytes[payload + 1] == RecordFormat.recordVersion
+            {
+                budget -= length
+                guard budget >= 0 else { return .undecided }
+                if case .record = RecordFormat.read(bytes, at: q) { return .found(q) }
+            }
             q += 1
         }
-        return nil
+        return .none
     }
 
     /// The length of `bytes` without its trailing zeros.
