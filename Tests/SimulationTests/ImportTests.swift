@@ -309,5 +309,34 @@ import Testing
         #expect(SessionTime.duration("1:30:00") == 5_400)
         #expect(SessionTime.duration("90") == 5_400)
         #expect(SessionTime.duration("1:75") == nil)
+        #expect(SessionTime.duration("7.5") == 450)
+        // Swift's Double reads hexadecimal, exponents and signs; a duration in minutes is digits.
+        for bad in ["0x10", "1e2", "+5", "-0", "inf", "nan", "1:+5", "+1:05"] {
+            #expect(SessionTime.duration(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// A date is three numbers of ASCII digits between one kind of separator: a doubled one,
+    /// a sign or two kinds are no date (`-1/-1/-2018` was 2018-01-01).
+    @Test func datesAreDigitsBetweenOneSeparator() {
+        #expect(SessionTime.date("2018-06-06", order: .ymd) == (try? LocalDate(parsing: "2018-06-06")))
+        #expect(SessionTime.date("6/7/2018", order: .dmy) == (try? LocalDate(parsing: "2018-07-06")))
+        #expect(SessionTime.date("06.07.2018", order: .mdy) == (try? LocalDate(parsing: "2018-06-07")))
+        for bad in ["2018--06--06", "-1/-1/-2018", "2018-06/06", "+1/1/2018", "2018-06-", "1//2018"] {
+            #expect(SessionTime.date(Substring(bad), order: .ymd) == nil, "\(bad)")
+            #expect(SessionTime.date(Substring(bad), order: .dmy) == nil, "\(bad)")
+        }
+    }
+
+    /// A header naming the chosen column twice is refused: the first was taken, silently.
+    @Test func aColumnNamedTwiceIsRefused() {
+        let header = Self.perthHeader + ",Start Date"
+        let error = #expect(throws: ImportError.self) {
+            try Self.run(header + "\n1,1,Site,2017-01-01,10:00,2017-01-01,11:00,0,0,m,2017-01-02\n", Self.perth)
+        }
+        #expect(error?.kind == .data)
+        #expect(
+            error?.problem.hasPrefix("2 columns are named \"Start Date\" (--start): columns 4, 11") == true,
+            "\(String(describing: error))")
     }
 }

@@ -28,12 +28,13 @@ struct CSVTable: Sendable {
         unterminatedQuoteLine = parser.quoted ? parser.recordLine : nil
     }
 
-    /// The index of the column named `name`: an exact match first, else one that differs only in
-    /// case or surrounding spaces.
-    func column(_ name: String) -> Int? {
-        if let exact = header.firstIndex(of: name) { return exact }
+    /// The indices of the columns named `name`: the exact matches, else those that differ only
+    /// in case or surrounding spaces. More than one is ambiguous: which column was meant?
+    func columns(_ name: String) -> [Int] {
+        let exact = header.indices.filter { header[$0] == name }
+        if !exact.isEmpty { return exact }
         let wanted = name.trimmingSpaces.lowercased()
-        return header.firstIndex { $0.lowercased() == wanted }
+        return header.indices.filter { header[$0].lowercased() == wanted }
     }
 
     private struct Parser {

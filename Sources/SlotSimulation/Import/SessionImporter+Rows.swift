@@ -19,8 +19,16 @@ extension SessionImporter {
 
         init(_ table: CSVTable, layout: SessionLayout, path: String) throws(ImportError) {
             func index(_ option: String, _ name: String) throws(ImportError) -> Int {
-                guard let i = table.column(name) else {
+                let found = table.columns(name)
+                guard let i = found.first else {
                     throw .missingColumn(path, option: option, name: name, header: table.header)
+                }
+                guard found.count == 1 else {
+                    throw ImportError(
+                        kind: .data, file: path,
+                        problem:
+                            "\(found.count) columns are named \(name.debugDescription) (\(option)): columns \(found.map { String($0 + 1) }.joined(separator: ", ")) of the header; rename all but one",
+                        counts: ImportCounts())
                 }
                 return i
             }

@@ -26,13 +26,14 @@ enum SessionTime {
         return (trimmed, nil)
     }
 
-    /// The three numbers of a date written with `/`, `-` or `.`, and whether the first has 4 digits.
+    /// The three numbers of a date written with one of `/`, `-` or `.` between them (1 to 4
+    /// ASCII digits each, no sign), and whether the first has 4 digits: `2018--06--06` and
+    /// `-1/-1/-2018` are no dates.
     static func numbers(_ date: Substring) -> (parts: [Int], yearFirst: Bool)? {
-        let parts = date.split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." })
-        guard parts.count == 3, parts.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isASCII) }) else {
-            return nil
-        }
-        let numbers = parts.compactMap { Int($0) }
+        guard let separator = date.first(where: { $0 == "/" || $0 == "-" || $0 == "." }) else { return nil }
+        let parts = date.split(separator: separator, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ (1...4).contains($0.count) }) else { return nil }
+        let numbers = parts.compactMap(number)
         return numbers.count == 3 ? (numbers, parts[0].count == 4) : nil
     }
 
@@ -121,13 +122,15 @@ enum SessionTime {
         return LocalDateTime(date: date, hour: hour, minute: minute, offset: offset)
     }
 
-    /// "1:30:00", "0:45" (hours:minutes[:seconds]) or "90" (minutes) → seconds.
+    /// "1:30:00", "0:45" (hours:minutes[:seconds]) or "90", "7.5" (minutes, in decimal digits:
+    /// not `0x10`, `1e2` or `+5`) → seconds.
     static func duration(_ text: String) -> Int64? {
         let trimmed = text.trimmingSpaces
-        if let minutes = Double(trimmed), minutes.isFinite, (0...1e6).contains(minutes) {
+        let decimal = trimmed.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        if decimal.allSatisfy({ number($0) != nil }), let minutes = Double(trimmed), (0...1e6).contains(minutes) {
             return Int64(minutes * 60)
         }
-        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false).map { number($0) }
         guard (2...3).contains(parts.count), let hours = parts[0], let minutes = parts[1],
             (0...1_000_000).contains(hours),
             (0...59).contains(minutes)
