@@ -52,9 +52,11 @@ public enum SessionImporter {
         let sessions = table.rows.compactMap { reader.session($0) }
         counts = reader.counts
         let stations = Self.stations(sessions, layout: layout)
-        guard !sessions.isEmpty, let catalog = try? Catalog(stations.list) else {
-            throw fail(
-                sessions.isEmpty ? "no row became a session (see the skip counts)" : "the stations are not valid")
+        guard !sessions.isEmpty else { throw fail("no row became a session (see the skip counts)") }
+        let catalog: Catalog
+        do { catalog = try Catalog(stations.list) } catch {
+            // Which station and what is wrong with it (a name too long, too many sockets).
+            throw fail("the stations read do not make a catalog: \(error)")
         }
         let steps = Self.steps(sessions, stations: stations.idOfName, catalog: catalog, layout: layout, counts: &counts)
         guard steps.count <= ScenarioLimits.maxSteps else {
