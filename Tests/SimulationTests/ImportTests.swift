@@ -328,6 +328,21 @@ import Testing
         }
     }
 
+    /// A session early on 1900-01-01 would be requested in 1899, which no scenario holds: it is
+    /// skipped, so the import writes a scenario that runs (its clock started in 1899).
+    @Test func aSessionRequestedBefore1900IsSkipped() throws {
+        let csv =
+            Self.perthHeader
+            + "\n1,1,Site,1900-01-01,00:30,1900-01-01,01:00,0,0,m\n1,1,Site,1900-01-02,10:00,1900-01-02,11:00,0,0,m\n"
+        let scenario = try Self.run(csv, Self.perth)
+        #expect(Self.lines(scenario).count == 1)
+        #expect(scenario.clock.start.description == "1900-01-02T09:00:00Z")
+        // It runs: before, `run` refused its clock, which began in 1899.
+        let prepared = try Scenario.decode(Fixtures.encode(scenario), file: "imported.json").prepare(
+            file: "imported.json")
+        #expect(prepared.scenario.clock.start == scenario.clock.start)
+    }
+
     /// A header naming the chosen column twice is refused: the first was taken, silently.
     @Test func aColumnNamedTwiceIsRefused() {
         let header = Self.perthHeader + ",Start Date"

@@ -142,6 +142,11 @@ public enum SessionImporter {
                 continue
             }
             let at = start.secondsSinceEpoch - Int64(layout.leadHours) * 3_600
+            // A session early on 1900-01-01 would be requested in 1899, before any date a scenario holds.
+            guard at >= Int64(LocalDate.supportedRange.lowerBound.dayNumber) * 86_400 else {
+                counts.skip("requested before 1900-01-01 (the dates this package books start there)")
+                continue
+            }
             for (k, slot) in s.slots.enumerated() {
                 let step = Step(
                     op: .reserve, at: Timestamp(Instant(secondsSinceEpoch: at)), user: s.user,
