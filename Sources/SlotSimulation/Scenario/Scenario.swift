@@ -391,7 +391,8 @@ public struct Timestamp: Codable, Sendable, Equatable, Comparable, CustomStringC
     public init(_ instant: Instant) { self.instant = instant }
 
     public init(parsing text: String) throws(InvalidValue) {
-        let invalid = InvalidValue(field: "timestamp", value: text, expected: "a UTC time like 2018-06-06T08:00:00Z, in the years 1900...2399")
+        let invalid = InvalidValue(
+            field: "timestamp", value: text, expected: "a UTC time like 2018-06-06T08:00:00Z, in the years 1900...2399")
         let parts = text.split(separator: "T", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1].hasSuffix("Z") else { throw invalid }
         let date: LocalDate
