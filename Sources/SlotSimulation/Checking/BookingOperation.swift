@@ -43,6 +43,10 @@ public struct BookingOperation: Sendable, Hashable {
         case checkedOut, refusedNotCheckedIn
         /// A cancel, or a move, of `booking` refused as past its cutoff.
         case refusedCancelCutoff, refusedMoveCutoff
+        /// A move of `booking` accepted that left it in its slot: a new move to its own slot
+        /// clears a check-in, as every move does (``SessionSpecification``), and the repeat of an
+        /// earlier move's request changes nothing; which of the two, a history does not say.
+        case movedInPlace
     }
     public var kind: Kind
     public var booking: UInt64

@@ -126,6 +126,7 @@ public struct SessionSpecification: SequentialSpecification {
             next = State(start: op.start == .min ? nil : op.start)
         case .checkedIn: next.checkedIn = .yes
         case .maybeCheckedIn: next.checkedIn = state.checkedIn == .yes ? .yes : .maybe
+        case .movedInPlace: next.checkedIn = state.checkedIn == .no ? .no : .maybe
         case .refusedNotCheckedIn: next.checkedIn = .no
         case .checkedOut, .released:
             next.ended = true

@@ -50,7 +50,7 @@ public struct SlotSpecification: SequentialSpecification {
         case .confirmed: return state.holder == op.hold && there ? State(holder: op.booking) : nil
         case .lapsed: return state.holder == op.booking ? State(holder: 0) : state
         case .repeated, .refusedOther, .neutral, .checkedIn, .maybeCheckedIn, .refusedNotOpen, .refusedClosed,
-            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff:
+            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff, .movedInPlace:
             return state
         }
     }

@@ -61,7 +61,7 @@ extension BookingOperation.Kind {
             .refusedNotOpen, .refusedClosed, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff:
             true
         case .reserved, .repeated, .released, .neutral, .moved, .confirmed, .lapsed, .maybeHeld, .checkedIn,
-            .maybeCheckedIn, .checkedOut:
+            .maybeCheckedIn, .checkedOut, .movedInPlace:
             false
         }
     }

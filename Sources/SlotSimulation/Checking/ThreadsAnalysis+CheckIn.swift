@@ -107,6 +107,8 @@ extension ThreadsAnalysis {
         case (.checkOut, Reasons.code(.notCheckedIn)): return .refusedNotCheckedIn
         case (.cancel, -1): return .released
         case (.cancel, Reasons.code(.cancellationCutoffPassed)): return .refusedCancelCutoff
+        // Not a placement: it left the booking in its cell (``findPlacements(made:)``).
+        case (.reschedule, -1): return .movedInPlace
         case (.reschedule, Reasons.code(.rescheduleCutoffPassed)): return .refusedMoveCutoff
         default: return nil
         }

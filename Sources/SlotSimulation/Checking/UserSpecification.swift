@@ -136,7 +136,7 @@ public struct UserSpecification: SequentialSpecification {
         case .lapsed:
             return state.ids.firstIndex(of: op.booking).map { state.removing(at: $0) } ?? state
         case .repeated, .refusedTaken, .refusedHeld, .refusedOther, .neutral, .refusedNotOpen, .refusedClosed,
-            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff, .refusedLapsed:
+            .checkedOut, .refusedNotCheckedIn, .refusedCancelCutoff, .refusedMoveCutoff, .refusedLapsed, .movedInPlace:
             return state
         }
     }

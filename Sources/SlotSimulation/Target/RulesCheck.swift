@@ -497,7 +497,11 @@ public struct RulesCheck {
             return
         }
         if !unknown { judgeMade(to, "booking \(id) was moved to \(to)", (first, last), call: k) }
-        guard from != to else { return }
+        guard from != to else {
+            // Left in its slot: its check-in may be cleared (a new move) or not (a repeat).
+            addSession(.movedInPlace, booking: n, call: k)
+            return
+        }
         var leaving = op
         leaving.kind = .released
         bySlot[from, default: []].append(Entry(operation: leaving, call: k))
