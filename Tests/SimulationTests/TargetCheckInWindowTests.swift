@@ -130,6 +130,45 @@ struct TargetCheckInWindowTests {
         #expect(early.map(\.invariant) == ["refusals justified"])
     }
 
+    /// A booking checked in, then moved to its own slot, loses its check-in (as every store and
+    /// the reference model do it): a check-in refused as closed after its window is no
+    /// violation. Before, the move was taken for none, and the refusal flagged. Without notice,
+    /// so that the move can come inside the window.
+    @Test func aMoveInPlaceMayClearTheCheckIn() throws {
+        let scenario = Scenario(
+            name: "rules", seed: 1,
+            stations: [
+                Station(
+                    id: "S", name: "S", city: "London", timeZone: "Europe/London",
+                    sockets: [Socket(id: "A", connector: .ccs, powerKW: 50)])
+            ],
+            policy: ScenarioPolicy(maxUpcomingBookings: 1, rollingDays: 14),
+            clock: ScenarioClock(start: Fixtures.time("2026-11-29T00:00:00Z"), stepSeconds: 1),
+            users: UserPopulation(count: 3))
+        let prepared = try scenario.prepare(file: "rules.json")
+        let nine = "S/A/2026-12-01/9"  // its window: 08:45 to 10:00, 2,700 to 7,200 s into the run
+        func asUser2(_ events: [TargetEvent]) -> [TargetEvent] {
+            events.map {
+                var event = $0
+                event.user = 2
+                return event
+            }
+        }
+        let made = R.reserve(0, user: 2, nine, .ok, booking: "b1", at: 0)
+        let checkedIn = asUser2(Self.checkIn(1, "b1", .ok, at: 2_800))
+        let moved = TargetLifecycleCheckTests.move(2, user: 2, "b1", to: nine, .ok, at: 2_900)
+        let closed = asUser2(Self.checkIn(3, "b1", .fail, reason: "checkInClosed", at: 7_300))
+        func findings(_ history: [TargetEvent]) throws -> [String] {
+            let listed = Self.before + [ListedBooking(id: "b1", user: 2, slot: nine, live: true)]
+            return RulesCheck.check(
+                history: history, before: Self.before, listed: listed, prepared: prepared, shiftDays: 0,
+                adapter: try R.adapter(), clock: R.clock
+            ).findings.map(\.invariant)
+        }
+        #expect(try findings(made + checkedIn + moved + closed) == [])
+        #expect(try findings(made + checkedIn + closed) == ["refusals justified"])
+    }
+
     /// A repeated check-in is answered as made whenever it comes: only the first is judged.
     @Test func aRepeatedCheckInIsNotJudged() throws {
         let history = Self.checkIn(0, "b0", .ok, at: 0) + Self.checkIn(1, "b0", .ok, at: 3_700)
