@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# schedule-sim never replaces anything but a regular file: a directory, a fifo, a character device
-# (a copy of /dev/null when mknod is allowed), a link to one, a missing folder, two outputs naming
-# one file and an output over the input are refused with exit 73 before the run, and an interrupted
-# run leaves no *.partial file. Usage: Scripts/cli-output-files.sh [BIN]   (run-scenarios.sh calls it)
+# schedule-sim never replaces a file it did not write: a directory, a fifo, a character device
+# (a copy of /dev/null when mknod is allowed), a link to one, a missing folder, a file of the
+# user's, two outputs naming one file and an output over the input are refused with exit 73
+# before the run; a run's own outputs and an empty file are replaced by the next run; and an
+# interrupted run leaves no *.partial file. Usage: Scripts/cli-output-files.sh [BIN]   (run-scenarios.sh calls it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Scripts/lib/schedule-sim.sh
@@ -45,6 +46,25 @@ cp "$S" "$WORK/input.json"
 rc=0
 "$BIN" run "$WORK/input.json" --quiet --report "$WORK/input.json" >/dev/null 2>&1 || rc=$?
 [[ $rc -eq 73 ]] && cmp -s "$S" "$WORK/input.json" || { echo "FAILED: report over the input: exit $rc" >&2; failed=1; }
+
+# A file schedule-sim did not write is refused and kept; its own outputs, and an empty file (what
+# mktemp leaves), are replaced by the next run.
+printf 'my notes\n' >"$WORK/notes.txt"
+for option in --report --history --html; do
+    expect73 "a file of the user's as $option" "$option" "$WORK/notes.txt"
+done
+[[ "$(cat "$WORK/notes.txt")" == "my notes" ]] || { echo "FAILED: the user's file was changed" >&2; failed=1; }
+: >"$WORK/empty.json"
+for round in 1 2; do
+    rc=0
+    "$BIN" run "$S" --quiet --report "$WORK/r.json" --history "$WORK/h.jsonl" --html "$WORK/p.html" >/dev/null \
+        2>"$WORK/err" || rc=$?
+    [[ $rc -eq 0 ]] || { echo "FAILED: run $round over its own outputs: exit $rc, $(cat "$WORK/err")" >&2; failed=1; }
+done
+rc=0
+"$BIN" run "$S" --quiet --report "$WORK/empty.json" >/dev/null 2>"$WORK/err" || rc=$?
+[[ $rc -eq 0 && -s "$WORK/empty.json" ]] || { echo "FAILED: an empty --report: exit $rc, $(cat "$WORK/err")" >&2; failed=1; }
+[[ $failed -eq 0 ]] && echo "ok: a second run replaces its own report, history and page, and an empty file"
 
 # An interrupted run removes its partial history.
 "$BIN" run Scenarios/city-wide.json --operations 50000000 --history "$WORK/big.jsonl" --quiet >/dev/null 2>&1 &

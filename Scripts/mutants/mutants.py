@@ -271,6 +271,14 @@ MUTANTS = [
                 "            frame = try JSONValue(parsing: bytes, repeatedKeys: .keepFirst)\n")],
     ),
     dict(
+        name="output-replaces-any-file",
+        describe="an output (report, history, page, scenario) replaces whatever regular file is at its path, though schedule-sim did not write it",
+        file="Sources/SlotSimulation/Output/OutputFile.swift",
+        filter="OutputFiles",
+        edits=[("        guard kind.recognizes(read.bytes, whole: read.whole) else {\n",
+                "        guard kind.recognizes(read.bytes, whole: read.whole) || !read.bytes.isEmpty else {\n")],
+    ),
+    dict(
         name="history-invoke-buffered",
         describe="a threads-mode run against a store buffers its invoke lines (a kill loses calls the store applied)",
         file="Sources/SlotSimulation/Output/HistoryStream.swift",

@@ -59,7 +59,7 @@ extension ScheduleSim {
             }
 
             func run() async throws {
-                try checkOutputs([history], inputs: [catalog, scenario], store: store)
+                try checkOutputs([(history, .history)], inputs: [catalog, scenario], store: store)
                 let stations = try Self.stations(at: catalog)
                 let prepared = try load(scenario)
                 let now =
@@ -75,7 +75,7 @@ extension ScheduleSim {
                 switch outcome {
                 case .success(let result):
                     Self.print(result)
-                    if let history { try writeAtomically(Self.history(of: result, at: now), to: history) }
+                    if let history { try writeAtomically(Self.history(of: result, at: now), to: history, as: .history) }
                 case .failure(let rejection as Rejection):
                     FileHandle.standardError.write(Data("refused: \(rejection)\n".utf8))
                     throw ExitCode(1)

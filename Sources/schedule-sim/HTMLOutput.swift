@@ -27,6 +27,7 @@ struct HTMLOutput {
         let page: HTMLReport
         do { page = try HTMLReport(historyPath: historyPath) } catch { throw refuse(error) }
         let title = "schedule-sim: \(result.scenario) (\(result.mode)), \(result.verdict)"
-        try writeAtomically(Data(page.html(title: title, summary: result.summary, threads: threads).utf8), to: path)
+        try writeAtomically(
+            Data(page.html(title: title, summary: result.summary, threads: threads).utf8), to: path, as: .page)
     }
 }

@@ -162,7 +162,7 @@ extension ScheduleSim {
         func run() throws {
             let layout = try layout()
             let output = try outputPath()
-            try checkOutputs([output], inputs: [csv])
+            try checkOutputs([(output, .scenario)], inputs: [csv])
             let scenario: Scenario
             do { scenario = try SessionImporter.makeScenario(csvPath: csv, layout: layout) } catch {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -179,7 +179,7 @@ extension ScheduleSim {
                 for line in counts.lines { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
                 throw refuse(error)
             }
-            try writeAtomically(DundeeImporter.encode(scenario), to: output)
+            try writeAtomically(DundeeImporter.encode(scenario), to: output, as: .scenario)
             let sockets = scenario.stations.reduce(0) { $0 + $1.sockets.count }
             print("wrote \(output): \(scenario.stations.count) stations, \(sockets) sockets")
             for line in counts.lines { print(line) }

@@ -17,7 +17,8 @@ struct ScheduleSim: AsyncParsableCommand {
             Exit codes: 0 pass, 1 an invariant or expectation broke, 2 history not linearizable, \
             64 usage error, 65 bad scenario data, 66 an input file cannot be read, 69 the database store \
             cannot be reached, 73 an output file cannot be written (a directory, a device, a fifo, a \
-            missing folder: refused before the run; nothing but a regular file is ever replaced), \
+            missing folder, a file schedule-sim did not write: refused before the run; only an empty \
+            file or this tool's own output of that kind is ever replaced), \
             130/143 interrupted by SIGINT/SIGTERM (partial output files are removed).
 
             Examples:
@@ -87,22 +88,25 @@ func refuse(_ error: SimulationIOError) -> ExitCode {
     return ExitCode(73)
 }
 
-/// Checks the output files before a run: each can be written without replacing anything but a
-/// regular file, no two are the same file, none is one of `inputs` and none is in the journal
-/// directory of `store` (exit 73 if not).
-func checkOutputs(_ paths: [String?], inputs: [String], store: String? = nil) throws(ExitCode) {
+/// Checks the output files before a run: each can be written without replacing anything but an
+/// empty file or one schedule-sim wrote as that kind, no two are the same file, none is one of
+/// `inputs` and none is in the journal directory of `store` (exit 73 if not).
+func checkOutputs(
+    _ paths: [(path: String?, kind: OutputKind)], inputs: [String], store: String? = nil
+) throws(ExitCode) {
     do {
         var outputs: [OutputFile] = []
-        for case let path? in paths { outputs.append(try OutputFile.check(path)) }
+        for case (let path?, let kind) in paths { outputs.append(try OutputFile.check(path, kind: kind)) }
         var owned: [String] = []
         if let store, case .journal(let directory)? = try? StoreChoice(store) { owned.append(directory) }
         try OutputFile.checkDistinct(outputs, inputs: inputs, ownedFolders: owned)
     } catch { throw refuse(error) }
 }
 
-/// Writes `data` through a partial file beside `path` (see `OutputFile`); exit 73 if it cannot.
-func writeAtomically(_ data: Data, to path: String) throws(ExitCode) {
-    do { try OutputFile.check(path).write(data) } catch { throw refuse(error) }
+/// Writes `data` (a `kind`) through a partial file beside `path` (see `OutputFile`); exit 73 if it
+/// cannot.
+func writeAtomically(_ data: Data, to path: String, as kind: OutputKind) throws(ExitCode) {
+    do { try OutputFile.check(path, kind: kind).write(data) } catch { throw refuse(error) }
 }
 
 func shellQuote(_ s: String) -> String {
@@ -163,7 +167,7 @@ extension ScheduleSim {
 
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
-            try checkOutputs([report], inputs: [scenario] + history, store: store)
+            try checkOutputs([(report, .report)], inputs: [scenario] + history, store: store)
             let prepared = try load(scenario, seed: seed, operations: operations)
             let opened = try await openStore(store, prepared: prepared)
             let finalBookings: [Booking]
@@ -181,7 +185,7 @@ extension ScheduleSim {
                 FileHandle.standardError.write(Data("error: \(error)\n".utf8))
                 throw ExitCode(65)
             }
-            if let report { try writeAtomically(result.json(), to: report) }
+            if let report { try writeAtomically(result.json(), to: report, as: .report) }
             print(quiet && result.passed ? "verdict: \(result.verdict.uppercased())" : result.summary)
             if result.exitCode != 0 { throw ExitCode(result.exitCode) }
         }
@@ -366,7 +370,8 @@ extension ScheduleSim {
         func run() async throws {
             PartialFiles.shared.removeOnInterrupt()
             try checkOutputs(
-                [history, report, shrink, html], inputs: [scenario] + (adapter.map { [$0] } ?? []), store: store)
+                [(history, .history), (report, .report), (shrink, .scenario), (html, .page)],
+                inputs: [scenario] + (adapter.map { [$0] } ?? []), store: store)
             let prepared = try load(scenario, seed: seed, operations: operations)
             if let target, let adapter {
                 try await runTarget(target, adapter: adapter, prepared: prepared)
@@ -433,7 +438,7 @@ extension ScheduleSim {
             }
             let elapsed = ContinuousClock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            if let report { try writeAtomically(result.json(), to: report) }
+            if let report { try writeAtomically(result.json(), to: report, as: .report) }
             try page?.write(result, threads: threads != nil)
             if quiet && result.passed {
                 print("verdict: \(result.verdict.uppercased())")
@@ -455,7 +460,7 @@ extension ScheduleSim {
                 let smaller = Shrinker.shrink(prepared.scenario, file: scenario, failing: result) { candidate in
                     try? Simulator.runDeterministic(candidate, options: RunOptions())
                 }
-                try writeAtomically(DundeeImporter.encode(smaller), to: shrink)
+                try writeAtomically(DundeeImporter.encode(smaller), to: shrink, as: .scenario)
                 print(
                     "  shrunk: \(smaller.workload?.operations ?? 0) operations, \(smaller.steps?.count ?? 0) steps → \(shrink)\n  reproduce: swift run -c release schedule-sim run \(shellQuote(shrink))"
                 )

@@ -46,7 +46,7 @@ extension ScheduleSim.Run {
             setup: .init(
                 scenario: prepared.scenario.name, target: target, shiftDays: outcome.shiftDays, clock: outcome.clock),
             history: outcome.history, before: outcome.before, listed: outcome.listed, places: outcome.places)
-        if let history { try writeAtomically(Data(record.text.utf8), to: history) }
+        if let history { try writeAtomically(Data(record.text.utf8), to: history, as: .history) }
         let completed = outcome.history.count { $0.kind != .invoke }
         let speed = String(
             format: "%d operations in %.2f s (%.0f/s), %d in flight", completed, outcome.seconds,
@@ -103,7 +103,7 @@ func judgeTarget(
         let verdict = judged.findings.isEmpty ? "PASS" : "FAIL"
         let title = "schedule-sim: \(prepared.scenario.name) against \(record.setup.target), \(verdict)"
         let page = FindingsPage.html(title: title, summary: summary, findings: judged.findings)
-        try writeAtomically(Data(page.utf8), to: html)
+        try writeAtomically(Data(page.utf8), to: html, as: .page)
     }
     if judged.exitCode != 0 { throw ExitCode(judged.exitCode) }
 }
@@ -217,7 +217,7 @@ extension ScheduleSim {
         }
 
         func run() async throws {
-            try checkOutputs([html], inputs: [record, scenario, adapter])
+            try checkOutputs([(html, .page)], inputs: [record, scenario, adapter])
             let prepared = try load(scenario, seed: nil, operations: nil)
             let adapter = try loadAdapter(adapter)
             let loaded: TargetRecord

@@ -10,7 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Output files (history, report, shrunk scenario) never destroy anything but a regular file.
+/// Output files (history, report, page, shrunk or imported scenario) never destroy a file
+/// schedule-sim did not write.
 @Suite struct OutputFiles {
     func folder() throws -> String {
         let path = Fixtures.temporaryPath("out")
@@ -20,7 +21,7 @@ import Darwin
 
     func problem(_ path: String) -> String? {
         do {
-            _ = try OutputFile.check(path)
+            _ = try OutputFile.check(path, kind: .report)
             return nil
         } catch { return error.problem }
     }
@@ -67,39 +68,119 @@ import Darwin
         #expect(lstat(dir + "/fifo", &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
 
-    /// A regular file is replaced (keeping its permissions); a link to one keeps the link.
-    @Test func regularFilesAreReplacedThroughLinks() throws {
+    /// A report schedule-sim wrote is replaced (keeping its permissions); a link to one keeps the
+    /// link; an empty file (`mktemp`'s) is replaced too.
+    @Test func itsOwnFilesAreReplacedThroughLinks() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/report.json"
+        let first = try Simulator.runDeterministic(try Fixtures.prepared(Fixtures.small(operations: 20))).json()
         #expect(
-            FileManager.default.createFile(
-                atPath: file, contents: Data("old".utf8), attributes: [.posixPermissions: 0o600]))
+            FileManager.default.createFile(atPath: file, contents: first, attributes: [.posixPermissions: 0o600]))
         try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: file)
-        try OutputFile.check(dir + "/link").write(Data("new".utf8))
-        #expect(FileManager.default.contents(atPath: file) == Data("new".utf8))
+        let second = try Simulator.runDeterministic(try Fixtures.prepared(Fixtures.small(operations: 30))).json()
+        #expect(second != first)
+        try OutputFile.check(dir + "/link", kind: .report).write(second)
+        #expect(FileManager.default.contents(atPath: file) == second)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link") == file)
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        try OutputFile.check("\(dir)/fresh.json").write(Data("{}".utf8))
+        #expect(FileManager.default.createFile(atPath: dir + "/empty", contents: Data()))
+        try OutputFile.check(dir + "/empty", kind: .scenario).write(Data("{}".utf8))
+        try OutputFile.check("\(dir)/fresh.json", kind: .report).write(Data("{}".utf8))
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["fresh.json", "link", "report.json"])
+            try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == [
+                "empty", "fresh.json", "link", "report.json",
+            ])
+    }
+
+    /// What schedule-sim writes as each kind, as it writes it.
+    func written(_ kind: OutputKind, in dir: String) throws -> Data {
+        switch kind {
+        case .history:
+            let path = dir + "/h.jsonl"
+            _ = try Simulator.runDeterministic(
+                try Fixtures.prepared(Fixtures.small(operations: 5)), options: RunOptions(historyPath: path))
+            return try #require(FileManager.default.contents(atPath: path))
+        case .report:
+            return try Simulator.runDeterministic(try Fixtures.prepared(Fixtures.small(operations: 5))).json()
+        case .page:
+            return Data(HTMLText.page(title: "t", summary: "s", style: "", body: "").utf8)
+        case .scenario:
+            var scenario = Fixtures.small(operations: 5)
+            scenario.provenance = Provenance(source: "x.csv", rowsRead: 1, stepsWritten: 0, skipped: [:], notes: [])
+            return DundeeImporter.encode(scenario)
+        }
+    }
+
+    /// Files of the user's, each close to what schedule-sim writes as `kind`.
+    func foreign(_ kind: OutputKind) -> [Data] {
+        let common = [Data("my notes\n".utf8), Data("{}".utf8), Data([0, 1, 2])]
+        switch kind {
+        case .history: return common + [Data(#"{"event":"x","user":1}"#.utf8 + [10])]
+        case .report: return common + [Data(#"{"verdict":"pass"}"#.utf8)]
+        case .page: return common + [Data("<!DOCTYPE html><html><head><title>mine</title></head></html>".utf8)]
+        case .scenario:
+            // A scenario written by hand: valid, without the provenance an importer adds.
+            return common + [DundeeImporter.encode(Fixtures.small(operations: 5))]
+        }
+    }
+
+    /// Each kind: its own output is recognized (and replaced); a file of the user's, directly or
+    /// through a link, is refused, named and kept byte for byte.
+    @Test(arguments: [OutputKind.history, .report, .page, .scenario])
+    func aFileItDidNotWriteIsRefusedAndKept(kind: OutputKind) throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let own = dir + "/own"
+        #expect(FileManager.default.createFile(atPath: own, contents: try written(kind, in: dir)))
+        try OutputFile.check(own, kind: kind).write(Data("replaced".utf8))
+        #expect(FileManager.default.contents(atPath: own) == Data("replaced".utf8))
+        for (n, bytes) in foreign(kind).enumerated() {
+            let mine = dir + "/mine-\(n)"
+            #expect(FileManager.default.createFile(atPath: mine, contents: bytes))
+            try FileManager.default.createSymbolicLink(atPath: mine + ".link", withDestinationPath: mine)
+            for path in [mine, mine + ".link"] {
+                let error = try #require(throws: SimulationIOError.self) {
+                    try OutputFile.check(path, kind: kind).write(Data("lost".utf8))
+                }
+                #expect(error.path == path && error.problem.contains("not a \(kind.rawValue) schedule-sim wrote"))
+            }
+            #expect(FileManager.default.contents(atPath: mine) == bytes)
+        }
+    }
+
+    /// The shrinker's scenario carries the mark of one schedule-sim wrote, keeping an imported
+    /// scenario's provenance.
+    @Test func aShrunkScenarioIsRecognized() {
+        var scenario = Fixtures.small(operations: 5)
+        #expect(!OutputKind.scenario.recognizes(DundeeImporter.encode(scenario), whole: true))
+        scenario.provenance = Provenance(source: "a.csv", rowsRead: 9, stepsWritten: 0, skipped: [:], notes: [])
+        let shrunk = Shrinker.shrink(scenario, file: "a.json") { _ in false }
+        #expect(shrunk.provenance?.source == "a.csv" && shrunk.provenance?.rowsRead == 9)
+        #expect(shrunk.provenance?.notes.last?.contains("run --shrink") == true)
+        #expect(OutputKind.scenario.recognizes(DundeeImporter.encode(shrunk), whole: true))
+        #expect(!OutputKind.scenario.recognizes(DundeeImporter.encode(shrunk).dropLast(3), whole: false))
     }
 
     @Test func twoOutputsOrAnOutputOverTheInputAreRefused() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let input = dir + "/scenario.json"
-        #expect(FileManager.default.createFile(atPath: input, contents: Data("{}".utf8)))
-        let a = try OutputFile.check(dir + "/a")
-        let sameA = try OutputFile.check(dir + "/./a")
+        #expect(FileManager.default.createFile(atPath: input, contents: Data()))
+        let a = try OutputFile.check(dir + "/a", kind: .report)
+        let sameA = try OutputFile.check(dir + "/./a", kind: .report)
         #expect(throws: SimulationIOError.self) { try OutputFile.checkDistinct([a, sameA], inputs: []) }
         #expect(throws: SimulationIOError.self) {
             try OutputFile.checkDistinct(
-                [a, try OutputFile.check(dir + "/../" + (dir as NSString).lastPathComponent + "/scenario.json")],
+                [
+                    a,
+                    try OutputFile.check(
+                        dir + "/../" + (dir as NSString).lastPathComponent + "/scenario.json", kind: .report),
+                ],
                 inputs: [input])
         }
-        try OutputFile.checkDistinct([a, try OutputFile.check(dir + "/b")], inputs: [input])
+        try OutputFile.checkDistinct([a, try OutputFile.check(dir + "/b", kind: .report)], inputs: [input])
     }
 
     /// A new file named through a link to its folder is the same output as when named directly
@@ -110,11 +191,11 @@ import Darwin
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/real", withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: dir + "/real")
-        let direct = try OutputFile.check(dir + "/real/o.json")
-        let linked = try OutputFile.check(dir + "/link/o.json")
+        let direct = try OutputFile.check(dir + "/real/o.json", kind: .report)
+        let linked = try OutputFile.check(dir + "/link/o.json", kind: .report)
         #expect(throws: SimulationIOError.self) { try OutputFile.checkDistinct([direct, linked], inputs: []) }
-        try OutputFile.checkDistinct([direct, try OutputFile.check(dir + "/link/p.json")], inputs: [])
-        let journal = try OutputFile.check(dir + "/link/journal-0000000000000000.log")
+        try OutputFile.checkDistinct([direct, try OutputFile.check(dir + "/link/p.json", kind: .report)], inputs: [])
+        let journal = try OutputFile.check(dir + "/link/journal-0000000000000000.log", kind: .history)
         let error = try #require(throws: SimulationIOError.self) {
             try OutputFile.checkDistinct([journal], inputs: [], ownedFolders: [dir + "/real"])
         }

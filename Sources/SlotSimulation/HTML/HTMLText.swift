@@ -14,7 +14,7 @@ enum HTMLText {
     static func page(title: String, summary: String, style: String, body: String) -> String {
         """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+        <html lang="en"><head><meta charset="utf-8">\(OutputKind.pageMark)<title>\(escape(title))</title>
         <style>
         body{font:14px system-ui,sans-serif;margin:24px;color:#222}
         h1{font-size:20px} h2{font-size:16px;margin-top:28px}

@@ -23,7 +23,7 @@ final class HistoryStream: Sendable {
     var partialPath: String { partial.path }
 
     init(path: String, flushEachOperation: Bool) throws(SimulationIOError) {
-        output = try OutputFile.check(path)
+        output = try OutputFile.check(path, kind: .history)
         partial = try output.create()
         self.flushEachOperation = flushEachOperation
     }

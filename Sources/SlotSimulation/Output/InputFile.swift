@@ -60,19 +60,29 @@ public enum InputFile {
     }
 
     static func bytes(_ path: String, maxBytes: Int) throws(Refusal) -> Data {
+        let (data, whole) = try prefix(path, maxBytes: maxBytes)
+        guard whole else { throw .tooLarge(maxBytes: maxBytes) }
+        return data
+    }
+
+    /// The first `maxBytes` bytes of the regular file `path` (all of it when shorter), and
+    /// whether they are the whole file.
+    /// - Complexity: O(`maxBytes`) time and memory, whatever the file's size.
+    static func prefix(_ path: String, maxBytes: Int) throws(Refusal) -> (bytes: Data, whole: Bool) {
         let fd = try openedRegular(path)
         defer { close(fd) }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let wanted = min(chunk.count, maxBytes + 1 - data.count)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .unreadable(errno: errno)
             }
-            if n == 0 { return data }
+            if n == 0 { return (data, true) }
             data.append(contentsOf: chunk[0..<n])
-            guard data.count <= maxBytes else { throw .tooLarge(maxBytes: maxBytes) }
+            if data.count > maxBytes { return (data.prefix(maxBytes), false) }
         }
     }
 }

@@ -6,25 +6,29 @@ import Glibc
 import Darwin
 #endif
 
-/// A file the simulator writes (a history, a report, a shrunk or imported scenario), checked
-/// before the run and written so that nothing but a regular file is ever replaced:
+/// A file the simulator writes (a history, a report, a page, a shrunk or imported scenario),
+/// checked before the run and written so that it never replaces a file it did not write:
 ///
-/// - ``check(_:)`` refuses, before any work, a directory, a device, a fifo, a socket, a symbolic
-///   link to one of those or to nothing, and a path in a folder that does not exist;
+/// - ``check(_:kind:)`` refuses, before any work, a directory, a device, a fifo, a socket, a
+///   symbolic link to one of those or to nothing, a path in a folder that does not exist, and a
+///   regular file that is neither empty nor recognized as this ``OutputKind`` written by
+///   schedule-sim (so a second run can replace the first one's report, never a file of yours);
 /// - ``write(_:)`` (and a history stream) writes to a new `NAME.PID.N.partial` beside the target
 ///   (never an existing file), registered with ``PartialFiles`` so an interrupted run removes it;
 /// - then flushes it to disk and renames it over the target: a regular file or nothing.
 ///
-/// A symbolic link to a regular file is followed: the file it names is replaced, the link kept.
+/// A symbolic link to such a file is followed: the file it names is replaced, the link kept.
 public struct OutputFile: Sendable, Hashable {
     /// The path as given (for messages).
     public let path: String
     /// The file that is replaced: `path`, or the regular file a symbolic link at `path` names.
     public let target: String
+    /// What is written there.
+    public let kind: OutputKind
 
-    /// Checks that `path` can be written without destroying anything but a regular file.
+    /// Checks that `path` can be written without destroying a file schedule-sim did not write.
     /// - Throws: ``SimulationIOError`` naming the path and what is in the way.
-    public static func check(_ path: String) throws(SimulationIOError) -> OutputFile {
+    public static func check(_ path: String, kind: OutputKind) throws(SimulationIOError) -> OutputFile {
         func refuse(_ problem: String) -> SimulationIOError { SimulationIOError(path: path, problem: problem) }
         if path.isEmpty { throw refuse("an empty file name") }
         var info = stat()
@@ -35,15 +39,17 @@ public struct OutputFile: Sendable, Hashable {
                     throw refuse("is a symbolic link to nothing; give the file itself")
                 }
                 guard info.st_mode & S_IFMT == S_IFREG else {
-                    throw refuse("is a symbolic link to \(kind(info.st_mode)); schedule-sim writes only regular files")
+                    throw refuse(
+                        "is a symbolic link to \(Self.kind(info.st_mode)); schedule-sim writes only regular files")
                 }
                 guard let resolved = realpath(path, nil) else { throw refuse("cannot resolve the symbolic link") }
                 target = String(cString: resolved)
                 free(resolved)
             } else if info.st_mode & S_IFMT != S_IFREG {
                 throw refuse(
-                    "is \(kind(info.st_mode)); schedule-sim writes only regular files and replaces nothing else")
+                    "is \(Self.kind(info.st_mode)); schedule-sim writes only regular files and replaces nothing else")
             }
+            try checkReplaceable(target, kind: kind, refuse: refuse)
         } else if errno != ENOENT {
             throw refuse("cannot be examined: \(String(cString: strerror(errno)))")
         }
@@ -53,7 +59,23 @@ public struct OutputFile: Sendable, Hashable {
             throw refuse("the folder \(folder) does not exist")
         }
         guard access(folder, W_OK) == 0 else { throw refuse("the folder \(folder) is not writable") }
-        return OutputFile(path: path, target: target)
+        return OutputFile(path: path, target: target, kind: kind)
+    }
+
+    /// Refuses the existing regular file `target` unless it is empty or `kind` written by
+    /// schedule-sim.
+    private static func checkReplaceable(
+        _ target: String, kind: OutputKind, refuse: (String) -> SimulationIOError
+    ) throws(SimulationIOError) {
+        let read: (bytes: Data, whole: Bool)
+        do { read = try InputFile.prefix(target, maxBytes: kind.bytesRead) } catch {
+            throw refuse("exists and cannot be read to see whether schedule-sim wrote it (\(error.problem))")
+        }
+        guard kind.recognizes(read.bytes, whole: read.whole) else {
+            throw refuse(
+                "exists and is not a \(kind.rawValue) schedule-sim wrote; it replaces only its own files: "
+                    + "give another path, or remove the file first")
+        }
     }
 
     /// Refuses two outputs that name the same file, an output that names one of `inputs`, and an
@@ -127,7 +149,7 @@ public struct OutputFile: Sendable, Hashable {
     /// A new partial file beside the target, registered for removal on an interrupt.
     func create() throws(SimulationIOError) -> PartialFile {
         // Check again: the run may have taken a while.
-        _ = try OutputFile.check(path)
+        _ = try OutputFile.check(path, kind: kind)
         for attempt in 0..<100 {
             let name = "\(target).\(getpid()).\(attempt).partial"
             let fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -145,7 +167,7 @@ public struct OutputFile: Sendable, Hashable {
     /// file or nothing. A replaced file's permissions are kept.
     func commit(_ partial: PartialFile) throws(SimulationIOError) {
         do throws(SimulationIOError) {
-            let checked = try OutputFile.check(path)
+            let checked = try OutputFile.check(path, kind: kind)
             var info = stat()
             if lstat(checked.target, &info) == 0 { _ = fchmod(partial.descriptor, info.st_mode & 0o7777) }
             guard fsync(partial.descriptor) == 0 else {

@@ -15,7 +15,7 @@ final class HistoryWriter {
     var path: String { output.path }
 
     init(path: String) throws(SimulationIOError) {
-        output = try OutputFile.check(path)
+        output = try OutputFile.check(path, kind: .history)
         partial = try output.create()
         buffer.reserveCapacity(1 << 20)
     }

@@ -111,6 +111,12 @@ public enum Shrinker {
         if best.steps?.isEmpty == true { best.steps = nil }
         best.name = scenario.name + "-shrunk"
         best.description = "Shrunk from \(scenario.name) (\(file)); still fails."
+        // The mark of a scenario schedule-sim wrote (see `OutputKind.scenario`).
+        var provenance =
+            scenario.provenance ?? Provenance(source: file, rowsRead: 0, stepsWritten: 0, skipped: [:], notes: [])
+        provenance.stepsWritten = best.steps?.count ?? 0
+        provenance.notes.append("shrunk from \(file) by schedule-sim run --shrink; still fails")
+        best.provenance = provenance
         return best
     }
 
