@@ -192,6 +192,29 @@ struct BridgeTests {
         #expect(f.scheduler.booking(booking.id)?.checkedInAt == F.at(10, 5))
     }
 
+    /// Only the token the bridge issues names a user: user ids are not secret, so a code typed at
+    /// the charger, a card's number, no authorization or another spelling of the id checks in
+    /// nobody (and skips no access code).
+    @Test func onlyTheBridgesOwnTokenNamesAUser() async throws {
+        let f = try F()
+        let booking = try f.book("A", 10, user: 8)
+        for (n, token) in [
+            #"{"idToken":"8","type":"KeyCode"}"#, #"{"idToken":"8","type":"ISO14443"}"#,
+            #"{"idToken":"8","type":"NoAuthorization"}"#, #"{"idToken":"8","type":"Local"}"#,
+            #"{"idToken":"08","type":"Central"}"#, #"{"idToken":"+8","type":"Central"}"#,
+            #"{"idToken":"8","type":"central"}"#,
+        ].enumerated() {
+            let frames = await f.bridge.receive(
+                stationCall("a\(n)", "Authorize", #"{"idToken":"# + token + "}"), from: "S1", at: F.at(10, 5))
+            #expect(
+                frames == [
+                    .result(id: "a\(n)", payload: .object(["idTokenInfo": .object(["status": .string("Unknown")])]))
+                ], "\(token)")
+        }
+        #expect(f.scheduler.booking(booking.id)?.checkedInAt == nil)
+        #expect(IdToken(idToken: "8").user == UserID(8))
+    }
+
     @Test func aReservationStatusUpdateIsRecorded() async throws {
         let f = try F()
         let booking = try f.book("A", 10, user: 3)

@@ -12,8 +12,8 @@ Standard library only. Against --url (Scripts/ci.sh starts the service):
     5 such connections are closed within --idle-timeout of their request head plus 5 s;
   - a request that is not HTTP/1.1 the parser can read (an unknown or lower-case method, bytes
     that are not allowed in a path, a Content-Length that is not a number, two framings,
-    garbage) or whose Host RFC 9112 (3.2) refuses (missing in HTTP/1.1, given twice, not
-    host[:port]) is answered 400 with a JSON error body (reason malformedRequest, message),
+    garbage), an HTTP/1.0 request with Transfer-Encoding (RFC 9112, 6.1), or whose Host RFC 9112
+    (3.2) refuses (missing in HTTP/1.1, given twice, not host[:port]) is answered 400 with a JSON error body (reason malformedRequest, message),
     like every other error, and the connection closed; HTTP/1.0 without Host is answered;
   - CONNECT (no route takes it) is answered 405 with Allow, or 404, and the connection closed at
     once: NIO sends a response to CONNECT without a body or its length, so a client reads it to
@@ -167,6 +167,11 @@ UNREADABLE = [
     b"GET /stations HTTP/1.0\r\nHost: a\r\nhost: a\r\n\r\n",
     b"GET /stations HTTP/1.1\r\nHost: a/b\r\n\r\n",
     b"GET /stations HTTP/1.1\r\nHost: a:8o\r\n\r\n",
+    # RFC 9112, 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing (a front end
+    # speaking HTTP/1.0 may read the chunk as the start of another request): 400, closed, and the
+    # request pipelined after it is not answered.
+    b"POST /holds/release HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"2\r\n{}\r\n0\r\n\r\nGET /health/live HTTP/1.1\r\nHost: x\r\n\r\n",
 ]
 
 

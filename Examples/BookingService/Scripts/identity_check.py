@@ -161,6 +161,14 @@ def run(c, secret_or_none, station, date, hour):
 
     code, _, _ = c.call("GET", "/me/bookings", token=c.token(7001, nbf=now - 5))
     c.expect("a token whose nbf has passed is taken", code == 200, f"{code}")
+    # RFC 9110 11.1: the scheme is case-insensitive; RFC 6750 2.1: one or more spaces after it.
+    for spelling in ("bearer {}", "BEARER {}", "Bearer  {}", "bEaReR {}"):
+        code, _, _ = c.call("GET", "/me/bookings", authorization=spelling.format(c.token(7001)))
+        c.expect(f"the scheme written {spelling.split(' ')[0]!r} with {spelling.count(' ')} space(s) is taken",
+                 code == 200, f"{code}")
+    for spelling in ("Bearer{}", "Bearers {}", "Token {}"):
+        code, _, _ = c.call("GET", "/me/bookings", authorization=spelling.format(c.token(7001)))
+        c.expect(f"{spelling.format('<token>')!r} is not a bearer token: 401", code == 401, f"{code}")
     owner, other = c.token(7001), c.token(7002)
     code, _, booking = c.call("POST", "/reservations", dict(slot, user=7002), token=owner)
     c.expect("a body naming a user is 400", code == 400 and booking.get("reason") == "malformedRequest", repr(booking))

@@ -241,6 +241,15 @@ async def check_in(c, station):
     code, _, refused = await c.http("POST", path + "/check-in", {}, user=9104)
     c.expect(f"{CODED} has an access code: a check-in over HTTP without it is 422 wrongAccessCode",
              code == 422 and (refused or {}).get("reason") == "wrongAccessCode", f"{code} {refused}")
+    # User ids are not secret: only the token ReserveNow sends (Central, the id as printed) names a user.
+    for token in ({"id_token": "9104", "type": "KeyCode"}, {"id_token": "9104", "type": "ISO14443"},
+                  {"id_token": "09104", "type": "Central"}):
+        answer = await station.call(call.Authorize(id_token=token))
+        c.expect(f"Authorize {token}: Unknown, not the user's token",
+                 answer is not None and (answer.id_token_info or {}).get("status") == "Unknown", repr(answer))
+    code, _, shown = await c.http("GET", path, user=9104)
+    c.expect("a typed code or a card's number checks nothing in", code == 200 and not shown.get("checkedInAt"),
+             f"{code} {shown}")
     answer = await station.call(call.TransactionEvent(
         event_type=TransactionEventEnumType.started, timestamp=iso(datetime.datetime.now(datetime.timezone.utc)),
         trigger_reason=TriggerReasonEnumType.authorized, seq_no=0, transaction_info={"transaction_id": "tx-9104"},

@@ -311,7 +311,7 @@ public actor ChargerBridge {
     private func checkIn(
         _ token: IdToken, socket: SocketID?, transaction: String?, at station: StationID, now: Instant
     ) async -> IdTokenInfo.Status {
-        guard let user = UserID(token.idToken) else { return .unknown }
+        guard let user = token.user else { return .unknown }
         let policy = service.rules.policy
         // The check-in window: starts in (now − grace, now + early].
         let window =
@@ -366,7 +366,7 @@ public actor ChargerBridge {
             if (try? await service.checkOut(session.booking, by: session.user, at: now)) != nil { return .accepted }
         }
         guard let token else { return .notAtThisTime }
-        guard let user = UserID(token.idToken) else { return .unknown }
+        guard let user = token.user else { return .unknown }
         // Checked in by `now`: started up to the lookback ago, or starting within the early check-in.
         let window =
             now.offset(by: -timing.sessionLookbackSeconds).offset(

@@ -1,3 +1,5 @@
+import SlotScheduler
+
 /// An OCPP 2.0.1 request: its action's name and the type of its answer.
 public protocol OCPPRequest: Codable, Hashable, Sendable {
     associatedtype Response: Codable, Hashable, Sendable
@@ -18,6 +20,15 @@ public struct IdToken: Codable, Hashable, Sendable {
     public init(idToken: String, type: String = "Central") {
         self.idToken = idToken
         self.type = type
+    }
+
+    /// The user this token names when it is one the bridge issues (ReserveNow's): type
+    /// `Central` and the user id as ``SlotScheduler/UserID`` prints it. Nothing else names a user:
+    /// a code typed at the charger (`KeyCode`), a card's number (`ISO14443`), `NoAuthorization`,
+    /// or `0017` for user 17, since user ids are not secret.
+    public var user: UserID? {
+        guard type == "Central", let user = UserID(idToken), user.description == idToken else { return nil }
+        return user
     }
 }
 

@@ -214,7 +214,7 @@ struct BookingServer: AsyncParsableCommand {
         let (idle, write) = (TimeAmount.seconds(Int64(idleTimeout)), TimeAmount.seconds(Int64(writeTimeout)))
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [
-                LingeringClose.Placement(), CodecFront([KeepAliveMark(), HostCheck()]),
+                LingeringClose.Placement(), CodecFront([KeepAliveMark(), HeadCheck()]),
                 ConnectionShedding(budget: budget),
                 RequestDeadline(limit: idle), WriteDeadline(limit: write), UnreadableRequestAnswer(),
                 CloseAfterUpgrade(), ContinueAnswer(),

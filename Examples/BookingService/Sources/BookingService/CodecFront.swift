@@ -5,7 +5,7 @@ import NIOHTTPTypesHTTP1
 
 /// Put among the service's handlers, which Hummingbird adds after its HTTP/1 to HTTP types
 /// codec (where the request's version is no longer seen): adds `handlers` in front of that
-/// codec, in order, where each sees the whole HTTP/1 head (``KeepAliveMark``, ``HostCheck``).
+/// codec, in order, where each sees the whole HTTP/1 head (``KeepAliveMark``, ``HeadCheck``).
 /// It passes every request part on unchanged: NIO takes only handlers of inbound or outbound
 /// parts.
 final class CodecFront: ChannelInboundHandler, RemovableChannelHandler {

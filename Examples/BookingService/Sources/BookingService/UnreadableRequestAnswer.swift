@@ -20,17 +20,17 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
 
     private var parserFailed = false
     private var answer = BareAnswer()
-    /// The problem ``HostCheck`` found, said in place of ``error``'s message.
-    private var hostProblem: HostProblem?
+    /// The problem ``HeadCheck`` found, said in place of ``error``'s message.
+    private var headProblem: HeadProblem?
 
     static let error = OwnBody(
         reason: APIError.Reason.malformedRequest.rawValue,
         message: "The request is not HTTP/1.1 that can be read: its request line, a header or its body's framing.")
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let problem = error as? HostProblem {
+        if let problem = error as? HeadProblem {
             // Hummingbird answers a parser's error with its 400 and closes; this is one.
-            hostProblem = problem
+            headProblem = problem
             parserFailed = true
             return context.fireErrorCaught(HTTPParserError.invalidHeaderToken)
         }
@@ -43,7 +43,7 @@ final class UnreadableRequestAnswer: ChannelDuplexHandler, RemovableChannelHandl
         if case .head(var head) = part, parserFailed, head.status == .badRequest, head.headerFields[.contentType] == nil
         {
             parserFailed = false
-            let detail = hostProblem.map { OwnBody(reason: Self.error.reason, message: $0.message) } ?? Self.error
+            let detail = headProblem.map { OwnBody(reason: Self.error.reason, message: $0.message) } ?? Self.error
             if answer.fill(&head, with: detail, status: .badRequest) {
                 return context.write(wrapOutboundOut(.head(head)), promise: promise)
             }

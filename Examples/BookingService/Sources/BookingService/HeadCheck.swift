@@ -4,13 +4,15 @@ import NIOHTTP1
 /// Refuses what RFC 9112 (section 3.2) says a server must answer with 400: an HTTP/1.1 request
 /// without a `Host` header, a request with more than one, and a `Host` that is not a host with
 /// an optional port. Readers of two `Host` lines differ on which one counts (Hummingbird takes
-/// the first as the authority; a proxy on the way may take the last).
+/// the first as the authority; a proxy on the way may take the last). Also an HTTP/1.0 request
+/// with `Transfer-Encoding`, whose framing section 6.1 says to treat as faulty (NIO would read
+/// it chunked, where a front end speaking HTTP/1.0 may not: a way to smuggle a request).
 ///
 /// In front of the HTTP/1 to HTTP types codec (``CodecFront``), where the version is known: a
-/// refused head is not passed on, the rest of that request is dropped, and ``HostProblem`` is
+/// refused head is not passed on, the rest of that request is dropped, and ``HeadProblem`` is
 /// raised for ``UnreadableRequestAnswer``, which turns it into the parser's 400 (the connection
 /// is then closed) with a body that names the problem.
-final class HostCheck: ChannelInboundHandler, RemovableChannelHandler {
+final class HeadCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
@@ -21,7 +23,7 @@ final class HostCheck: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             refused = false
-            if let problem = HostProblem(head) {
+            if let problem = HeadProblem(head) {
                 refused = true
                 context.fireErrorCaught(problem)
                 return
@@ -33,12 +35,16 @@ final class HostCheck: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Why a request's `Host` is refused, in the words of the 400's problem body.
-struct HostProblem: Error, Equatable {
+/// Why a request's head is refused, in the words of the 400's problem body.
+struct HeadProblem: Error, Equatable {
     var message: String
 
-    /// The problem of `head`'s `Host` lines; nil when there is none.
+    /// The problem of `head`'s framing or `Host` lines; nil when there is none.
     init?(_ head: HTTPRequestHead) {
+        if head.version == .http1_0, head.headers.contains(name: "transfer-encoding") {
+            message = "An HTTP/1.0 request must not carry Transfer-Encoding: its framing is faulty (RFC 9112, 6.1)."
+            return
+        }
         let hosts = head.headers["host"]
         switch hosts.count {
         case 0 where (head.version.major, head.version.minor) >= (1, 1):
