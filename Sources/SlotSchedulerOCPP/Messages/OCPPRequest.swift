@@ -23,7 +23,7 @@ public struct IdToken: Codable, Hashable, Sendable {
     }
 
     /// The user this token names when it is one the bridge issues (ReserveNow's): type
-    /// `Central` and the user id as ``SlotScheduler/UserID`` prints it. Nothing else names a user:
+    /// `Central` and the user id as `UserID` prints it. Nothing else names a user:
     /// a code typed at the charger (`KeyCode`), a card's number (`ISO14443`), `NoAuthorization`,
     /// or `0017` for user 17, since user ids are not secret.
     public var user: UserID? {
