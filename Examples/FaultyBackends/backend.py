@@ -64,7 +64,9 @@ Each fault is one classic bug, a line or two away from the correct code:
   next driver is sent to where the ride began.
 With --flaky-reads (not a fault: what a loaded server or a proxy does now and then), each user's
 first read of their list is answered 503 and their third gets no answer (the connection closes):
-a client that reads again gets the list.
+a client that reads again gets the list. With --endless-writes (not a fault either: a broken proxy
+or a hostile server), every PUT and POST is answered 200 with a chunked body that never ends, and
+nothing is changed: the client must give up on the answer, not hold it in memory.
 Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin,
 ignores-cutoff, ignores-access-code and holds-without-cap break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
@@ -273,8 +275,22 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     ledger = None
     flaky_reads = False
+    endless_writes = False
     # Each user's count of list reads, for --flaky-reads.
     reads = {}
+
+    def endless(self):
+        """--endless-writes: a 200 whose chunked body never ends, the change not made."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b" " * 65536
+        try:
+            while True:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        except OSError:
+            self.close_connection = True
 
     def log_message(self, *args):
         pass
@@ -292,6 +308,8 @@ class Handler(BaseHTTPRequestHandler):
         return int(text) if text.isdigit() else None
 
     def do_PUT(self):
+        if self.endless_writes:
+            return self.endless()
         match = re.fullmatch(r"/slots/([^/]+)/([^/]+)/(\d{4}-\d\d-\d\d)/(\d+)", self.path)
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if not match or self.user() is None:
@@ -304,6 +322,8 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(status, {"reservation": {"ref": result["ref"]}})
 
     def do_POST(self):
+        if self.endless_writes:
+            return self.endless()
         try:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         except ValueError:
@@ -397,8 +417,13 @@ def main():
     parser.add_argument(
         "--flaky-reads", action="store_true", help="each user's first list read 503, the third unanswered"
     )
+    parser.add_argument(
+        "--endless-writes", action="store_true",
+        help="every PUT and POST answered 200 with a chunked body that never ends, the change not made",
+    )
     args = parser.parse_args()
     Handler.flaky_reads = args.flaky_reads
+    Handler.endless_writes = args.endless_writes
     codes, policy, places, stations = {}, {}, {}, []
     if args.scenario:
         with open(args.scenario) as file:

@@ -66,12 +66,34 @@ final class TargetHTTP: Sendable {
         for (name, value) in rendered.headers { request.headers.add(name: name, value: value) }
         if let body = rendered.body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
+            // The deadline covers the body too: AsyncHTTPClient's covers only the head, and its
+            // read timeout only the gap between two reads, so a body sent a byte a second took days.
+            let deadline = ContinuousClock.now + .seconds(30)
             let response = try await (reading ? readClient : client).execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 16 << 20)
+            let bytes = try await Self.collect(response.body, upTo: 16 << 20, by: deadline)
             let body = bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
             return (Int(response.status.code), body, response.headers.first(name: "Date"), nil)
         } catch {
             return (nil, nil, nil, Self.failure(error))
+        }
+    }
+
+    /// `body` read whole, up to `maxBytes`; `HTTPClientError.deadlineExceeded` at `deadline`
+    /// (reading it is then cancelled, which closes its connection).
+    static func collect(
+        _ body: HTTPClientResponse.Body, upTo maxBytes: Int, by deadline: ContinuousClock.Instant
+    ) async throws -> ByteBuffer {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: maxBytes) }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let bytes = first else {
+                throw HTTPClientError.deadlineExceeded
+            }
+            return bytes
         }
     }
 

@@ -85,6 +85,7 @@ final class WorkerConnections: Sendable {
             }
         }
         guard let raw else { return (nil, nil, nil, "no answer on its connection") }
+        if let failure = raw.failure { return (nil, nil, nil, failure) }
         let body = raw.body.flatMap { bytes -> JSONValue? in
             bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
         }
@@ -266,7 +267,14 @@ final class AnswerHandler: ChannelInboundHandler {
         var body: ByteBuffer?
         var date: String?
         var close: Bool
+        /// Why there is no answer to use, when the connection was dropped for it.
+        var failure: String? = nil
     }
+
+    /// The most of an answer's body kept, as the reads' client (`TargetHTTP.readClient`): a
+    /// larger answer drops the connection and leaves its operation's outcome unknown, so an
+    /// endless body cannot fill memory.
+    static let maxBodyBytes = 16 << 20
 
     var waiter: Waiter?
     var answer: Raw?
@@ -289,6 +297,16 @@ final class AnswerHandler: ChannelInboundHandler {
                 status: Int(head.status.code), body: nil, date: head.headers.first(name: "Date"),
                 close: !head.isKeepAlive)
         case .body(var bytes):
+            guard answer != nil else { return }
+            if (answer?.body?.readableBytes ?? 0) + bytes.readableBytes > Self.maxBodyBytes {
+                answer = nil
+                let waiter = self.waiter
+                self.waiter = nil
+                context.close(promise: nil)
+                waiter?.resume(
+                    returning: Raw(status: 0, date: nil, close: true, failure: "an answer body over 16 MiB"))
+                return
+            }
             if answer?.body == nil { answer?.body = bytes } else { answer?.body?.writeBuffer(&bytes) }
         case .end:
             guard let answer, let waiter else { return }

@@ -67,4 +67,18 @@ struct TargetRecordTests {
         let second = #expect(throws: TargetRecordError.self) { try TargetRecord.read(path: badEvent) }
         #expect(second?.description.contains("line 2: an event needs") == true)
     }
+
+    /// A setup whose clock is out of range (`verify-target` trapped converting its moments to
+    /// `Int64`) is refused on its line, naming both fields.
+    @Test(arguments: [("1e300", "1"), ("-1e300", "1"), ("1", "1e300"), ("1", "-1"), ("1e11", "0")])
+    func aClockOutOfRangeIsRefused(start: String, tolerance: String) throws {
+        let path = try Self.file(
+            #"{"clockStart":"# + start + #","clockTolerance":"# + tolerance
+                + #","kind":"run","scenario":"s","shiftDays":0,"target":"t","version":1}"# + "\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: TargetRecordError.self) { try TargetRecord.read(path: path) }
+        #expect(
+            error?.description.contains("line 1: the setup's clockStart must be") == true,
+            "\(String(describing: error))")
+    }
 }

@@ -35,6 +35,15 @@ public struct RulesCheck {
         /// How far the estimate may be off, either way, in seconds.
         public var tolerance: Double
 
+        /// The starts a clock may have: the years 1900...2399, as everywhere in the simulator.
+        public static let starts: ClosedRange<Double> = -2_208_988_800...13_569_465_599
+        /// The tolerances a clock may have: up to a day.
+        public static let tolerances: ClosedRange<Double> = 0...86_400
+
+        /// Whether ``start`` and ``tolerance`` are in their ranges, so that every moment the
+        /// checks derive from them is a whole number of seconds an `Int64` holds.
+        public var isValid: Bool { Self.starts.contains(start) && Self.tolerances.contains(tolerance) }
+
         public init(start: Double, tolerance: Double) {
             self.start = start
             self.tolerance = tolerance

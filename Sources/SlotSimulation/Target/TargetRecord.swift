@@ -129,9 +129,13 @@ public struct TargetRecord: Sendable, Equatable {
                             "the first line must be the run's setup (kind run, version 1), as `run --target --history` writes it"
                         )
                     }
-                    setup = Setup(
-                        scenario: scenario, target: target, shiftDays: shift,
-                        clock: .init(start: start, tolerance: tolerance))
+                    let clock = RulesCheck.TargetClock(start: start, tolerance: tolerance)
+                    guard clock.isValid else {
+                        throw fail(
+                            "the setup's clockStart must be seconds since 1970 in the years 1900...2399 and its "
+                                + "clockTolerance 0...86400 seconds, not \(start) and \(tolerance)")
+                    }
+                    setup = Setup(scenario: scenario, target: target, shiftDays: shift, clock: clock)
                     return
                 }
                 switch line.kind {
