@@ -219,7 +219,7 @@ struct WireRequest {
     }
 
     /// The bytes RFC 3986 allows in a request's target, as NIO checks it.
-    static func isTarget(_ text: String) -> Bool { consists(of: text, alphanumericsAnd: "-._~:/?#[]@!$&'()*+,;=%") }
+    static func isTarget(_ text: String) -> Bool { Adapter.isRequestTarget(text) }
 
     /// Whether every byte of `text` is an ASCII letter or digit or one of `punctuation`'s.
     private static func consists(of text: String, alphanumericsAnd punctuation: String) -> Bool {

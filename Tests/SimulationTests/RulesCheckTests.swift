@@ -220,6 +220,11 @@ struct RulesCheckTests {
         ("header value", #"{"X": "a\r\nInjected: 1"}"#, "operations.reserve.headers"),
         ("status", "99999", "status 99999"), ("pointer", "not-a-pointer", "not a JSON pointer"),
         ("missing", "", "operations.reserve: a required field is missing"),
+        // Sent never (the literal brace is no request target), so a run of them found nothing.
+        ("path", "/slots/{station}/{Socket}/{date}/{hour}", "{Socket} is not a placeholder"),
+        ("path", "/slots/{{}}/{socket}", "is not a placeholder"), ("path", "/slots/a b/{socket}", "no request target"),
+        ("body", #"{"who": "{User}"}"#, "operations.reserve.body: {User} is not a placeholder"),
+        ("list pointer", "ref", "\"ref\" is not a JSON pointer"),
     ])
     func anAdapterThatCannotBeSentIsRefused(what: String, value: String, said: String) throws {
         var object = try #require(
@@ -232,12 +237,18 @@ struct RulesCheckTests {
             reserve["headers"] = try JSONSerialization.jsonObject(with: Data(value.utf8))
         case "status": answers["accepted"] = [201, Int(value) ?? 0]
         case "pointer": answers["reason"] = value
+        case "path": reserve["path"] = value
+        case "body": reserve["body"] = try JSONSerialization.jsonObject(with: Data(value.utf8))
+        case "list pointer":
+            var list = try #require(answers["list"] as? [String: Any])
+            list["id"] = value
+            answers["list"] = list
         default: operations["reserve"] = nil
         }
         if what != "missing" { operations["reserve"] = reserve }
         (object["operations"], object["answers"]) = (operations, answers)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bad-adapter-\(getpid())-\(what.replacingOccurrences(of: " ", with: "-")).json")
+            "bad-adapter-\(getpid())-\(what.replacingOccurrences(of: " ", with: "-"))-\(value.count).json")
         try JSONSerialization.data(withJSONObject: object).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         do {

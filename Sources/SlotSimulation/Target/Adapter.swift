@@ -196,6 +196,7 @@ public struct Adapter: Codable, Sendable, Equatable {
             guard request.path.hasPrefix("/") else {
                 throw AdapterError(file: file, problem: "operations.\(name).path must start with /")
             }
+            try Self.checkPlaceholders(of: request, named: name, file: file)
             // A line break in a header would end it and start another (a request split in two).
             for (header, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key })
             where !Self.isHeaderText(header, name: true) || !Self.isHeaderText(value, name: false) {
@@ -210,8 +211,13 @@ public struct Adapter: Codable, Sendable, Equatable {
         {
             throw AdapterError(file: file, problem: "auth.header and auth.value must be a header name and value")
         }
-        for pointer in [answers.reason, answers.booking, answers.socket, answers.hold].compactMap({ $0 })
-        where !pointer.isEmpty && !pointer.hasPrefix("/") {
+        let list = answers.list
+        let places = answers.places
+        let pointers =
+            [answers.reason, answers.booking, answers.socket, answers.hold]
+            + [list.items, list.id, list.station, list.socket, list.date, list.hour, list.live, list.more]
+            + [places?.items, places?.id, places?.latitude, places?.longitude, places?.more]
+        for pointer in pointers.compactMap({ $0 }) where !pointer.isEmpty && !pointer.hasPrefix("/") {
             throw AdapterError(file: file, problem: "answers: \(pointer.debugDescription) is not a JSON pointer (/…)")
         }
         if let status = (answers.accepted + answers.refused + (answers.retry ?? [])).first(where: {
@@ -228,6 +234,48 @@ public struct Adapter: Codable, Sendable, Equatable {
             Set(answers.accepted + answers.refused).intersection(answers.retry ?? []))
         guard overlap.isEmpty else {
             throw AdapterError(file: file, problem: "answers: status \(overlap.sorted()) is in two classes")
+        }
+    }
+
+    /// Refuses a placeholder no request has a value for (`{Socket}`), which would be sent as it
+    /// is, and a path that is no request target once its placeholders are filled (a brace, a
+    /// space, a byte beyond ASCII): such a request is never sent, and a run of them found nothing.
+    static func checkPlaceholders(of request: Request, named name: String, file: String) throws(AdapterError) {
+        let templates =
+            [("path", request.path)]
+            + (request.headers ?? [:]).sorted { $0.key < $1.key }.map { ("headers.\($0.key)", $0.value) }
+        let named =
+            templates.flatMap { where_, text in Self.placeholders(in: text).map { (where_, $0) } }
+            + Self.placeholders(in: request.body ?? .null).map { ("body", $0) }
+        if let (where_, unknown) = named.first(where: { !Values.names.contains($0.1) }) {
+            throw AdapterError(
+                file: file,
+                problem: "operations.\(name).\(where_): {\(unknown)} is not a placeholder (they are "
+                    + Values.names.map { "{\($0)}" }.joined(separator: " ") + ")")
+        }
+        var filled = Values(user: 1)
+        (filled.station, filled.socket, filled.date, filled.booking, filled.hold) = ("s", "s", "d", "b", "h")
+        (filled.requestID, filled.connector, filled.accessCode) = ("r", "c", "a")
+        filled.leftAt = Coordinate(latitude: 0, longitude: 0)
+        guard isRequestTarget(fill(request.path, filled, escape: true)) else {
+            throw AdapterError(
+                file: file,
+                problem: "operations.\(name).path \(request.path.debugDescription) is no request target: "
+                    + "letters, digits and -._~:/?#[]@!$&'()*+,;=% only, besides its placeholders")
+        }
+    }
+
+    /// Whether every byte of `text` may stand in a request target (RFC 3986's unreserved,
+    /// reserved and `%`), as the simulator sends one.
+    public static func isRequestTarget(_ text: String) -> Bool {
+        let punctuation = "-._~:/?#[]@!$&'()*+,;=%".utf8
+        return text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default: punctuation.contains(byte)
+            }
         }
     }
 

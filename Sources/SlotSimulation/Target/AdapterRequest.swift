@@ -42,6 +42,12 @@ extension Adapter {
 
         public init(user: UInt64) { self.user = user }
 
+        /// Every placeholder a request may name (``text(_:)`` gives each one's value).
+        static let names = [
+            "user", "station", "socket", "date", "hour", "requestID", "booking", "hold", "page", "connector",
+            "accessCode", "latitude", "longitude",
+        ]
+
         /// Whether placeholder `name` has no value here, so a body member that is exactly it is
         /// left out (rather than sent empty).
         func isAbsent(_ name: String) -> Bool {
@@ -129,6 +135,27 @@ extension Adapter {
                     return filled
                 })
         default: return template
+        }
+    }
+
+    /// The names of `text`'s placeholders, as ``fill(_:_:escape:)`` finds them.
+    static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    /// The placeholders of a body template's strings.
+    static func placeholders(in template: JSONValue) -> [String] {
+        switch template {
+        case .string(let text): placeholders(in: text)
+        case .array(let items): items.flatMap { placeholders(in: $0) }
+        case .object(let object): object.keys.sorted().flatMap { placeholders(in: object[$0] ?? .null) }
+        default: []
         }
     }
 
