@@ -66,7 +66,9 @@ With --flaky-reads (not a fault: what a loaded server or a proxy does now and th
 first read of their list is answered 503 and their third gets no answer (the connection closes):
 a client that reads again gets the list. With --endless-writes (not a fault either: a broken proxy
 or a hostile server), every PUT and POST is answered 200 with a chunked body that never ends, and
-nothing is changed: the client must give up on the answer, not hold it in memory.
+nothing is changed: the client must give up on the answer, not hold it in memory. With
+--list-twice, every list names each booking twice: a client must not read that as two bookings of
+one slot.
 Of these, cancel-keeps-slot, reserve-ignores-holds, ignores-notice, checkout-without-checkin,
 ignores-cutoff, ignores-access-code and holds-without-cap break the rules, not what `--check safety` holds any API to: `--check rules` finds them.
 """
@@ -276,6 +278,7 @@ class Handler(BaseHTTPRequestHandler):
     ledger = None
     flaky_reads = False
     endless_writes = False
+    list_twice = False
     # Each user's count of list reads, for --flaky-reads.
     reads = {}
 
@@ -387,7 +390,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(404, {"error": "unknown"})
         with self.ledger.lock:
             mine = [b for b in self.ledger.bookings.values() if b["user"] == int(match.group(1))]
-            self.answer(200, [{"ref": b["ref"], "where": b["where"], "state": b["state"]} for b in mine])
+            listed = [{"ref": b["ref"], "where": b["where"], "state": b["state"]} for b in mine]
+            self.answer(200, listed + listed if self.list_twice else listed)
 
 
 def main():
@@ -421,8 +425,10 @@ def main():
         "--endless-writes", action="store_true",
         help="every PUT and POST answered 200 with a chunked body that never ends, the change not made",
     )
+    parser.add_argument("--list-twice", action="store_true", help="every list names each booking twice")
     args = parser.parse_args()
     Handler.flaky_reads = args.flaky_reads
+    Handler.list_twice = args.list_twice
     Handler.endless_writes = args.endless_writes
     codes, policy, places, stations = {}, {}, {}, []
     if args.scenario:

@@ -541,9 +541,9 @@ struct TargetRun {
             default: nil
             }
         }
-        let items = try await pages(
-            session, request, user: user, items: places.items, more: places.more, what: "the stations' places")
-        return try items.map { item in
+        return try await pages(
+            session, request, user: user, items: places.items, more: places.more, what: "the stations' places"
+        ) { item in
             guard let id = item.at(places.id)?.text else {
                 throw TargetFailure("the stations' places: an item without an id: \(Self.shown(item))")
             }
@@ -555,32 +555,51 @@ struct TargetRun {
     }
 
     /// The items of every page of `request`'s answer read as `user` (`{page}` 0, 1, … while the
-    /// answer's `more` is true; one page without `more`), or a failure naming `what`: also for an
-    /// empty page that says more follow, and past ``maxPages``.
-    private func pages(
-        _ session: TargetHTTP, _ request: Adapter.Request, user: UInt64, items: String, more: String?, what: String
-    ) async throws -> [JSONValue] {
-        var found: [JSONValue] = []
+    /// answer's `more` is true; one page without `more`), each made a `T` by `each` as its page
+    /// arrives (so a bad item fails at once, and no page is kept as JSON), or a failure naming
+    /// `what`: also for an empty page that says more follow, and past ``maxPages`` or ``maxItems``.
+    private func pages<T>(
+        _ session: TargetHTTP, _ request: Adapter.Request, user: UInt64, items: String, more: String?, what: String,
+        each: (JSONValue) throws -> T
+    ) async throws -> [T] {
+        var found: [T] = []
         for page in 0..<Self.maxPages {
             var values = Adapter.Values(user: user)
             values.page = page
             let answer = await read(session, adapter.render(request, values, token: token(for: user))).answer
-            guard adapter.verdict(status: answer.status) == .accepted, let body = answer.body,
-                case .array(let list)? = body.at(items)
-            else {
-                throw TargetFailure(
-                    "cannot read \(what) (page \(page)): status \(answer.status.map(String.init) ?? "none")")
+            let list = try Self.items(of: answer, at: items, accepted: adapter.answers.accepted) { problem in
+                TargetFailure("cannot read \(what) (page \(page)): \(problem)")
             }
-            found += list
-            guard let more, body.at(more) == .bool(true) else { return found }
+            guard found.count + list.count <= Self.maxItems else {
+                throw TargetFailure("\(what): more than \(Self.maxItems) items")
+            }
+            found += try list.map(each)
+            guard let more, answer.body?.at(more) == .bool(true) else { return found }
             // An empty page that says more follow would be read page after page without end.
             guard !list.isEmpty else { throw TargetFailure("\(what): page \(page) is empty but says more follow") }
         }
         throw TargetFailure("\(what): more than \(Self.maxPages) pages")
     }
 
+    /// The array at `pointer` in an accepted `answer`, or `failure` saying what it is instead:
+    /// no answer (and why), a status that is not accepted, a body that is no JSON, no array there.
+    static func items(
+        of answer: TargetHTTP.Answer, at pointer: String, accepted: [Int], failure: (String) -> TargetFailure
+    ) throws -> [JSONValue] {
+        guard let status = answer.status else { throw failure("no answer (\(answer.failure ?? "none"))") }
+        guard accepted.contains(status) else { throw failure("status \(status), not one of answers.accepted") }
+        guard let body = answer.body else { throw failure("status \(status) with a body that is empty or no JSON") }
+        guard case .array(let list)? = body.at(pointer) else {
+            throw failure("status \(status), but no array at the pointer \(pointer.debugDescription): \(shown(body))")
+        }
+        return list
+    }
+
     /// The most pages of one list read: past them the answer is refused, not cut short.
     static let maxPages = 1_000
+    /// The most items of one list read, all pages together (a booking listed takes about 200
+    /// bytes): past them the answer is refused, as an API listing without end would fill memory.
+    static let maxItems = 1_000_000
 
     /// `value` as compact JSON (keys sorted), cut at 200 characters, for a failure's text.
     static func shown(_ value: JSONValue) -> String {
@@ -592,10 +611,11 @@ struct TargetRun {
 
     private func readBack(_ session: TargetHTTP, user: UInt64) async throws -> [ListedBooking] {
         let list = adapter.answers.list
-        let items = try await pages(
+        var seen = Set<String>()
+        return try await pages(
             session, adapter.operations.bookings, user: user, items: list.items, more: list.more,
-            what: "user \(user)'s bookings")
-        return try items.map { item in
+            what: "user \(user)'s bookings"
+        ) { item in
             guard let id = item.at(list.id)?.text, let station = item.at(list.station)?.text,
                 let socket = item.at(list.socket)?.text, let date = item.at(list.date)?.text,
                 let hour = item.at(list.hour)?.text
@@ -606,6 +626,16 @@ struct TargetRun {
                 throw TargetFailure(
                     "user \(user)'s bookings: an item whose slot is none of the scenario's (\(problem)): "
                         + Self.shown(item))
+            }
+            // A JSON number past 2^53 is read as the nearest double: ids near it become one.
+            if case .number(let number)? = item.at(list.id), abs(number) >= 9_007_199_254_740_992 {
+                throw TargetFailure(
+                    "user \(user)'s bookings: booking id \(number) is a number too large to keep exactly "
+                        + "(past 2^53, ids must be strings): \(Self.shown(item))")
+            }
+            // A booking listed twice (a page repeated) would be read as two bookings of one slot.
+            guard seen.insert(id).inserted else {
+                throw TargetFailure("user \(user)'s bookings: booking \(id) is listed twice: \(Self.shown(item))")
             }
             let live =
                 list.live.map { item.at($0).map { (list.liveValues ?? [.bool(true)]).contains($0) } ?? false }
@@ -685,6 +715,11 @@ struct TargetRun {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         let header = answer.date.flatMap(formatter.date(from:))
+        if let header, !RulesCheck.TargetClock.starts.contains(header.timeIntervalSince1970) {
+            // The calendar would move there: dates the scenario and the checks cannot hold.
+            throw TargetFailure(
+                "the target's Date header \((answer.date ?? "").debugDescription) is outside the years 1900...2399")
+        }
         let targetNow = header ?? received
         let targetDay = Int((targetNow.timeIntervalSince1970 / 86_400).rounded(.down))
         let scenarioDay = Int((Double(prepared.scenario.clock.start.instant.secondsSinceEpoch) / 86_400).rounded(.down))

@@ -245,6 +245,18 @@ struct BridgeTests {
             "x", "PropertyConstraintViolation"
         ),
         (#"[2,"x","Authorize",{"idToken":{"idToken":17,"type":"Central"}}]"#, "x", "TypeConstraintViolation"),
+        // OCPP 2.0.1 bounds the strings: an idToken of 37 characters, a transactionId of 37.
+        (
+            #"[2,"x","Authorize",{"idToken":{"idToken":""# + String(repeating: "3", count: 37)
+                + #"","type":"Central"}}]"#,
+            "x", "PropertyConstraintViolation"
+        ),
+        (
+            #"[2,"x","TransactionEvent",{"eventType":"Started","timestamp":"2026-03-02T09:50:00Z","#
+                + #""triggerReason":"Authorized","seqNo":0,"transactionInfo":{"transactionId":""#
+                + String(repeating: "t", count: 37) + #""},"idToken":{"idToken":"3","type":"Central"}}]"#,
+            "x", "PropertyConstraintViolation"
+        ),
     ])
     func badMessagesGetACallError(text: String, id: String, code: String) async throws {
         let f = try F()

@@ -22,6 +22,14 @@ public struct IdToken: Codable, Hashable, Sendable {
         self.type = type
     }
 
+    /// Reads the two strings within OCPP 2.0.1's bounds (`idToken` at most 36 characters, its
+    /// type at most 20); a longer one is a PropertyConstraintViolation naming it.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        idToken = try c.decodeText(.idToken, maxLength: 36)
+        type = try c.decodeText(.type, maxLength: 20)
+    }
+
     /// The user this token names when it is one the bridge issues (ReserveNow's): type
     /// `Central` and the user id as `UserID` prints it. Nothing else names a user:
     /// a code typed at the charger (`KeyCode`), a card's number (`ISO14443`), `NoAuthorization`,
@@ -50,4 +58,17 @@ public struct IdTokenInfo: Codable, Hashable, Sendable {
     }
 
     public init(status: Status) { self.status = status }
+}
+
+extension KeyedDecodingContainer {
+    /// The string at `key`, refused (`dataCorrupted`, naming the field) past `maxLength`
+    /// characters, as OCPP's schemas bound every string a station sends.
+    func decodeText(_ key: Key, maxLength: Int) throws -> String {
+        let text = try decode(String.self, forKey: key)
+        guard text.count <= maxLength else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "`\(key.stringValue)` is longer than \(maxLength) characters")
+        }
+        return text
+    }
 }

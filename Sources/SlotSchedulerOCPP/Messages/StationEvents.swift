@@ -61,6 +61,12 @@ public struct TransactionEventRequest: OCPPRequest {
     public struct TransactionInfo: Codable, Hashable, Sendable {
         public var transactionId: String
         public init(transactionId: String) { self.transactionId = transactionId }
+
+        /// `transactionId` is at most 36 characters (OCPP 2.0.1); a longer one is refused.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            transactionId = try c.decodeText(.transactionId, maxLength: 36)
+        }
     }
 
     public struct EVSE: Codable, Hashable, Sendable {
