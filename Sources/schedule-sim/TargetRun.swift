@@ -567,7 +567,7 @@ struct TargetRun {
             var values = Adapter.Values(user: user)
             values.page = page
             let answer = await read(session, adapter.render(request, values, token: token(for: user))).answer
-            let list = try Self.items(of: answer, at: items, accepted: adapter.answers.accepted) { problem in
+            let list = try self.items(of: answer, at: items) { problem in
                 TargetFailure("cannot read \(what) (page \(page)): \(problem)")
             }
             guard found.count + list.count <= Self.maxItems else {
@@ -583,14 +583,17 @@ struct TargetRun {
 
     /// The array at `pointer` in an accepted `answer`, or `failure` saying what it is instead:
     /// no answer (and why), a status that is not accepted, a body that is no JSON, no array there.
-    static func items(
-        of answer: TargetHTTP.Answer, at pointer: String, accepted: [Int], failure: (String) -> TargetFailure
+    private func items(
+        of answer: TargetHTTP.Answer, at pointer: String, failure: (String) -> TargetFailure
     ) throws -> [JSONValue] {
         guard let status = answer.status else { throw failure("no answer (\(answer.failure ?? "none"))") }
-        guard accepted.contains(status) else { throw failure("status \(status), not one of answers.accepted") }
+        guard adapter.verdict(status: status) == .accepted else {
+            throw failure("status \(status), not one of answers.accepted")
+        }
         guard let body = answer.body else { throw failure("status \(status) with a body that is empty or no JSON") }
         guard case .array(let list)? = body.at(pointer) else {
-            throw failure("status \(status), but no array at the pointer \(pointer.debugDescription): \(shown(body))")
+            throw failure(
+                "status \(status), but no array at the pointer \(pointer.debugDescription): \(Self.shown(body))")
         }
         return list
     }
