@@ -63,7 +63,10 @@ final class WorkerConnections: Sendable {
             let mine = connections.enumerated().filter { $0.offset % loops.count == k }.map(\.element)
             return loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
                 let late = NIODeadline.now() - timeout
-                for slot in mine where slot.handler?.waiter != nil && slot.sent < late { Self.drop(slot) }
+                for slot in mine where slot.handler?.waiter != nil && slot.sent < late {
+                    slot.handler?.resumeWithout("no answer within \(timeout.nanoseconds / 1_000_000_000) s")
+                    Self.drop(slot)
+                }
             }
         }
     }
@@ -84,7 +87,7 @@ final class WorkerConnections: Sendable {
                 slot.loop.execute { self.send(rendered, on: slot, waiter) }
             }
         }
-        guard let raw else { return (nil, nil, nil, "no answer on its connection") }
+        guard let raw else { return (nil, nil, nil, "the request cannot be sent") }
         if let failure = raw.failure { return (nil, nil, nil, failure) }
         let body = raw.body.flatMap { bytes -> JSONValue? in
             bytes.readableBytes == 0 ? nil : try? JSONValue(parsing: Array(bytes.readableBytesView))
@@ -121,9 +124,14 @@ final class WorkerConnections: Sendable {
             .assumeIsolated()
             .whenComplete { result in
                 // A connection closed before this ran has fired its `channelInactive` already.
-                guard case .success(let channel) = result, channel.isActive else {
-                    return waiter.resume(returning: nil)
+                switch result {
+                case .failure(let error):
+                    return waiter.resume(returning: .failed(TargetHTTP.failure(error)))
+                case .success(let channel) where !channel.isActive:
+                    return waiter.resume(returning: .failed("the connection was closed before the answer"))
+                case .success: break
                 }
+                guard case .success(let channel) = result else { return }
                 slot.channel = channel
                 slot.handler = handler.value
                 self.write(request, on: channel, handler.value, slot, waiter)
@@ -269,6 +277,9 @@ final class AnswerHandler: ChannelInboundHandler {
         var close: Bool
         /// Why there is no answer to use, when the connection was dropped for it.
         var failure: String? = nil
+
+        /// No answer, for `failure`.
+        static func failed(_ failure: String) -> Raw { Raw(status: 0, date: nil, close: true, failure: failure) }
     }
 
     /// The most of an answer's body kept, as the reads' client (`TargetHTTP.readClient`): a
@@ -303,8 +314,7 @@ final class AnswerHandler: ChannelInboundHandler {
                 let waiter = self.waiter
                 self.waiter = nil
                 context.close(promise: nil)
-                waiter?.resume(
-                    returning: Raw(status: 0, date: nil, close: true, failure: "an answer body over 16 MiB"))
+                waiter?.resume(returning: .failed("an answer body over 16 MiB"))
                 return
             }
             if answer?.body == nil { answer?.body = bytes } else { answer?.body?.writeBuffer(&bytes) }
@@ -317,18 +327,20 @@ final class AnswerHandler: ChannelInboundHandler {
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) { resumeWithout() }
+    func channelInactive(context: ChannelHandlerContext) {
+        resumeWithout("the connection was closed before the answer")
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        resumeWithout()
+        resumeWithout(TargetHTTP.failure(error))
         context.close(promise: nil)
     }
 
-    /// The waiting worker resumed with no answer.
-    private func resumeWithout() {
+    /// The waiting worker resumed with no answer, and why.
+    func resumeWithout(_ failure: String) {
         let waiter = self.waiter
         self.waiter = nil
-        waiter?.resume(returning: nil)
+        waiter?.resume(returning: .failed(failure))
     }
 }
 
