@@ -15,7 +15,8 @@ import FoundationNetworking
 
 /// How `run --target` sends its requests: `concurrency` of them in flight over kept-alive
 /// connections. With the `AsyncHTTP` trait, on NIO: the workload on one connection per worker
-/// (``WorkerConnections``) for an `http://` target, and AsyncHTTPClient otherwise (eight times
+/// (``WorkerConnections``) for an `http://` target, and each read on a connection of its own,
+/// and AsyncHTTPClient otherwise (eight times
 /// URLSession's requests a second here, docs/performance/); without it, Foundation's URLSession, so that the default
 /// build of schedule-sim compiles neither NIO nor BoringSSL.
 ///
@@ -52,7 +53,8 @@ final class TargetHTTP: Sendable {
 
     #if AsyncHTTP
     let client: HTTPClient
-    /// The client of the reads made before and after the run, which fails a connection at once:
+    /// The client of the reads made before and after the run of an `https://` target, which
+    /// fails a connection at once:
     /// a read is tried again by ``TargetRun`` itself, on the next target, so a closed port is
     /// told in seconds, not after five times `client`'s 10 s of connection attempts.
     let readClient: HTTPClient
