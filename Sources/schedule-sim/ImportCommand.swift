@@ -175,11 +175,21 @@ extension ScheduleSim {
                 counts.stepsWritten = p.stepsWritten
                 counts.skipped = p.skipped
             }
-            do { _ = try scenario.prepare(file: output) } catch {
+            // Named after the CSV: what is wrong came from its rows (the output is not written).
+            do { _ = try scenario.prepare(file: csv) } catch {
                 for line in counts.lines { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
                 throw refuse(error)
             }
-            try writeAtomically(DundeeImporter.encode(scenario), to: output, as: .scenario)
+            let data = DundeeImporter.encode(scenario)
+            guard data.count <= ScenarioLimits.maxFileBytes else {
+                FileHandle.standardError.write(
+                    Data(
+                        ("error: \(csv): the scenario would be \(data.count) bytes, more than a scenario file holds "
+                            + "(\(ScenarioLimits.maxFileBytes)): import a shorter period\n").utf8))
+                for line in counts.lines { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+                throw ExitCode(65)
+            }
+            try writeAtomically(data, to: output, as: .scenario)
             let sockets = scenario.stations.reduce(0) { $0 + $1.sockets.count }
             print("wrote \(output): \(scenario.stations.count) stations, \(sockets) sockets")
             for line in counts.lines { print(line) }

@@ -227,6 +227,50 @@ import Testing
         #expect(Self.lines(kolkata).map { $0.split(separator: " ")[1...2].joined(separator: " ") } == ["2018-06-06 9"])
     }
 
+    /// A start written with its offset in the repeated autumn hour's second occurrence is skipped
+    /// as a labelled one is (it was booked into the first, an hour before it began); an end in that
+    /// hour is the first of its instants after the start (a 30-minute session was dropped as
+    /// ending before it started).
+    @Test func theRepeatedAutumnHourWithOffsetsAndEnds() throws {
+        var layout = SessionLayout(start: "Start", station: "Site", socket: ["Port"], timeZone: "Europe/London")
+        layout.leadHours = 0
+        let offsets = try Self.run(
+            "Port,Site,Start\n1,A,2018-10-28T01:10:00+01:00\n1,A,2018-10-28T01:10:00+00:00\n", layout)
+        #expect(Self.lines(offsets) == ["a/1 2018-10-28 1 u2199023255554 2018-10-28T00:00:00Z"])
+        #expect(
+            offsets.provenance?.skipped == [
+                "start in the second occurrence of the repeated autumn hour (a slot names the first)": 1
+            ])
+        layout.end = "End"
+        let ends = try Self.run("Port,Site,Start,End\n1,A,2018-10-28 01:40,2018-10-28 01:10\n", layout)
+        #expect(Self.lines(ends) == ["a/1 2018-10-28 1 u2199023255554 2018-10-28T00:00:00Z"])
+    }
+
+    /// Canonically equivalent names (é as one scalar, or e and a combining accent) are one socket;
+    /// a long name's slug is cut to an id; a socket that cannot be an id skips its row, counted.
+    @Test func namesAreReadAsTheirCanonicalText() throws {
+        var layout = SessionLayout(start: "Start", station: "Site", socket: ["Port"], timeZone: "Europe/Paris")
+        layout.leadHours = 0
+        let long = String(repeating: "parking souterrain ", count: 10)
+        let scenario = try Self.run(
+            """
+            Port,Site,Start
+            B\u{E2}timent-\u{C9},A,2018-06-06 08:00
+            Ba\u{302}timent-E\u{301},A,2018-06-06 10:00
+            1,\(long),2018-06-06 12:00
+            "line
+            break",A,2018-06-06 14:00
+
+            """, layout)
+        #expect(scenario.stations.map { $0.sockets.map(\.id.rawValue) } == [["B\u{E2}timent-\u{C9}"], ["1"]])
+        #expect(scenario.stations.allSatisfy { $0.id.rawValue.utf8.count <= SessionImporter.maxSlugBytes })
+        #expect(scenario.steps?.count == 3)
+        #expect(
+            scenario.provenance?.skipped == [
+                "a socket that cannot be an id (a control character, or more than 128 bytes)": 1
+            ])
+    }
+
     @Test func missingColumnNamesItAndShowsTheHeader() {
         var layout = Self.perth
         layout.start = "Start"

@@ -1,3 +1,4 @@
+import Foundation
 import SlotScheduler
 
 extension SessionImporter {
@@ -91,10 +92,16 @@ extension SessionImporter {
                 guard seenEvents.insert(number).inserted else { return skip("duplicate session id") }
                 event = number
             }
-            let station = f[columns.station].trimmingSpaces
-            let socket = columns.socket.map { f[$0].trimmingSpaces }
+            // Canonically equivalent spellings (é as one scalar or as e and a combining accent)
+            // are one name: Swift's `==` says so, and the catalog compares bytes.
+            let station = f[columns.station].trimmingSpaces.precomposedStringWithCanonicalMapping
+            let socket = columns.socket.map { f[$0].trimmingSpaces.precomposedStringWithCanonicalMapping }
             guard !station.isEmpty, !socket.contains(where: \.isEmpty) else {
                 return skip("missing station or socket")
+            }
+            // A socket id follows the identifier rule (a station's is a slug of its name).
+            guard IdentifierRule.problem(in: socket.joined(separator: "-")) == nil else {
+                return skip("a socket that cannot be an id (a control character, or more than 128 bytes)")
             }
             guard let local = SessionTime.dateTime(f[columns.start], time: field(columns.startTime), order: order)
             else {
@@ -127,7 +134,12 @@ extension SessionImporter {
                 guard offsets?.contains(written) ?? true else {
                     return skip("zone label does not match the offset the time was written with")
                 }
-                return local.wallSeconds - written
+                let instant = local.wallSeconds - written
+                // The same rule as a labelled start: the second occurrence has no slot of its own.
+                if zone.isSecondOccurrence(instant) {
+                    return skip("start in the second occurrence of the repeated autumn hour (a slot names the first)")
+                }
+                return instant
             }
             let candidates = zone.instants(local)
             guard let first = candidates.first else { return skip("start at a local time that does not exist") }
@@ -157,9 +169,11 @@ extension SessionImporter {
                 guard let local = SessionTime.dateTime(f[i], time: time, order: order) else {
                     return skip("unparseable end or duration")
                 }
+                // An end in the repeated autumn hour is the first of its instants after the start.
+                let instants = zone.instants(local)
                 end =
-                    local.offset.map { local.wallSeconds - $0 } ?? zone.instants(local).first
-                    ?? local.wallSeconds - zone.offset(at: local.wallSeconds - 43_200)
+                    local.offset.map { local.wallSeconds - $0 } ?? instants.first(where: { $0 > start })
+                    ?? instants.first ?? local.wallSeconds - zone.offset(at: local.wallSeconds - 43_200)
             }
             guard let end else { return 1 }
             guard end > start else { return skip("end not after start") }

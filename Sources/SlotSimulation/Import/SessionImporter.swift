@@ -197,9 +197,15 @@ public enum SessionImporter {
                 dash = true
             }
         }
+        // An id is at most 128 UTF-8 bytes (``IdentifierRule``): a long name's slug is cut,
+        // leaving room for the suffix that makes it unique.
+        while out.utf8.count > maxSlugBytes { out.removeLast() }
         while out.hasSuffix("-") { out.removeLast() }
         return out.isEmpty ? "site" : out
     }
+
+    /// The longest slug, in UTF-8 bytes.
+    static let maxSlugBytes = 96
 
     /// A socket's connector and power from its charger's model text.
     static func socketKind(model: String?) -> (ConnectorType, Double) {

@@ -151,10 +151,18 @@ struct ZoneReader {
 
     /// The instants a wall-clock time names, earliest first: none in the spring gap, two in the
     /// repeated autumn hour, else one.
-    func instants(_ local: LocalDateTime) -> [Int64] {
-        let wall = local.wallSeconds
+    func instants(_ local: LocalDateTime) -> [Int64] { instants(wall: local.wallSeconds) }
+
+    /// The instants the wall-clock time `wall` (seconds since 1970 on the zone's clock) names.
+    func instants(wall: Int64) -> [Int64] {
         let offsets = Set([offset(at: wall - 86_400), offset(at: wall + 86_400)])
         return offsets.map { wall - $0 }.filter { offset(at: $0) == wall - $0 }.sorted()
+    }
+
+    /// Whether `instant` is in the second occurrence of the repeated autumn hour (its wall-clock
+    /// time names an earlier instant too).
+    func isSecondOccurrence(_ instant: Int64) -> Bool {
+        instants(wall: instant + offset(at: instant)).first.map { $0 < instant } ?? false
     }
 
     /// The instant the station-local hour holding `instant` began.

@@ -22,7 +22,9 @@ public enum OutputKind: String, Sendable, Hashable {
         switch self {
         case .history: 1 << 20
         case .page: 4096
-        case .report, .scenario: 64 << 20
+        case .report: 64 << 20
+        // No larger scenario is written (`import` refuses one), nor read (``Scenario/load(path:)``).
+        case .scenario: ScenarioLimits.maxFileBytes
         }
     }
 
