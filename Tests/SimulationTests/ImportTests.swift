@@ -271,6 +271,34 @@ import Testing
             ])
     }
 
+    /// What a refused file gets told: dates in a form no order reads are named with their line
+    /// (not sent to `--date-order`, which cannot help); no rows; each skip's first line; and a
+    /// signed user id is text, not the user its digits name.
+    @Test func refusalsNameTheLineAndTheValue() throws {
+        var layout = SessionLayout(start: "Start", station: "Site", socket: ["Port"], timeZone: "Europe/London")
+        layout.user = "User"
+        let rfc = #expect(throws: ImportError.self) {
+            try Self.run("Start,Site,Port,User\n\"Wed, 25 Apr 2018 11:08:04 GMT\",A,1,7\n", layout)
+        }
+        #expect(
+            rfc?.problem.hasPrefix(
+                #"the values of column "Start" are not dates this importer reads (line 2: "Wed, 25 Apr"#) == true,
+            "\(String(describing: rfc))")
+        let empty = #expect(throws: ImportError.self) { try Self.run("Start,Site,Port,User\r\n", layout) }
+        #expect(empty?.problem == "no data rows below the header")
+        layout.dateOrder = .dmy
+        let iso = #expect(throws: ImportError.self) {
+            try Self.run("Start,Site,Port,User\n2018-09-07 00:05,A,1,7\n", layout)
+        }
+        #expect(iso?.problem.hasSuffix("dates are read as dmy (--date-order)") == true, "\(String(describing: iso))")
+        #expect(
+            iso?.counts.lines.last
+                == #"  skipped 1: unparseable start date or time (first: line 2, "2018-09-07 00:05")"#)
+        layout.dateOrder = nil
+        let users = try Self.run("Start,Site,Port,User\n2018-06-06 08:00,A,1,7\n2018-06-06 09:00,A,1,+7\n", layout)
+        #expect(Set((users.steps ?? []).compactMap(\.user)).count == 2)
+    }
+
     @Test func missingColumnNamesItAndShowsTheHeader() {
         var layout = Self.perth
         layout.start = "Start"

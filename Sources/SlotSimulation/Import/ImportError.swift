@@ -6,16 +6,26 @@ public struct ImportCounts: Sendable, Equatable {
     public var skipped: [String: Int] = [:]
     /// Rows kept with a caveat, by caveat.
     public var notes: [String: Int] = [:]
+    /// The first row skipped for each reason: its line and the value that was read.
+    public var firstSkipped: [String: String] = [:]
 
     public init() {}
 
-    mutating func skip(_ reason: String) { skipped[reason, default: 0] += 1 }
+    mutating func skip(_ reason: String, line: Int? = nil, value: String? = nil) {
+        skipped[reason, default: 0] += 1
+        if firstSkipped[reason] == nil, let line {
+            let shown = value.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
+            firstSkipped[reason] = "line \(line)" + (shown.map { ", \($0.debugDescription)" } ?? "")
+        }
+    }
     mutating func note(_ caveat: String) { notes[caveat, default: 0] += 1 }
 
     /// One line per count, reasons in alphabetical order.
     public var lines: [String] {
         ["rows read \(rowsRead), steps written \(stepsWritten)"]
-            + skipped.sorted { $0.key < $1.key }.map { "  skipped \($0.value): \($0.key)" }
+            + skipped.sorted { $0.key < $1.key }.map { reason, count in
+                "  skipped \(count): \(reason)" + (firstSkipped[reason].map { " (first: \($0))" } ?? "")
+            }
             + notes.sorted { $0.key < $1.key }.map { "  note \($0.value): \($0.key)" }
     }
 }

@@ -78,11 +78,14 @@ extension SessionImporter {
         var counts: ImportCounts
         var seenEvents = Set<Int>()
         var textUsers: [String: UInt64] = [:]
+        /// The row being read, for a skip's example.
+        var row: CSVTable.Row?
 
         static let textUserBase: UInt64 = 1 << 40
         static let ownUserBase: UInt64 = 1 << 41
 
         mutating func session(_ row: CSVTable.Row) -> Session? {
+            self.row = row
             let f = row.fields
             guard f.count > columns.last else { return skip("malformed row (fewer columns than the header needs)") }
             func field(_ i: Int?) -> String? { i.map { f[$0].trimmingSpaces } }
@@ -181,7 +184,8 @@ extension SessionImporter {
             let hours = (end - hourStart + 3_599) / 3_600
             if hours > Int64(SessionImporter.maxSessionHours) {
                 counts.note(
-                    "sessions longer than \(SessionImporter.maxSessionHours) hours (only their first hours booked)")
+                    "sessions over more than \(SessionImporter.maxSessionHours) clock hours (only their first \(SessionImporter.maxSessionHours) booked)"
+                )
             }
             return Int(min(hours, Int64(SessionImporter.maxSessionHours)))
         }
@@ -192,7 +196,10 @@ extension SessionImporter {
                 if columns.user != nil { counts.note("rows without a user id (each booked as a user of its own)") }
                 return Self.ownUserBase + UInt64(line)
             }
-            if text.allSatisfy(\.isASCII), let number = UInt64(text), number < Self.textUserBase { return number }
+            // Digits only: `UInt64("+7")` is 7, and "+7" is another user's text.
+            if text.utf8.allSatisfy({ (48...57).contains($0) }), let number = UInt64(text), number < Self.textUserBase {
+                return number
+            }
             counts.note("user ids that are not numbers (numbered from 2^40 in order of first appearance)")
             if let known = textUsers[text] { return known }
             let id = Self.textUserBase + UInt64(textUsers.count)
@@ -201,8 +208,15 @@ extension SessionImporter {
         }
 
         mutating func skip<T>(_ reason: String) -> T? {
-            counts.skip(reason)
+            counts.skip(reason, line: row?.line, value: row.flatMap { Self.shownStart($0, columns) })
             return nil
+        }
+
+        /// The start (and start time) a row holds, for a skip's example.
+        static func shownStart(_ row: CSVTable.Row, _ columns: Columns) -> String? {
+            let fields = [columns.start] + (columns.startTime.map { [$0] } ?? [])
+            let values = fields.compactMap { $0 < row.fields.count ? row.fields[$0] : nil }
+            return values.isEmpty ? nil : values.joined(separator: " ")
         }
     }
 }

@@ -52,7 +52,12 @@ public enum SessionImporter {
         let sessions = table.rows.compactMap { reader.session($0) }
         counts = reader.counts
         let stations = Self.stations(sessions, layout: layout)
-        guard !sessions.isEmpty else { throw fail("no row became a session (see the skip counts)") }
+        guard !sessions.isEmpty else {
+            // A preset's date order that the file does not follow reads no date at all.
+            let unreadDates = counts.skipped["unparseable start date or time"] == counts.rowsRead
+            let hint = layout.dateOrder.map { unreadDates ? "; dates are read as \($0) (--date-order)" : "" } ?? ""
+            throw fail("no row became a session (see the skip counts)\(hint)")
+        }
         let catalog: Catalog
         do { catalog = try Catalog(stations.list) } catch {
             // Which station and what is wrong with it (a name too long, too many sockets).
@@ -93,6 +98,15 @@ public enum SessionImporter {
             dateColumns.compactMap { $0 < row.fields.count ? SessionTime.split(row.fields[$0]).date : nil }
         }
         if let order = SessionTime.inferOrder(dates) { return order }
+        guard let row = table.rows.first else { throw fail("no data rows below the header") }
+        if !dates.contains(where: { SessionTime.numbers($0) != nil }) {
+            // No order helps: say what a date must look like, with a value that is not one.
+            let value = columns.start < row.fields.count ? row.fields[columns.start] : ""
+            throw fail(
+                "the values of column \(layout.start.debugDescription) are not dates this importer reads "
+                    + "(line \(row.line): \(value.debugDescription)); it reads a date as three numbers between "
+                    + "one kind of separator (2018-06-06, 6/6/2018, 06.06.2018), then an optional time")
+        }
         let examples = dates.prefix(3).map { String($0).debugDescription }.joined(separator: ", ")
         throw fail(
             "cannot tell the date order of column \(layout.start.debugDescription) from its values (\(examples)); pass --date-order ymd, dmy or mdy"
