@@ -124,14 +124,14 @@ final class WorkerConnections: Sendable {
             .assumeIsolated()
             .whenComplete { result in
                 // A connection closed before this ran has fired its `channelInactive` already.
+                let channel: any Channel
                 switch result {
-                case .failure(let error):
-                    return waiter.resume(returning: .failed(TargetHTTP.failure(error)))
-                case .success(let channel) where !channel.isActive:
-                    return waiter.resume(returning: .failed("the connection was closed before the answer"))
-                case .success: break
+                case .failure(let error): return waiter.resume(returning: .failed(TargetHTTP.failure(error)))
+                case .success(let opened): channel = opened
                 }
-                guard case .success(let channel) = result else { return }
+                guard channel.isActive else {
+                    return waiter.resume(returning: .failed("the connection was closed before the answer"))
+                }
                 slot.channel = channel
                 slot.handler = handler.value
                 self.write(request, on: channel, handler.value, slot, waiter)
@@ -311,10 +311,8 @@ final class AnswerHandler: ChannelInboundHandler {
             guard answer != nil else { return }
             if (answer?.body?.readableBytes ?? 0) + bytes.readableBytes > Self.maxBodyBytes {
                 answer = nil
-                let waiter = self.waiter
-                self.waiter = nil
+                resumeWithout("an answer body over 16 MiB")
                 context.close(promise: nil)
-                waiter?.resume(returning: .failed("an answer body over 16 MiB"))
                 return
             }
             if answer?.body == nil { answer?.body = bytes } else { answer?.body?.writeBuffer(&bytes) }
